@@ -1,0 +1,71 @@
+/**
+ * The one map representation shared by the main thread and the workers.
+ *
+ * Everything here is flat typed arrays over SharedArrayBuffer, so a map version is posted to each worker once
+ * and never copied per request. A tile index is `y * width + x`.
+ *
+ * @module
+ */
+
+/** Terrain codes are bytes; a table has one entry per code. */
+export const TERRAIN_CODES = 256;
+
+/** A typed-array constructor we can allocate over shared memory. */
+type SharedCtor<T> = { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number };
+
+/** Allocates a typed array of `length` elements backed by a SharedArrayBuffer (zero-filled). */
+export function sharedArray<T>(ctor: SharedCtor<T>, length: number): T {
+  return new ctor(new SharedArrayBuffer(Math.max(1, length) * ctor.BYTES_PER_ELEMENT));
+}
+
+/**
+ * Per-code terrain rules. `cost[c]` is the step cost multiplier (>= 1) for entering a tile of code c;
+ * `impassable[c]` is 1 when no unit with this table may enter it; `road[c]` marks road terrain.
+ */
+export interface TerrainTable {
+  /** Cost multiplier per code (entering a tile of that code). */
+  cost: Float64Array;
+  /** 1 if the code is impassable. */
+  impassable: Uint8Array;
+  /** 1 if the code is road. */
+  road: Uint8Array;
+}
+
+/** The raw content of one map version: its size and terrain codes. Immutable once built. */
+export interface GridMap {
+  /** Columns. */
+  width: number;
+  /** Rows. */
+  height: number;
+  /** Terrain code per tile, row-major, SharedArrayBuffer-backed. */
+  tiles: Uint8Array;
+  /** The map's own terrain table (before any unit override). */
+  terrain: TerrainTable;
+}
+
+/**
+ * What one unit class sees of a map: which tiles it may enter, at what cost, and how much room each tile has.
+ * Built at map load for the map's own terrain table (and on first use for a unit's terrain override), never
+ * per request.
+ */
+export interface PassLayer {
+  /** Columns. */
+  width: number;
+  /** Rows. */
+  height: number;
+  /** Cost multiplier to enter each tile; 0 means blocked. */
+  tileCost: Float32Array;
+  /**
+   * Clearance per tile: the Euclidean distance from the tile's center to the nearest blocked tile square (or
+   * the map border), capped at {@link MAX_CLEARANCE}; 0 for blocked tiles. A disc of radius r centered on the
+   * tile's center touches no blocked tile's interior iff clearance >= r.
+   */
+  clearance: Float32Array;
+  /** Smallest cost multiplier among passable codes (for admissible heuristics). */
+  minCost: number;
+  /** 1 where the tile is road terrain. */
+  road: Uint8Array;
+}
+
+/** Clearance values are capped here: wider units are not expected, and it bounds the transform's work. */
+export const MAX_CLEARANCE = 16;
