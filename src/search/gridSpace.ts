@@ -1,0 +1,202 @@
+/**
+ * The tile grid as an A* search space: states are tile ids (t = y * width + x), moves are 4- or 8-connected
+ * with no corner cutting, and a tile is open for a unit of radius r when it is passable and its clearance is
+ * at least r.
+ *
+ * @module
+ */
+
+import type { PassLayer } from "../maps/grid.ts";
+import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
+
+/** Fixed-point units per diagonal step at cost 1 (before rounding). */
+const DIAGONAL_SCALE = Math.SQRT2 * COST_SCALE;
+
+/** Neighbourhood of a grid search. */
+export type Neighborhood = 4 | 8;
+
+// Directions in circular order so a rotation keeps nearby directions adjacent: even = straight, odd = diagonal.
+const DX = Int8Array.of(1, 1, 0, -1, -1, -1, 0, 1);
+const DY = Int8Array.of(0, 1, 1, 1, 0, -1, -1, -1);
+
+/** Grid search space over a {@link PassLayer}; configure it per query, reuse it (allocation-free) across queries. */
+export class GridSpace implements SearchSpace {
+  /** Number of tiles. */
+  stateCount = 0;
+  /** At most 8 moves per tile. */
+  readonly maxSuccessors = 8;
+  private tileCost: Float32Array = new Float32Array(0);
+  private clearance: Float32Array = new Float32Array(0);
+  private width = 0;
+  private height = 0;
+  private minClearance = 0;
+  private diagonal = true;
+  private goal = -1;
+  private goalX = 0;
+  private goalY = 0;
+  private hStraight = 0;
+  private hDiagonal = 0;
+  /** Tile-id offset per direction for the configured width. */
+  private readonly offset = new Int32Array(8);
+  /** Scratch: open flag per direction for the tile being expanded. */
+  private readonly open = new Uint8Array(8);
+
+  /**
+   * Sets the layer, the unit's minimum clearance r (r <= 0: any passable tile), the neighbourhood and the goal
+   * tile. Allocation-free; returns this.
+   */
+  configure(layer: PassLayer, minClearance: number, neighborhood: Neighborhood, goalTile: number): this {
+    this.tileCost = layer.tileCost;
+    this.clearance = layer.clearance;
+    this.width = layer.width;
+    this.height = layer.height;
+    this.stateCount = layer.width * layer.height;
+    this.minClearance = minClearance > 0 ? minClearance : -Infinity;
+    this.diagonal = neighborhood === 8;
+    this.goal = goalTile;
+    this.goalX = goalTile % layer.width;
+    this.goalY = (goalTile - this.goalX) / layer.width;
+    // Rounded down so h never exceeds the rounded edge costs of even the cheapest terrain (admissible and
+    // consistent: each move changes h by at most its own lower bound).
+    this.hStraight = Math.floor(layer.minCost * COST_SCALE);
+    this.hDiagonal = Math.floor(layer.minCost * DIAGONAL_SCALE);
+    for (let d = 0; d < 8; d++) this.offset[d] = DY[d] * layer.width + DX[d];
+    return this;
+  }
+
+  /** True if a unit of the configured clearance may stand on tile t (t must be on the map). */
+  isOpen(t: number): boolean {
+    return this.tileCost[t] > 0 && this.clearance[t] >= this.minClearance;
+  }
+
+  /** Fixed-point cost of a straight step onto tile t. */
+  straightCost(t: number): number {
+    return Math.round(this.tileCost[t] * COST_SCALE);
+  }
+
+  /** Fixed-point cost of a diagonal step onto tile t. */
+  diagonalCost(t: number): number {
+    return Math.round(this.tileCost[t] * DIAGONAL_SCALE);
+  }
+
+  /**
+   * Open neighbours of `state` with their costs. Successors are emitted starting from the parent's direction
+   * and rotating outward, so among equal keys the straight continuation is generated (and pushed) first: a
+   * deterministic preference for straight runs that never changes which costs are optimal.
+   */
+  expand(state: number, out: Successors, parent: number): number {
+    const w = this.width;
+    const y = (state / w) | 0;
+    const x = state - y * w;
+    const open = this.open;
+    const offset = this.offset;
+    const tileCost = this.tileCost;
+    const clearance = this.clearance;
+    const r = this.minClearance;
+    let t = state + 1;
+    const e = x + 1 < w && tileCost[t] > 0 && clearance[t] >= r;
+    t = state + w;
+    const s = y + 1 < this.height && tileCost[t] > 0 && clearance[t] >= r;
+    t = state - 1;
+    const wo = x > 0 && tileCost[t] > 0 && clearance[t] >= r;
+    t = state - w;
+    const n = y > 0 && tileCost[t] > 0 && clearance[t] >= r;
+    open[0] = e ? 1 : 0;
+    open[2] = s ? 1 : 0;
+    open[4] = wo ? 1 : 0;
+    open[6] = n ? 1 : 0;
+    let first = 0;
+    if (parent >= 0) {
+      const py = (parent / w) | 0;
+      first = directionIndex(x - (parent - py * w), y - py);
+    }
+    const ids = out.ids;
+    const costs = out.costs;
+    let count = 0;
+    if (this.diagonal) {
+      // A diagonal needs both orthogonal neighbours open; that also keeps it on the map.
+      t = state + offset[1];
+      open[1] = e && s && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
+      t = state + offset[3];
+      open[3] = s && wo && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
+      t = state + offset[5];
+      open[5] = wo && n && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
+      t = state + offset[7];
+      open[7] = n && e && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
+      for (let k = 0; k < 8; k++) {
+        const d = (first + k) & 7;
+        if (open[d] === 0) continue;
+        t = state + offset[d];
+        ids[count] = t;
+        costs[count] = Math.round(tileCost[t] * ((d & 1) === 0 ? COST_SCALE : DIAGONAL_SCALE));
+        count++;
+      }
+    } else {
+      // Straight directions only (even indices); round a diagonal parent direction down to a straight one.
+      const start = first >> 1;
+      for (let k = 0; k < 4; k++) {
+        const d = ((start + k) & 3) << 1;
+        if (open[d] === 0) continue;
+        t = state + offset[d];
+        ids[count] = t;
+        costs[count] = Math.round(tileCost[t] * COST_SCALE);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Octile (8) or Manhattan (4) distance to the goal times layer.minCost, fixed point, rounded down. */
+  heuristic(state: number): number {
+    const w = this.width;
+    const y = (state / w) | 0;
+    const x = state - y * w;
+    let dx = x - this.goalX;
+    let dy = y - this.goalY;
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    if (!this.diagonal) return (dx + dy) * this.hStraight;
+    return dx < dy
+      ? dx * this.hDiagonal + (dy - dx) * this.hStraight
+      : dy * this.hDiagonal + (dx - dy) * this.hStraight;
+  }
+
+  /** True for the configured goal tile. */
+  isGoal(state: number): boolean {
+    return state === this.goal;
+  }
+}
+
+/** Index 0..7 of the unit move (dx, dy) in the circular direction order (0 for a non-move). */
+function directionIndex(dx: number, dy: number): number {
+  // (dx + 1) * 3 + (dy + 1) -> direction index.
+  return DIRECTION_OF[(dx + 1) * 3 + (dy + 1)];
+}
+
+const DIRECTION_OF = Int8Array.of(
+  5, // (-1,-1) NW
+  4, // (-1, 0) W
+  3, // (-1, 1) SW
+  6, // ( 0,-1) N
+  0, // ( 0, 0) none
+  2, // ( 0, 1) S
+  7, // ( 1,-1) NE
+  0, // ( 1, 0) E
+  1, // ( 1, 1) SE
+);
+
+/**
+ * Exact float64 length of a tile path: each step costs 1 (straight) or Math.SQRT2 (diagonal) times the
+ * tileCost of the tile it enters. This, not the fixed-point search cost, is the reported length.
+ */
+export function gridPathLength(layer: PassLayer, path: Int32Array, width: number): number {
+  const tileCost = layer.tileCost;
+  let length = 0;
+  for (let i = 1; i < path.length; i++) {
+    const a = path[i - 1];
+    const b = path[i];
+    const diagonal = a % width !== b % width && ((a / width) | 0) !== ((b / width) | 0);
+    length += (diagonal ? Math.SQRT2 : 1) * tileCost[b];
+  }
+  return length;
+}
