@@ -1,0 +1,315 @@
+/**
+ * Shortest Reeds-Shepp paths (forward and reverse, minimum turning radius r).
+ *
+ * The formulas are those of Reeds & Shepp (1990), section 8, on the normalized problem: the goal expressed in
+ * the start's frame with lengths divided by r. Five base solvers (8.1 LpSpLp, 8.2 LpSpRp, 8.3 LpRmL, 8.7
+ * LpRupLumRm, 8.8 LpRumLumRp, 8.9 LpRmSmLm, 8.10 LpRmSmRm, 8.11 LpRmSLmRp) are applied to the goal under the
+ * paper's symmetries: timeflip (x, y, phi) -> (-x, y, -phi) reverses every piece, reflect (x, y, phi) ->
+ * (x, -y, -phi) swaps L and R, and backwards (the path read from goal to start) reverses the word's order.
+ * That is 44 evaluations covering all 48 words of the sufficient family (CCC with a free third sign covers
+ * C|C|C, C|CC and CC|C at once). Signed piece lengths: a negative value is driven in reverse.
+ *
+ * {@link reedsSheppLength} allocates nothing; it is meant for heuristics and inner loops.
+ *
+ * @module
+ */
+
+import { normalizeAngle, wrapPi } from "./angle.ts";
+import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
+import type { Pose } from "./types.ts";
+
+const PI = Math.PI;
+const HALF_PI = 0.5 * Math.PI;
+/** Sign tolerance of the base solvers: a piece of length -ZERO still counts as non-negative. */
+const ZERO = 10 * Number.EPSILON;
+
+// Base solver outputs (module scratch: no allocation per call).
+let T = 0;
+let U = 0;
+let V = 0;
+
+// The best word found so far: its letters and signed normalized piece lengths.
+let bestLetters = "";
+let bestCount = 0;
+const bestValues = new Float64Array(5);
+let bestLength = Infinity;
+
+function consider3(letters: string, a: number, b: number, c: number): void {
+  const len = Math.abs(a) + Math.abs(b) + Math.abs(c);
+  if (len < bestLength) {
+    bestLength = len, bestLetters = letters, bestCount = 3;
+    bestValues[0] = a, bestValues[1] = b, bestValues[2] = c;
+  }
+}
+
+function consider4(letters: string, a: number, b: number, c: number, d: number): void {
+  const len = Math.abs(a) + Math.abs(b) + Math.abs(c) + Math.abs(d);
+  if (len < bestLength) {
+    bestLength = len, bestLetters = letters, bestCount = 4;
+    bestValues[0] = a, bestValues[1] = b, bestValues[2] = c, bestValues[3] = d;
+  }
+}
+
+function consider5(letters: string, a: number, b: number, c: number, d: number, e: number): void {
+  const len = Math.abs(a) + Math.abs(b) + Math.abs(c) + Math.abs(d) + Math.abs(e);
+  if (len < bestLength) {
+    bestLength = len, bestLetters = letters, bestCount = 5;
+    bestValues[0] = a, bestValues[1] = b, bestValues[2] = c, bestValues[3] = d, bestValues[4] = e;
+  }
+}
+
+// Each base solver takes the normalized goal (x, y, phi) with s = sin phi, c = cos phi, and on success sets T, U, V.
+
+/** 8.1: L+ S+ L+. */
+function lpSpLp(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x - s;
+  const eta = y - 1 + c;
+  const t = Math.atan2(eta, xi);
+  if (t < -ZERO) return false;
+  const v = wrapPi(phi - t);
+  if (v < -ZERO) return false;
+  T = t, U = Math.sqrt(xi * xi + eta * eta), V = v;
+  return true;
+}
+
+/** 8.2: L+ S+ R+. */
+function lpSpRp(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x + s;
+  const eta = y - 1 - c;
+  const rho2 = xi * xi + eta * eta;
+  if (rho2 < 4) return false;
+  const u = Math.sqrt(rho2 - 4);
+  const t = wrapPi(Math.atan2(eta, xi) + Math.atan2(2, u));
+  if (t < -ZERO) return false;
+  const v = wrapPi(t - phi);
+  if (v < -ZERO) return false;
+  T = t, U = u, V = v;
+  return true;
+}
+
+/** 8.3: L+ R- L (the last piece's sign is free). */
+function lpRmL(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x - s;
+  const eta = y - 1 + c;
+  const rho = Math.sqrt(xi * xi + eta * eta);
+  if (rho > 4) return false;
+  const u = -2 * Math.asin(0.25 * rho);
+  const t = wrapPi(Math.atan2(eta, xi) + 0.5 * u + PI);
+  if (t < -ZERO || u > ZERO) return false;
+  T = t, U = u, V = wrapPi(phi - t + u);
+  return true;
+}
+
+/** The (tau, omega) helper of formulas 8.7 and 8.8; sets T and V. */
+function tauOmega(u: number, v: number, xi: number, eta: number, phi: number): void {
+  const delta = wrapPi(u - v);
+  const cd = Math.cos(delta);
+  const cu = Math.cos(u);
+  const a = Math.sin(u) - Math.sin(delta);
+  const b = cu - cd - 1;
+  const t1 = Math.atan2(eta * a - xi * b, xi * a + eta * b);
+  const t2 = 2 * (cd - Math.cos(v) - cu) + 3;
+  const tau = t2 < 0 ? wrapPi(t1 + PI) : wrapPi(t1);
+  T = tau;
+  V = wrapPi(tau - u + v - phi);
+}
+
+/** 8.7: L+ R+ L- R- (the two middle arcs of equal length u). */
+function lpRupLumRm(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x + s;
+  const eta = y - 1 - c;
+  const rho = 0.25 * (2 + Math.sqrt(xi * xi + eta * eta));
+  if (rho > 1) return false;
+  const u = Math.acos(rho);
+  tauOmega(u, -u, xi, eta, phi);
+  if (T < -ZERO || V > ZERO) return false;
+  U = u;
+  return true;
+}
+
+/** 8.8: L+ R- L- R+ (the two middle arcs of equal length u). */
+function lpRumLumRp(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x + s;
+  const eta = y - 1 - c;
+  const rho = (20 - xi * xi - eta * eta) / 16;
+  if (rho < 0 || rho > 1) return false;
+  const u = -Math.acos(rho);
+  if (u < -HALF_PI) return false;
+  tauOmega(u, u, xi, eta, phi);
+  if (T < -ZERO || V < -ZERO) return false;
+  U = u;
+  return true;
+}
+
+/** 8.9: L+ R-(pi/2) S- L-. */
+function lpRmSmLm(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x - s;
+  const eta = y - 1 + c;
+  const rho2 = xi * xi + eta * eta;
+  if (rho2 < 4) return false;
+  const r = Math.sqrt(rho2 - 4);
+  const u = 2 - r;
+  const t = wrapPi(Math.atan2(eta, xi) + Math.atan2(r, -2));
+  const v = wrapPi(phi - HALF_PI - t);
+  if (t < -ZERO || u > ZERO || v > ZERO) return false;
+  T = t, U = u, V = v;
+  return true;
+}
+
+/** 8.10: L+ R-(pi/2) S- R-. */
+function lpRmSmRm(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x + s;
+  const eta = y - 1 - c;
+  const rho2 = xi * xi + eta * eta;
+  if (rho2 < 4) return false;
+  const t = Math.atan2(xi, -eta);
+  const u = 2 - Math.sqrt(rho2);
+  const v = wrapPi(t + HALF_PI - phi);
+  if (t < -ZERO || u > ZERO || v > ZERO) return false;
+  T = t, U = u, V = v;
+  return true;
+}
+
+/** 8.11: L+ R-(pi/2) S- L-(pi/2) R+. */
+function lpRmSLmRp(x: number, y: number, phi: number, s: number, c: number): boolean {
+  const xi = x + s;
+  const eta = y - 1 - c;
+  const rho2 = xi * xi + eta * eta;
+  if (rho2 < 4) return false;
+  const u = 4 - Math.sqrt(rho2 - 4);
+  if (u > ZERO) return false;
+  const t = wrapPi(Math.atan2((4 - u) * xi - 2 * eta, -2 * xi + (u - 4) * eta));
+  const v = wrapPi(t - phi);
+  if (t < -ZERO || v < -ZERO) return false;
+  T = t, U = u, V = v;
+  return true;
+}
+
+/** Runs all 44 evaluations on the normalized goal; returns the shortest normalized length and fills the scratch. */
+function solveReedsShepp(x: number, y: number, phi: number): number {
+  bestLength = Infinity;
+  bestCount = 0;
+  const s = Math.sin(phi);
+  const c = Math.cos(phi);
+  // The goal seen from the goal back to the start, for the "backwards" words.
+  const xb = x * c + y * s;
+  const yb = x * s - y * c;
+
+  // CSC
+  if (lpSpLp(x, y, phi, s, c)) consider3("LSL", T, U, V);
+  if (lpSpLp(-x, y, -phi, -s, c)) consider3("LSL", -T, -U, -V);
+  if (lpSpLp(x, -y, -phi, -s, c)) consider3("RSR", T, U, V);
+  if (lpSpLp(-x, -y, phi, s, c)) consider3("RSR", -T, -U, -V);
+  if (lpSpRp(x, y, phi, s, c)) consider3("LSR", T, U, V);
+  if (lpSpRp(-x, y, -phi, -s, c)) consider3("LSR", -T, -U, -V);
+  if (lpSpRp(x, -y, -phi, -s, c)) consider3("RSL", T, U, V);
+  if (lpSpRp(-x, -y, phi, s, c)) consider3("RSL", -T, -U, -V);
+
+  // CCC
+  if (lpRmL(x, y, phi, s, c)) consider3("LRL", T, U, V);
+  if (lpRmL(-x, y, -phi, -s, c)) consider3("LRL", -T, -U, -V);
+  if (lpRmL(x, -y, -phi, -s, c)) consider3("RLR", T, U, V);
+  if (lpRmL(-x, -y, phi, s, c)) consider3("RLR", -T, -U, -V);
+  if (lpRmL(xb, yb, phi, s, c)) consider3("LRL", V, U, T);
+  if (lpRmL(-xb, yb, -phi, -s, c)) consider3("LRL", -V, -U, -T);
+  if (lpRmL(xb, -yb, -phi, -s, c)) consider3("RLR", V, U, T);
+  if (lpRmL(-xb, -yb, phi, s, c)) consider3("RLR", -V, -U, -T);
+
+  // CCCC
+  if (lpRupLumRm(x, y, phi, s, c)) consider4("LRLR", T, U, -U, V);
+  if (lpRupLumRm(-x, y, -phi, -s, c)) consider4("LRLR", -T, -U, U, -V);
+  if (lpRupLumRm(x, -y, -phi, -s, c)) consider4("RLRL", T, U, -U, V);
+  if (lpRupLumRm(-x, -y, phi, s, c)) consider4("RLRL", -T, -U, U, -V);
+  if (lpRumLumRp(x, y, phi, s, c)) consider4("LRLR", T, U, U, V);
+  if (lpRumLumRp(-x, y, -phi, -s, c)) consider4("LRLR", -T, -U, -U, -V);
+  if (lpRumLumRp(x, -y, -phi, -s, c)) consider4("RLRL", T, U, U, V);
+  if (lpRumLumRp(-x, -y, phi, s, c)) consider4("RLRL", -T, -U, -U, -V);
+
+  // CCSC and its backwards form CSCC
+  if (lpRmSmLm(x, y, phi, s, c)) consider4("LRSL", T, -HALF_PI, U, V);
+  if (lpRmSmLm(-x, y, -phi, -s, c)) consider4("LRSL", -T, HALF_PI, -U, -V);
+  if (lpRmSmLm(x, -y, -phi, -s, c)) consider4("RLSR", T, -HALF_PI, U, V);
+  if (lpRmSmLm(-x, -y, phi, s, c)) consider4("RLSR", -T, HALF_PI, -U, -V);
+  if (lpRmSmRm(x, y, phi, s, c)) consider4("LRSR", T, -HALF_PI, U, V);
+  if (lpRmSmRm(-x, y, -phi, -s, c)) consider4("LRSR", -T, HALF_PI, -U, -V);
+  if (lpRmSmRm(x, -y, -phi, -s, c)) consider4("RLSL", T, -HALF_PI, U, V);
+  if (lpRmSmRm(-x, -y, phi, s, c)) consider4("RLSL", -T, HALF_PI, -U, -V);
+  if (lpRmSmLm(xb, yb, phi, s, c)) consider4("LSRL", V, U, -HALF_PI, T);
+  if (lpRmSmLm(-xb, yb, -phi, -s, c)) consider4("LSRL", -V, -U, HALF_PI, -T);
+  if (lpRmSmLm(xb, -yb, -phi, -s, c)) consider4("RSLR", V, U, -HALF_PI, T);
+  if (lpRmSmLm(-xb, -yb, phi, s, c)) consider4("RSLR", -V, -U, HALF_PI, -T);
+  if (lpRmSmRm(xb, yb, phi, s, c)) consider4("RSRL", V, U, -HALF_PI, T);
+  if (lpRmSmRm(-xb, yb, -phi, -s, c)) consider4("RSRL", -V, -U, HALF_PI, -T);
+  if (lpRmSmRm(xb, -yb, -phi, -s, c)) consider4("LSLR", V, U, -HALF_PI, T);
+  if (lpRmSmRm(-xb, -yb, phi, s, c)) consider4("LSLR", -V, -U, HALF_PI, -T);
+
+  // CCSCC
+  if (lpRmSLmRp(x, y, phi, s, c)) consider5("LRSLR", T, -HALF_PI, U, -HALF_PI, V);
+  if (lpRmSLmRp(-x, y, -phi, -s, c)) consider5("LRSLR", -T, HALF_PI, -U, HALF_PI, -V);
+  if (lpRmSLmRp(x, -y, -phi, -s, c)) consider5("RLSRL", T, -HALF_PI, U, -HALF_PI, V);
+  if (lpRmSLmRp(-x, -y, phi, s, c)) consider5("RLSRL", -T, HALF_PI, -U, HALF_PI, -V);
+
+  return bestLength;
+}
+
+/** Normalizes the goal into the start's frame (lengths / r) and solves. */
+function solveCoords(
+  x0: number,
+  y0: number,
+  h0: number,
+  x1: number,
+  y1: number,
+  h1: number,
+  r: number,
+): number {
+  const dx = (x1 - x0) / r;
+  const dy = (y1 - y0) / r;
+  const c = Math.cos(h0);
+  const s = Math.sin(h0);
+  return solveReedsShepp(dx * c + dy * s, -dx * s + dy * c, wrapPi(h1 - h0));
+}
+
+/**
+ * Length of the shortest Reeds-Shepp path from (x0, y0, h0) to (x1, y1, h1) with turning radius r.
+ * Allocates nothing. Headings may be any finite angle.
+ */
+export function reedsSheppLengthCoords(
+  x0: number,
+  y0: number,
+  h0: number,
+  x1: number,
+  y1: number,
+  h1: number,
+  r: number,
+): number {
+  return r * solveCoords(x0, y0, h0, x1, y1, h1, r);
+}
+
+/** Length of the shortest Reeds-Shepp path from `start` to `goal` with turning radius r. Allocates nothing. */
+export function reedsSheppLength(start: Pose, goal: Pose, r: number): number {
+  return r * solveCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
+}
+
+/**
+ * The shortest Reeds-Shepp path from `start` to `goal` with turning radius r: the word (letter and sign per
+ * piece, e.g. "L+S+R-"), the length and the segments (zero-length pieces left out). Cusps are consecutive
+ * segments with opposite directions.
+ */
+export function reedsSheppShortest(start: Pose, goal: Pose, r: number): CurvePath {
+  if (!(r > 0) || !Number.isFinite(r)) {
+    throw new RangeError(`turning radius must be finite and > 0, got ${r}`);
+  }
+  const norm = solveCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
+  const pieces: WordPiece[] = [];
+  let word = "";
+  for (let i = 0; i < bestCount; i++) {
+    const value = bestValues[i];
+    const letter = bestLetters[i] as "L" | "S" | "R";
+    const direction = value < 0 ? -1 : 1;
+    word += letter + (direction < 0 ? "-" : "+");
+    pieces.push({ letter, direction, length: Math.abs(value) * r });
+  }
+  const segments: CurvePath["segments"] = [];
+  appendWord(segments, { x: start.x, y: start.y, heading: normalizeAngle(start.heading) }, pieces, r);
+  return { word, length: norm * r, segments };
+}
