@@ -1,0 +1,255 @@
+/**
+ * Pass layers: per-tile cost and clearance for one terrain table, built once per map version and terrain.
+ *
+ * Clearance of a tile is the Euclidean distance from its center to the nearest blocked tile square, where
+ * the outside of the map counts as blocked. A blocked tile at offset (di, dj) is at distance
+ * sqrt(f(|di|)^2 + f(|dj|)^2) with f(k) = max(0, k - 0.5), so the transform is separable: a row pass finds,
+ * per tile, the column distance k to the nearest blocked tile in its row; a column pass then minimises
+ * f(k)^2 + f(|dy|)^2 over the rows within the cap. All values are exact sums of squared half-integers, so
+ * the result is exactly sqrt of that sum rounded to float32.
+ *
+ * @module
+ */
+
+import { MAX_CLEARANCE, type PassLayer, sharedArray, type TerrainTable } from "./grid.ts";
+
+/** A grid with tiles (GridMap without its own terrain, so any unit terrain table can be applied). */
+export interface TileGrid {
+  /** Columns. */
+  width: number;
+  /** Rows. */
+  height: number;
+  /** Terrain code per tile. */
+  tiles: Uint8Array;
+}
+
+/** A half-open tile rectangle [x0, x1) x [y0, y1); empty when x0 >= x1 or y0 >= y1. */
+export interface TileRect {
+  /** First column. */
+  x0: number;
+  /** First row. */
+  y0: number;
+  /** One past the last column. */
+  x1: number;
+  /** One past the last row. */
+  y1: number;
+}
+
+/** Result of {@link updatePassLayer}: the new layer and the window of tiles whose cost or clearance changed. */
+export interface PassLayerUpdate {
+  /** The new layer (fresh shared arrays; the old layer is unchanged). */
+  layer: PassLayer;
+  /** Bounding box of tiles whose tileCost or clearance differ from the old layer (empty if none). */
+  changed: TileRect;
+}
+
+/**
+ * Offsets beyond this many tiles cannot bring a tile nearer than the cap: f(CAP_REACH + 1) > MAX_CLEARANCE.
+ * An edit therefore changes clearance at most CAP_REACH tiles away from the edited rectangle.
+ */
+export const CAP_REACH = Math.floor(MAX_CLEARANCE + 0.5);
+
+/** FSQ[k] = max(0, k - 0.5)^2 for k in 0..CAP_REACH + 1; larger offsets are clamped to the last entry. */
+const FSQ = (() => {
+  const table = new Float64Array(CAP_REACH + 2);
+  for (let k = 0; k < table.length; k++) table[k] = Math.max(0, k - 0.5) ** 2;
+  return table;
+})();
+const FAR = CAP_REACH + 1;
+const CAP_SQ = MAX_CLEARANCE * MAX_CLEARANCE;
+
+/** Smallest cost among the table's passable codes (1 if none), for admissible heuristics. */
+function minPassableCost(terrain: TerrainTable): number {
+  let min = Infinity;
+  for (let code = 0; code < terrain.cost.length; code++) {
+    if (!terrain.impassable[code] && terrain.cost[code] < min) min = terrain.cost[code];
+  }
+  return Number.isFinite(min) ? min : 1;
+}
+
+/** Writes tileCost and road for tiles in the rectangle. */
+function fillCosts(layer: PassLayer, grid: TileGrid, terrain: TerrainTable, rect: TileRect): void {
+  const { width, tiles } = grid;
+  const { tileCost, road } = layer;
+  for (let y = rect.y0; y < rect.y1; y++) {
+    for (let t = y * width + rect.x0, end = y * width + rect.x1; t < end; t++) {
+      const code = tiles[t];
+      tileCost[t] = terrain.impassable[code] ? 0 : terrain.cost[code];
+      road[t] = terrain.road[code];
+    }
+  }
+}
+
+/**
+ * Computes clearance for the tiles in `out` (a rectangle), reading blockedness (tileCost == 0) from rows
+ * and columns up to CAP_REACH around it. Row distances are computed over the extended rectangle only, which
+ * is exact because a blocked tile more than CAP_REACH columns away never beats the cap.
+ */
+function fillClearance(layer: PassLayer, out: TileRect): void {
+  const { width, height, tileCost, clearance } = layer;
+  if (out.x0 >= out.x1 || out.y0 >= out.y1) return;
+  const ex0 = Math.max(0, out.x0 - FAR);
+  const ex1 = Math.min(width, out.x1 + FAR);
+  const ey0 = Math.max(0, out.y0 - FAR);
+  const ey1 = Math.min(height, out.y1 + FAR);
+  const ew = ex1 - ex0;
+  // rowDist[(y - ey0) * ew + (x - ex0)]: columns to the nearest blocked tile in row y, clamped to FAR.
+  const rowDist = new Uint8Array(ew * (ey1 - ey0));
+  for (let y = ey0; y < ey1; y++) {
+    const base = (y - ey0) * ew;
+    const tileBase = y * width;
+    // Left sweep; the map's left border is blocked at x = -1, a window edge inside the map is "far".
+    let dist = ex0 === 0 ? 1 : FAR;
+    for (let x = ex0; x < ex1; x++) {
+      if (tileCost[tileBase + x] === 0) dist = 0;
+      rowDist[base + x - ex0] = dist;
+      if (dist < FAR) dist++;
+    }
+    dist = ex1 === width ? 1 : FAR;
+    for (let x = ex1 - 1; x >= ex0; x--) {
+      if (tileCost[tileBase + x] === 0) dist = 0;
+      const i = base + x - ex0;
+      if (dist < rowDist[i]) rowDist[i] = dist;
+      if (dist < FAR) dist++;
+    }
+  }
+  const ow = out.x1 - out.x0;
+  const best = new Float64Array(ow);
+  for (let y = out.y0; y < out.y1; y++) {
+    // Rows outside the map are entirely blocked: offset y + 1 above, height - y below.
+    const borderSq = Math.min(FSQ[Math.min(y + 1, FAR)], FSQ[Math.min(height - y, FAR)], CAP_SQ);
+    best.fill(borderSq);
+    let worst = borderSq;
+    for (let dy = 0; dy <= CAP_REACH; dy++) {
+      const dySq = FSQ[dy];
+      // Every tile already has something at most this near: farther rows cannot improve any of them.
+      if (dySq >= worst) break;
+      for (let side = dy === 0 ? 1 : -1; side <= 1; side += 2) {
+        const yy = y + side * dy;
+        if (yy < ey0 || yy >= ey1) continue;
+        const base = (yy - ey0) * ew + (out.x0 - ex0);
+        for (let i = 0; i < ow; i++) {
+          const d = FSQ[rowDist[base + i]] + dySq;
+          if (d < best[i]) best[i] = d;
+        }
+      }
+      worst = 0;
+      for (let i = 0; i < ow; i++) if (best[i] > worst) worst = best[i];
+    }
+    const rowBase = y * width + out.x0;
+    for (let i = 0; i < ow; i++) clearance[rowBase + i] = Math.min(Math.sqrt(best[i]), MAX_CLEARANCE);
+  }
+}
+
+/**
+ * Builds the layer a terrain table gives a map: tileCost (0 = blocked), clearance (see module doc; capped at
+ * MAX_CLEARANCE, 0 for blocked tiles, 0.5 for an open tile on the border), road flags and minCost.
+ */
+export function buildPassLayer(map: TileGrid, terrain: TerrainTable): PassLayer {
+  const { width, height } = map;
+  const size = width * height;
+  const layer: PassLayer = {
+    width,
+    height,
+    tileCost: sharedArray(Float32Array, size),
+    clearance: sharedArray(Float32Array, size),
+    minCost: minPassableCost(terrain),
+    road: sharedArray(Uint8Array, size),
+  };
+  const all = { x0: 0, y0: 0, x1: width, y1: height };
+  fillCosts(layer, map, terrain, all);
+  fillClearance(layer, all);
+  return layer;
+}
+
+/**
+ * Returns a copy of `layer` updated for an edit of the tiles in the half-open rectangle [x0, x1) x [y0, y1)
+ * of `map` (which already holds the new tiles). Only tileCost/road inside the rectangle and clearance within
+ * CAP_REACH of it are recomputed. The copy has new SharedArrayBuffers: running requests keep the old layer.
+ * Also reports the bounding box of tiles whose cost or clearance actually changed.
+ */
+export function updatePassLayer(
+  layer: PassLayer,
+  map: TileGrid,
+  terrain: TerrainTable,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+): PassLayerUpdate {
+  const { width, height } = layer;
+  if (map.width !== width || map.height !== height) {
+    throw new RangeError(`updatePassLayer: map is ${map.width}x${map.height}, layer is ${width}x${height}`);
+  }
+  const size = width * height;
+  const next: PassLayer = {
+    width,
+    height,
+    tileCost: sharedArray(Float32Array, size),
+    clearance: sharedArray(Float32Array, size),
+    minCost: minPassableCost(terrain),
+    road: sharedArray(Uint8Array, size),
+  };
+  next.tileCost.set(layer.tileCost);
+  next.clearance.set(layer.clearance);
+  next.road.set(layer.road);
+  const edit = clipRect({ x0, y0, x1, y1 }, width, height);
+  const changed = { x0: width, y0: height, x1: 0, y1: 0 };
+  if (edit.x0 >= edit.x1 || edit.y0 >= edit.y1) return { layer: next, changed };
+  fillCosts(next, map, terrain, edit);
+  const reach = clipRect(
+    { x0: edit.x0 - CAP_REACH, y0: edit.y0 - CAP_REACH, x1: edit.x1 + CAP_REACH, y1: edit.y1 + CAP_REACH },
+    width,
+    height,
+  );
+  fillClearance(next, reach);
+  for (let y = reach.y0; y < reach.y1; y++) {
+    for (let x = reach.x0; x < reach.x1; x++) {
+      const t = y * width + x;
+      if (next.clearance[t] !== layer.clearance[t] || next.tileCost[t] !== layer.tileCost[t]) {
+        if (x < changed.x0) changed.x0 = x;
+        if (x >= changed.x1) changed.x1 = x + 1;
+        if (y < changed.y0) changed.y0 = y;
+        if (y >= changed.y1) changed.y1 = y + 1;
+      }
+    }
+  }
+  return { layer: next, changed };
+}
+
+/** Clips a rectangle to the map. */
+export function clipRect(rect: TileRect, width: number, height: number): TileRect {
+  return {
+    x0: Math.max(0, Math.min(width, Math.floor(rect.x0))),
+    y0: Math.max(0, Math.min(height, Math.floor(rect.y0))),
+    x1: Math.max(0, Math.min(width, Math.ceil(rect.x1))),
+    y1: Math.max(0, Math.min(height, Math.ceil(rect.y1))),
+  };
+}
+
+/**
+ * The canonical clearance threshold for a disc of the given radius: the smallest value sqrt(a^2 + b^2) with
+ * a, b in {0, 0.5, 1.5, 2.5, ...} that is >= radius, rounded to float32 like stored clearances.
+ *
+ * Clearances only take such values (distances from a tile center to tile squares), so "clearance >= class"
+ * selects exactly the tiles with "clearance >= radius": units whose radii share a class see the same tiles
+ * and can share one region table. radius <= 0.5 gives 0.5 (every open tile). Because clearance is capped,
+ * a radius in (15.5.., MAX_CLEARANCE] gives MAX_CLEARANCE and a radius above MAX_CLEARANCE gives Infinity
+ * (no tile qualifies).
+ */
+export function clearanceClass(radius: number): number {
+  if (!(radius > 0.5)) return 0.5;
+  if (radius > MAX_CLEARANCE) return Infinity;
+  // Few candidates (a, b <= radius + 1): enumerate them all rather than be clever.
+  const steps = Math.ceil(radius) + 1;
+  let best = Infinity;
+  for (let i = 0; i <= steps; i++) {
+    const a = i === 0 ? 0 : i - 0.5;
+    for (let j = 0; j <= steps; j++) {
+      const b = j === 0 ? 0 : j - 0.5;
+      const value = Math.sqrt(a * a + b * b);
+      if (value >= radius && value < best) best = value;
+    }
+  }
+  return Math.fround(Math.min(best, MAX_CLEARANCE));
+}
