@@ -1,0 +1,275 @@
+/**
+ * Legality of segments for a unit's footprint against a map layer.
+ *
+ * The legality rule: the footprint may touch the boundary of a blocked tile square but must never overlap the
+ * interior of one. Tile (x, y) is the closed square [x, x+1] x [y, y+1], blocked when `tileCost[y*width+x] === 0`;
+ * everything outside the map counts as blocked. A zero-size footprint (radius 0, no rectangle) is treated as a
+ * disc of radius {@link POINT_RADIUS}, so a path can neither slip through the shared corner of two diagonal
+ * blocked tiles nor run exactly along a blocked tile's edge.
+ *
+ * Footprints: a disc of `radius` when `width` and `length` are both 0, else a rectangle centered on the pose,
+ * `width` across the heading and `length` along it (a zero side takes 2*radius).
+ *
+ * The checks are conservative (they may refuse a legal segment by a small margin, never accept an illegal one):
+ * - A line moves the footprint by pure translation along its heading, so the swept shape is exact: a capsule
+ *   for a disc, a longer rectangle for a rectangle.
+ * - An arc is sampled at spacing h <= 0.2 tiles. A disc: consecutive samples are joined by capsules (the disc
+ *   swept along the chord) inflated by the arc's sagitta over one step, which contains the true swept region.
+ *   A rectangle: each sample's rectangle is grown on every side by h*(1 + |k|*rho)/2, rho the half-diagonal,
+ *   the largest distance any footprint point can be from its position at the nearest sample (a point at
+ *   distance <= rho from the center moves at most (1 + |k|*rho) per unit of arc length).
+ *
+ * `sweptCells` enumerates exactly the cells the same shapes overlap, so a segment is blocked by
+ * `segmentHitsBlocked` iff one of its `sweptCells` is blocked or off the map.
+ *
+ * @module
+ */
+
+import type { PassLayer } from "../maps/grid.ts";
+import type { Footprint, Segment } from "./types.ts";
+
+/** The disc radius used for a zero-size footprint. */
+export const POINT_RADIUS = 1e-6;
+/** Largest sample spacing along arcs, tiles. */
+export const MAX_SAMPLE_SPACING = 0.2;
+/** Target inflation for rectangles on arcs: the spacing shrinks (below MAX_SAMPLE_SPACING) to keep it this small. */
+const RECT_INFLATION_TARGET = 0.05;
+
+/** Called per overlapped cell (repeats possible); return true to stop the scan. */
+type CellVisitor = (cellX: number, cellY: number) => boolean;
+
+/** Visits the cells whose interior the closed disc overlaps (distance from center to the square < radius). */
+function visitDiscCells(cx: number, cy: number, radius: number, visit: CellVisitor): boolean {
+  const x0 = Math.floor(cx - radius);
+  const x1 = Math.ceil(cx + radius) - 1;
+  const y0 = Math.floor(cy - radius);
+  const y1 = Math.ceil(cy + radius) - 1;
+  const r2 = radius * radius;
+  for (let y = y0; y <= y1; y++) {
+    const ey = cy < y ? y - cy : cy > y + 1 ? cy - y - 1 : 0;
+    for (let x = x0; x <= x1; x++) {
+      const ex = cx < x ? x - cx : cx > x + 1 ? cx - x - 1 : 0;
+      if (ex * ex + ey * ey < r2 && visit(x, y)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Visits the cells whose interior the rectangle's interior overlaps (separating axes, touching allowed).
+ * The rectangle: center (cx, cy), unit axis (ux, uy) along its length, half-extents halfLen along it and
+ * halfWid across it.
+ */
+function visitRectCells(
+  cx: number,
+  cy: number,
+  ux: number,
+  uy: number,
+  halfLen: number,
+  halfWid: number,
+  visit: CellVisitor,
+): boolean {
+  const aux = Math.abs(ux);
+  const auy = Math.abs(uy);
+  const extX = halfLen * aux + halfWid * auy;
+  const extY = halfLen * auy + halfWid * aux;
+  const squareOnAxis = 0.5 * (aux + auy); // the unit square's half-extent on either rectangle axis
+  const x0 = Math.floor(cx - extX);
+  const x1 = Math.ceil(cx + extX) - 1;
+  const y0 = Math.floor(cy - extY);
+  const y1 = Math.ceil(cy + extY) - 1;
+  for (let y = y0; y <= y1; y++) {
+    const dy = cy - (y + 0.5);
+    if (!(Math.abs(dy) < extY + 0.5)) continue;
+    for (let x = x0; x <= x1; x++) {
+      const dx = cx - (x + 0.5);
+      if (!(Math.abs(dx) < extX + 0.5)) continue;
+      if (!(Math.abs(dx * ux + dy * uy) < halfLen + squareOnAxis)) continue;
+      if (!(Math.abs(-dx * uy + dy * ux) < halfWid + squareOnAxis)) continue;
+      if (visit(x, y)) return true;
+    }
+  }
+  return false;
+}
+
+/** The effective footprint: disc radius (when a disc) or rectangle half-extents. */
+function footprintShape(fp: Footprint): { disc: boolean; radius: number; halfLen: number; halfWid: number } {
+  if (!(fp.width > 0) && !(fp.length > 0)) {
+    return { disc: true, radius: Math.max(fp.radius, POINT_RADIUS), halfLen: 0, halfWid: 0 };
+  }
+  const side = 2 * Math.max(fp.radius, POINT_RADIUS);
+  const length = fp.length > 0 ? fp.length : side;
+  const width = fp.width > 0 ? fp.width : side;
+  return { disc: false, radius: 0, halfLen: 0.5 * length, halfWid: 0.5 * width };
+}
+
+/** A capsule = the rectangle between the two end centers plus the two end discs. */
+function visitCapsuleCells(
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  radius: number,
+  visit: CellVisitor,
+): boolean {
+  if (visitDiscCells(ax, ay, radius, visit)) return true;
+  const dx = bx - ax;
+  const dy = by - ay;
+  const len = Math.sqrt(dx * dx + dy * dy);
+  if (len > 0) {
+    if (visitRectCells(0.5 * (ax + bx), 0.5 * (ay + by), dx / len, dy / len, 0.5 * len, radius, visit)) {
+      return true;
+    }
+  }
+  return visitDiscCells(bx, by, radius, visit);
+}
+
+/**
+ * Visits every cell the footprint may overlap along the segment (the conservative swept shape described in
+ * the module doc). Returns true if the visitor stopped the scan.
+ */
+function visitSegmentCells(seg: Segment, fp: Footprint, visit: CellVisitor): boolean {
+  const shape = footprintShape(fp);
+  const { x: x0, y: y0, heading: h0 } = seg.start;
+  const k = seg.curvature;
+  const d = seg.direction;
+  const length = seg.length;
+  if (k === 0 || length === 0) {
+    // Pure translation along the heading (or no motion): the swept shape is exact.
+    const ux = Math.cos(h0);
+    const uy = Math.sin(h0);
+    const x1 = x0 + d * length * ux;
+    const y1 = y0 + d * length * uy;
+    if (shape.disc) return visitCapsuleCells(x0, y0, x1, y1, shape.radius, visit);
+    return visitRectCells(
+      0.5 * (x0 + x1),
+      0.5 * (y0 + y1),
+      ux,
+      uy,
+      shape.halfLen + 0.5 * length,
+      shape.halfWid,
+      visit,
+    );
+  }
+  const absK = Math.abs(k);
+  const rho = shape.disc ? 0 : Math.hypot(shape.halfLen, shape.halfWid);
+  let spacing = MAX_SAMPLE_SPACING;
+  if (!shape.disc) spacing = Math.min(spacing, (2 * RECT_INFLATION_TARGET) / (1 + absK * rho));
+  const steps = Math.max(1, Math.ceil(length / spacing));
+  const h = length / steps;
+  // Arc points at sample i, exact closed form about the circle's center.
+  const cxc = x0 - Math.sin(h0) / k;
+  const cyc = y0 + Math.cos(h0) / k;
+  const sweepStep = d * k * h;
+  if (shape.disc) {
+    // Every point of the arc between two samples lies within the sagitta of their chord.
+    const halfStep = 0.5 * absK * h;
+    const sagitta = (1 - Math.cos(halfStep)) / absK;
+    // 1e-12 absorbs rounding in the sample positions.
+    const radius = shape.radius + sagitta + 1e-12;
+    let px = x0;
+    let py = y0;
+    for (let i = 1; i <= steps; i++) {
+      const hi = h0 + sweepStep * i;
+      const qx = cxc + Math.sin(hi) / k;
+      const qy = cyc - Math.cos(hi) / k;
+      if (visitCapsuleCells(px, py, qx, qy, radius, visit)) return true;
+      px = qx;
+      py = qy;
+    }
+    return false;
+  }
+  const grow = 0.5 * h * (1 + absK * rho) + 1e-12;
+  for (let i = 0; i <= steps; i++) {
+    const hi = h0 + sweepStep * i;
+    const qx = cxc + Math.sin(hi) / k;
+    const qy = cyc - Math.cos(hi) / k;
+    if (
+      visitRectCells(qx, qy, Math.cos(hi), Math.sin(hi), shape.halfLen + grow, shape.halfWid + grow, visit)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** True if the tile is blocked or off the map. */
+function isBlocked(layer: PassLayer, x: number, y: number): boolean {
+  return x < 0 || y < 0 || x >= layer.width || y >= layer.height || layer.tileCost[y * layer.width + x] === 0;
+}
+
+/**
+ * Exact test: true if the closed disc of `radius` centered at (cx, cy) overlaps the interior of a blocked tile
+ * (or of a tile off the map). Touching a blocked square's boundary is allowed. A radius below
+ * {@link POINT_RADIUS} is raised to it.
+ */
+export function discHitsBlocked(layer: PassLayer, cx: number, cy: number, radius: number): boolean {
+  return visitDiscCells(cx, cy, Math.max(radius, POINT_RADIUS), (x, y) => isBlocked(layer, x, y));
+}
+
+/**
+ * Exact test: true if the footprint placed at the pose (x, y, heading) overlaps a blocked tile's interior.
+ */
+export function footprintHitsBlocked(
+  layer: PassLayer,
+  x: number,
+  y: number,
+  heading: number,
+  footprint: Footprint,
+): boolean {
+  const shape = footprintShape(footprint);
+  const visit: CellVisitor = (cx, cy) => isBlocked(layer, cx, cy);
+  if (shape.disc) return visitDiscCells(x, y, shape.radius, visit);
+  return visitRectCells(x, y, Math.cos(heading), Math.sin(heading), shape.halfLen, shape.halfWid, visit);
+}
+
+/**
+ * Conservative test: true if the footprint may overlap a blocked tile's interior anywhere along the segment.
+ * Never false when the footprint really overlaps one; may be true for a segment that passes within a small
+ * margin (at most 0.05 tiles for rectangles on arcs, the arc's sagitta over 0.2 tiles for discs, 0 on lines).
+ */
+export function segmentHitsBlocked(layer: PassLayer, seg: Segment, footprint: Footprint): boolean {
+  return visitSegmentCells(seg, footprint, (x, y) => isBlocked(layer, x, y));
+}
+
+/** True if any segment of the path {@link segmentHitsBlocked}. */
+export function pathHitsBlocked(layer: PassLayer, segs: readonly Segment[], footprint: Footprint): boolean {
+  for (const seg of segs) if (segmentHitsBlocked(layer, seg, footprint)) return true;
+  return false;
+}
+
+/**
+ * The cells the footprint may overlap along the segment (the same conservative shapes as
+ * {@link segmentHitsBlocked}), each once, as pairs (cellX - originX, cellY - originY) in discovery order.
+ * With an array `out` is cleared and filled; with an Int32Array the pairs are written from index 0 and a
+ * RangeError is thrown if it is too small. Returns the number of cells.
+ */
+export function sweptCells(
+  seg: Segment,
+  footprint: Footprint,
+  out: number[] | Int32Array,
+  originX = 0,
+  originY = 0,
+): number {
+  const seen = new Set<number>();
+  let count = 0;
+  if (Array.isArray(out)) out.length = 0;
+  visitSegmentCells(seg, footprint, (x, y) => {
+    // Cells are small integers here; pack them into one key (valid for |coordinates| < 2^20).
+    const key = (x + 1048576) * 2097152 + (y + 1048576);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    const rx = x - originX;
+    const ry = y - originY;
+    if (Array.isArray(out)) {
+      out.push(rx, ry);
+    } else {
+      if (2 * count + 1 >= out.length) throw new RangeError("sweptCells: output array too small");
+      out[2 * count] = rx;
+      out[2 * count + 1] = ry;
+    }
+    count++;
+    return false;
+  });
+  return count;
+}
