@@ -49,14 +49,14 @@ export interface PassLayerUpdate {
  */
 export const CAP_REACH = Math.floor(MAX_CLEARANCE + 0.5);
 
-/** FSQ[k] = max(0, k - 0.5)^2 for k in 0..CAP_REACH + 1; larger offsets are clamped to the last entry. */
-const FSQ = (() => {
-  const table = new Float64Array(CAP_REACH + 2);
-  for (let k = 0; k < table.length; k++) table[k] = Math.max(0, k - 0.5) ** 2;
+/** FSQ4[k] = 4 max(0, k - 0.5)^2 = max(0, 2k - 1)^2 for k in 0..CAP_REACH + 1 (larger offsets clamp to it). */
+const FSQ4 = (() => {
+  const table = new Int32Array(CAP_REACH + 2);
+  for (let k = 0; k < table.length; k++) table[k] = Math.max(0, 2 * k - 1) ** 2;
   return table;
 })();
 const FAR = CAP_REACH + 1;
-const CAP_SQ = MAX_CLEARANCE * MAX_CLEARANCE;
+const CAP_SQ4 = Math.ceil(4 * MAX_CLEARANCE * MAX_CLEARANCE);
 
 /** Smallest cost among the table's passable codes (1 if none), for admissible heuristics. */
 function minPassableCost(terrain: TerrainTable): number {
@@ -114,30 +114,41 @@ function fillClearance(layer: PassLayer, out: TileRect): void {
     }
   }
   const ow = out.x1 - out.x0;
-  const best = new Float64Array(ow);
+  // Squared distances are kept times 4, so they are the integers (2k - 1)^2 + (2|dy| - 1)^2.
+  const best = new Int32Array(ow);
   for (let y = out.y0; y < out.y1; y++) {
     // Rows outside the map are entirely blocked: offset y + 1 above, height - y below.
-    const borderSq = Math.min(FSQ[Math.min(y + 1, FAR)], FSQ[Math.min(height - y, FAR)], CAP_SQ);
+    const borderSq = Math.min(FSQ4[Math.min(y + 1, FAR)], FSQ4[Math.min(height - y, FAR)], CAP_SQ4);
     best.fill(borderSq);
     let worst = borderSq;
     for (let dy = 0; dy <= CAP_REACH; dy++) {
-      const dySq = FSQ[dy];
+      const dySq = FSQ4[dy];
       // Every tile already has something at most this near: farther rows cannot improve any of them.
       if (dySq >= worst) break;
-      for (let side = dy === 0 ? 1 : -1; side <= 1; side += 2) {
-        const yy = y + side * dy;
-        if (yy < ey0 || yy >= ey1) continue;
-        const base = (yy - ey0) * ew + (out.x0 - ex0);
-        for (let i = 0; i < ow; i++) {
-          const d = FSQ[rowDist[base + i]] + dySq;
-          if (d < best[i]) best[i] = d;
-        }
-      }
+      const above = y - dy;
+      const below = y + dy;
+      const hasAbove = dy > 0 && above >= ey0;
+      const hasBelow = below < ey1;
+      const baseAbove = (above - ey0) * ew + (out.x0 - ex0);
+      const baseBelow = (below - ey0) * ew + (out.x0 - ex0);
       worst = 0;
-      for (let i = 0; i < ow; i++) if (best[i] > worst) worst = best[i];
+      for (let i = 0; i < ow; i++) {
+        let b = best[i];
+        if (hasAbove) {
+          const d = FSQ4[rowDist[baseAbove + i]] + dySq;
+          if (d < b) b = d;
+        }
+        if (hasBelow) {
+          const d = FSQ4[rowDist[baseBelow + i]] + dySq;
+          if (d < b) b = d;
+        }
+        best[i] = b;
+        if (b > worst) worst = b;
+      }
     }
     const rowBase = y * width + out.x0;
-    for (let i = 0; i < ow; i++) clearance[rowBase + i] = Math.min(Math.sqrt(best[i]), MAX_CLEARANCE);
+    // sqrt(4 d) / 2 equals sqrt(d) exactly (scaling by a power of 4 commutes with rounded sqrt).
+    for (let i = 0; i < ow; i++) clearance[rowBase + i] = Math.min(Math.sqrt(best[i]) * 0.5, MAX_CLEARANCE);
   }
 }
 

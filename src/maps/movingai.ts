@@ -128,13 +128,16 @@ export function parseMovingAi(text: string, limits: MapLimits): ParsedGrid {
   if (!sawMap) throw new MapInputError("map", `movingai: missing "map" line before the rows`);
   checkLimits(width, height, limits, "movingai");
 
+  // Rows must end before the trailing blank lines (a final newline leaves one empty element).
+  let contentEnd = lines.length;
+  while (contentEnd > lineIndex && lines[contentEnd - 1].replace(/\r$/, "") === "") contentEnd--;
   const tiles = sharedArray(Uint8Array, width * height);
   for (let y = 0; y < height; y++, lineIndex++) {
     const lineNumber = lineIndex + 1;
-    if (lineIndex >= lines.length) {
+    if (lineIndex >= contentEnd) {
       throw new MapInputError(
         "rows",
-        `movingai: too few rows: expected ${height}, got ${y} (input ends at line ${lines.length})`,
+        `movingai: too few rows: expected ${height}, got ${y} (the last row is line ${contentEnd})`,
       );
     }
     let row = lines[lineIndex];
