@@ -1,0 +1,117 @@
+/**
+ * arcpath server entry point.
+ *
+ * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
+ *        [--map-memory-mb N] [--max-message-mb N] [--no-demo] [--test-hooks]
+ *
+ * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
+ *
+ * @module
+ */
+import * as grpc from "@grpc/grpc-js";
+import pino from "pino";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
+import { WorkerPool } from "./service/pool.ts";
+import { PlanService } from "./service/planService.ts";
+import { Arcpath } from "./service/arcpath.ts";
+import { createServer } from "./server/server.ts";
+
+const { values: args } = parseArgs({
+  args: Deno.args,
+  options: {
+    listen: { type: "string" },
+    data: { type: "string" },
+    workers: { type: "string" },
+    queue: { type: "string" },
+    "map-memory-mb": { type: "string" },
+    "max-message-mb": { type: "string" },
+    "no-demo": { type: "boolean" },
+    "test-hooks": { type: "boolean" },
+  },
+});
+
+function intArg(name: string, v: string | undefined, fallback: number, min: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name}: expected an integer >= ${min}, got ${JSON.stringify(v)}`);
+    Deno.exit(2);
+  }
+  return n;
+}
+
+const log = pino({ level: Deno.env.get("ARCPATH_LOG_LEVEL") ?? "info", base: { svc: "arcpath" } });
+const listen = args.listen ?? Deno.env.get("ARCPATH_LISTEN") ?? "0.0.0.0:50051";
+const dataDir = args.data ?? Deno.env.get("ARCPATH_DATA") ?? "./data";
+const workers = intArg("workers", args.workers, navigator.hardwareConcurrency || 2, 1);
+const maxQueue = intArg("queue", args.queue, 256, 0);
+const budgetMb = intArg("map-memory-mb", args["map-memory-mb"], 1024, 1);
+const maxMessageMb = intArg("max-message-mb", args["max-message-mb"], 64, 1);
+
+const store = new MapStore({
+  dataDir,
+  budgetBytes: budgetMb * 1024 * 1024,
+  limits: DEFAULT_LIMITS,
+  log: (fields, msg) => log.info(fields, msg),
+});
+const pool = new WorkerPool({ size: workers, maxQueue, log: (f, m) => log.warn(f, m) });
+store.onEvict((keys) => pool.forget(keys));
+const planService = new PlanService(
+  store,
+  pool,
+  { maxExpansions: 50_000_000, maxMillis: 30_000 },
+  !!args["test-hooks"],
+);
+const app = new Arcpath(store, planService);
+
+// Built-in demo maps ship with the repo; uploaded maps come back from the data directory.
+if (!args["no-demo"]) {
+  const demoDir = fileURLToPath(new URL("../demo/maps", import.meta.url));
+  for await (const e of Deno.readDir(demoDir)) {
+    if (!e.isFile || !e.name.endsWith(".map")) continue;
+    const text = await Deno.readTextFile(join(demoDir, e.name));
+    const id = e.name.replace(/\.map$/, "");
+    await store.put(id, store.parse({ kind: "movingai", text }, []), [], { builtin: true });
+  }
+}
+const restored = await store.loadPersisted();
+
+const { server, health } = createServer(app, log, { maxMessageBytes: maxMessageMb * 1024 * 1024 });
+const port = await new Promise<number>((resolve, reject) =>
+  server.bindAsync(
+    listen,
+    grpc.ServerCredentials.createInsecure(),
+    (err, p) => err ? reject(err) : resolve(p),
+  )
+);
+log.info(
+  { listen, port, workers, maxQueue, dataDir, maps: store.ids().length, restored },
+  "arcpath listening",
+);
+// A line tests and scripts can wait for.
+console.log(`ARCPATH_READY port=${port}`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, "shutting down");
+  health.setStatus("", "NOT_SERVING");
+  await new Promise<void>((resolve) => {
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, 5000);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+  pool.close();
+  Deno.exit(0);
+}
+Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));

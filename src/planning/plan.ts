@@ -1,0 +1,179 @@
+/**
+ * The planning pipeline that runs inside a worker: pure code over shared map data, no I/O, no policy.
+ * Each planner composes the cores: grid search (search/), smoothing (smoothing/), curves (geometry/).
+ *
+ * @module
+ */
+import type { PassLayer } from "../maps/grid.ts";
+import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../search/astar.ts";
+import { gridPathLength, GridSpace, type Neighborhood } from "../search/gridSpace.ts";
+import { smoothPath } from "../smoothing/simpleSmooth.ts";
+import { lineSegment } from "../geometry/segment.ts";
+import type { Segment } from "../geometry/types.ts";
+import type { PlanOutcome, PlanTask } from "./task.ts";
+
+/** Reusable per-worker state: the search workspace and spaces (allocated once, reused by every task). */
+export class PlanContext {
+  /** Looks up shared data posted to this worker. */
+  readonly lookup: (key: string) => unknown;
+  /** A* bookkeeping reused across searches. */
+  readonly workspace: SearchWorkspace = new SearchWorkspace();
+  /** The grid space, reconfigured per search. */
+  readonly grid: GridSpace = new GridSpace();
+  /** The search result object, reused. */
+  readonly result = newSearchResult();
+
+  /** Creates a context over a shared-data lookup. */
+  constructor(lookup: (key: string) => unknown) {
+    this.lookup = lookup;
+  }
+
+  /** The pass layer for a key (throws if the service did not share it). */
+  layer(key: string): PassLayer {
+    const layer = this.lookup(key) as PassLayer | undefined;
+    if (!layer) throw new Error(`pass layer ${key} was not shared with this worker`);
+    return layer;
+  }
+}
+
+/** A grid search result: the tile path (or null) and figures. */
+export interface GridSearch {
+  /** Tile ids from start to target, or null. */
+  path: Int32Array | null;
+  /** "found", "budget" (partial path to the best state), "cancelled" or "unreachable". */
+  status: "found" | "budget" | "cancelled" | "unreachable";
+  /** Expansions. */
+  expansions: number;
+}
+
+/** Runs grid A* from the task's start tile to its goal tile. */
+export function gridSearch(
+  ctx: PlanContext,
+  layer: PassLayer,
+  task: PlanTask,
+  neighborhood: Neighborhood,
+  cancel: Int32Array | null,
+): GridSearch {
+  const space = ctx.grid.configure(layer, task.clearance, neighborhood, task.goalTile);
+  const r = astar(space, ctx.workspace, [task.startTile], {
+    maxExpansions: task.maxExpansions,
+    deadline: performance.now() + task.maxMillis,
+    cancel,
+    trackNearest: true,
+  }, ctx.result);
+  switch (r.status) {
+    case "found":
+      return { path: reconstructPath(ctx.workspace, r.goal), status: "found", expansions: r.expansions };
+    case "budget":
+    case "deadline":
+      return {
+        path: r.best >= 0 ? reconstructPath(ctx.workspace, r.best) : null,
+        status: "budget",
+        expansions: r.expansions,
+      };
+    case "cancelled":
+      return { path: null, status: "cancelled", expansions: r.expansions };
+    default:
+      return { path: null, status: "unreachable", expansions: r.expansions };
+  }
+}
+
+/** LINE segments through points (x, y pairs), forward; collinear runs are merged. */
+export function polylineSegments(points: ArrayLike<number>): Segment[] {
+  const segs: Segment[] = [];
+  const n = points.length / 2;
+  let i = 0;
+  while (i < n - 1) {
+    const x0 = points[2 * i], y0 = points[2 * i + 1];
+    const dx = points[2 * i + 2] - x0, dy = points[2 * i + 3] - y0;
+    let j = i + 1;
+    // Extend while the next step keeps exactly the same direction (grid steps are exact small integers).
+    while (j < n - 1) {
+      const ex = points[2 * j + 2] - points[2 * j], ey = points[2 * j + 3] - points[2 * j + 1];
+      if (Math.abs(ex * dy - ey * dx) > 1e-12 || ex * dx + ey * dy <= 0) break;
+      j++;
+    }
+    const x1 = points[2 * j], y1 = points[2 * j + 1];
+    const len = Math.hypot(x1 - x0, y1 - y0);
+    if (len > 0) segs.push(lineSegment({ x: x0, y: y0, heading: Math.atan2(y1 - y0, x1 - x0) }, len, 1));
+    i = j;
+  }
+  return segs;
+}
+
+/** Tile centers of a tile path as x, y pairs. */
+export function tileCenters(path: Int32Array, width: number): Float64Array {
+  const pts = new Float64Array(path.length * 2);
+  for (let i = 0; i < path.length; i++) {
+    pts[2 * i] = (path[i] % width) + 0.5;
+    pts[2 * i + 1] = Math.floor(path[i] / width) + 0.5;
+  }
+  return pts;
+}
+
+function outcome(task: PlanTask, partial: Partial<PlanOutcome>): PlanOutcome {
+  return {
+    status: "found",
+    segments: [],
+    length: 0,
+    waypoints: null,
+    duration: 0,
+    expansions: 0,
+    searchMicros: 0,
+    planner: task.planner,
+    message: "",
+    ...partial,
+  };
+}
+
+/** GRID and SMOOTH: grid A*, then (SMOOTH) the article's simple smoothing. */
+function planGridOrSmooth(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
+  const layer = ctx.layer(task.layerKey);
+  const search = gridSearch(ctx, layer, task, task.neighborhood as Neighborhood, cancel);
+  if (search.status === "cancelled") {
+    return outcome(task, { status: "cancelled", expansions: search.expansions });
+  }
+  if (!search.path) {
+    return outcome(task, {
+      status: search.status === "budget" ? "budget" : "unreachable",
+      expansions: search.expansions,
+      message: search.status === "budget" ? "search budget exhausted before any progress" : "no path",
+    });
+  }
+  const path = search.path;
+  const status = search.status === "budget" ? "budget" : task.nearest ? "nearest" : "found";
+  let segments: Segment[];
+  let length: number;
+  if (task.planner === "grid") {
+    segments = polylineSegments(tileCenters(path, layer.width));
+    length = gridPathLength(layer, path, layer.width);
+  } else {
+    const pts = smoothPath(layer, task.unit.boundingRadius, path, layer.width);
+    segments = polylineSegments(pts);
+    length = segments.reduce((a, s) => a + s.length, 0);
+  }
+  return outcome(task, {
+    status,
+    segments,
+    length,
+    waypoints: task.wantWaypoints ? path : null,
+    expansions: search.expansions,
+    message: status === "budget" ? "search budget exhausted; partial path toward the goal" : "",
+  });
+}
+
+/** Runs one task; the cancel flag is polled by every search. */
+export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
+  const t0 = performance.now();
+  let out: PlanOutcome;
+  switch (task.planner) {
+    case "grid":
+    case "smooth":
+      out = planGridOrSmooth(ctx, task, cancel);
+      break;
+    default:
+      throw new Error(`planner ${task.planner} is not implemented in the worker`);
+  }
+  out.searchMicros = Math.round((performance.now() - t0) * 1000);
+  return out;
+}

@@ -1,0 +1,84 @@
+/**
+ * What the service asks a worker to plan, and what comes back. Plain data: it crosses the worker boundary by
+ * structured clone; maps travel separately, once, as shared memory keyed by `layerKey`.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { UnitSpec } from "../service/profiles.ts";
+
+/** Planners the worker runs (the service resolves AUTO before). */
+export type PlannerName = "grid" | "smooth" | "curved" | "directional" | "hybrid" | "hierarchical";
+
+/** A planning job. */
+export interface PlanTask {
+  /** Which planner. */
+  planner: PlannerName;
+  /** Key of the shared PassLayer in the worker. */
+  layerKey: string;
+  /** Key of the shared RegionTable for `clearance` (for hierarchical search), if any. */
+  regionKey?: string;
+  /** Start tile index (the start pose snapped). */
+  startTile: number;
+  /** Target tile index (the goal, or the nearest reachable tile when `nearest`). */
+  goalTile: number;
+  /** Exact start pose. */
+  start: Pose;
+  /** Exact goal position and optional heading. */
+  goal: { x: number; y: number; heading?: number; tolerance: number; headingTolerance: number };
+  /** Grid clearance class the unit needs (tiles open iff clearance >= this). */
+  clearance: number;
+  /** The unit. */
+  unit: UnitSpec;
+  /** Grid neighbourhood 4 or 8, directional 8, 24 or 48. */
+  neighborhood: number;
+  /** Expansion budget. */
+  maxExpansions: number;
+  /** Time budget in milliseconds (measured in the worker). */
+  maxMillis: number;
+  /** The target is the nearest reachable tile, not the goal (status NEAREST when reached). */
+  nearest: boolean;
+  /** Include grid waypoints in the result. */
+  wantWaypoints: boolean;
+  /** Request options that change geometry (approximations, roads). */
+  options: {
+    ignoreObstaclesInCurves: boolean;
+    tighterTurns: boolean;
+    allowBackingUp: boolean;
+    keepToRoads: boolean;
+  };
+  /** Test hook: crash the worker. */
+  debugCrash?: boolean;
+}
+
+/** Outcome statuses of a planning job. */
+export type PlanStatusName =
+  | "found"
+  | "nearest"
+  | "unreachable"
+  | "budget"
+  | "no_legal_path"
+  | "cancelled"
+  | "deadline";
+
+/** What a worker returns. */
+export interface PlanOutcome {
+  /** Outcome. */
+  status: PlanStatusName;
+  /** The path. */
+  segments: Segment[];
+  /** Length (for grid: the exact A* cost). */
+  length: number;
+  /** Grid waypoints as tile indices, or null. */
+  waypoints: Int32Array | null;
+  /** Total seconds (0 without speed limits). */
+  duration: number;
+  /** Expansions of all searches. */
+  expansions: number;
+  /** Microseconds searching. */
+  searchMicros: number;
+  /** The planner actually used. */
+  planner: PlannerName;
+  /** A note for the client. */
+  message: string;
+}

@@ -1,0 +1,132 @@
+/**
+ * The gRPC server: handlers validate input, call the service layer, map errors to status codes and log one
+ * JSON line per RPC. Health and reflection are served so generic gRPC tools can list, describe and call it.
+ *
+ * @module
+ */
+import * as grpc from "@grpc/grpc-js";
+import { HealthImplementation } from "grpc-health-check";
+import { ReflectionService } from "@grpc/reflection";
+import type { Logger } from "pino";
+import { loadPackageDefinition, loadPathfinder } from "./proto.ts";
+import { ServiceError } from "../service/errors.ts";
+import type { Arcpath } from "../service/arcpath.ts";
+
+const STATUS: Record<string, grpc.status> = {
+  INVALID_ARGUMENT: grpc.status.INVALID_ARGUMENT,
+  NOT_FOUND: grpc.status.NOT_FOUND,
+  FAILED_PRECONDITION: grpc.status.FAILED_PRECONDITION,
+  RESOURCE_EXHAUSTED: grpc.status.RESOURCE_EXHAUSTED,
+  DEADLINE_EXCEEDED: grpc.status.DEADLINE_EXCEEDED,
+  CANCELLED: grpc.status.CANCELLED,
+  UNIMPLEMENTED: grpc.status.UNIMPLEMENTED,
+  UNAVAILABLE: grpc.status.UNAVAILABLE,
+  INTERNAL: grpc.status.INTERNAL,
+};
+
+/** Converts any thrown value to a gRPC error (unknown errors become INTERNAL, logged with their stack). */
+export function toGrpcError(e: unknown): grpc.ServiceError {
+  const err = new Error(e instanceof Error ? e.message : String(e)) as grpc.ServiceError;
+  err.code = e instanceof ServiceError ? STATUS[e.code] : grpc.status.INTERNAL;
+  err.details = err.message;
+  return err;
+}
+
+/** Options of the server. */
+export interface ServerOptions {
+  /** Max message size in bytes, both ways. */
+  maxMessageBytes: number;
+}
+
+/** Fields a handler adds to its log line. */
+type LogFields = Record<string, unknown>;
+
+/**
+ * Wraps a unary handler: an AbortSignal that fires on client cancel or deadline, error mapping, one log line.
+ */
+function unary<Req, Res>(
+  log: Logger,
+  method: string,
+  fn: (req: Req, signal: AbortSignal, fields: LogFields) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const t0 = performance.now();
+    const ac = new AbortController();
+    const fields: LogFields = { method };
+    call.on("cancelled", () => ac.abort(new ServiceError("CANCELLED", "request cancelled by the client")));
+    const deadline = call.getDeadline();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
+    if (Number.isFinite(ms) && ms < 1e9) {
+      timer = setTimeout(
+        () => ac.abort(new ServiceError("DEADLINE_EXCEEDED", "deadline exceeded")),
+        Math.max(0, ms),
+      );
+    }
+    fn(call.request, ac.signal, fields).then(
+      (res) => {
+        clearTimeout(timer);
+        log.info({ ...fields, status: "OK", micros: Math.round((performance.now() - t0) * 1000) });
+        callback(null, res);
+      },
+      (e) => {
+        clearTimeout(timer);
+        const ge = toGrpcError(e);
+        const entry = {
+          ...fields,
+          status: grpc.status[ge.code],
+          error: ge.message,
+          micros: Math.round((performance.now() - t0) * 1000),
+        };
+        if (ge.code === grpc.status.INTERNAL) {
+          log.error({ ...entry, stack: (e as Error)?.stack }, "rpc failed");
+        } else log.info(entry);
+        callback(ge);
+      },
+    );
+  };
+}
+
+/** Builds a grpc.Server with the Pathfinder service, health and reflection. */
+export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
+  server: grpc.Server;
+  health: HealthImplementation;
+} {
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": opts.maxMessageBytes,
+    "grpc.max_send_message_length": opts.maxMessageBytes,
+  });
+  const definition = loadPackageDefinition();
+  const { service } = loadPathfinder(definition);
+  // deno-lint-ignore no-explicit-any
+  type Any = any;
+  server.addService(service, {
+    PutMap: unary<Any, Any>(log, "PutMap", (req, _s, f) => {
+      f.map = req.id;
+      return app.putMap(req, f);
+    }),
+    PatchMap: unary<Any, Any>(log, "PatchMap", (req, _s, f) => {
+      f.map = req.map?.id;
+      return app.patchMap(req, f);
+    }),
+    GetMap: unary<Any, Any>(log, "GetMap", (req, _s, f) => {
+      f.map = req.map?.id;
+      return app.getMap(req);
+    }),
+    ListMaps: unary<Any, Any>(log, "ListMaps", () => app.listMaps()),
+    DeleteMap: unary<Any, Any>(log, "DeleteMap", (req, _s, f) => {
+      f.map = req.map?.id;
+      return app.deleteMap(req);
+    }),
+    Plan: unary<Any, Any>(log, "Plan", (req, signal, f) => {
+      f.map = req.map?.id;
+      return app.plan(req, signal, f);
+    }),
+    Curve: unary<Any, Any>(log, "Curve", (req) => app.curve(req)),
+    Stream: (call: grpc.ServerDuplexStream<Any, Any>) => app.stream(call, log),
+  });
+  const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });
+  health.addToServer(server);
+  new ReflectionService(definition).addToServer(server);
+  return { server, health };
+}

@@ -1,0 +1,145 @@
+/**
+ * Conversions between the wire shapes (proto field names, as @grpc/proto-loader gives them with keepCase) and
+ * the internal types.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { MapVersion } from "../service/mapStore.ts";
+import { reportedTerrain } from "../service/mapStore.ts";
+import type { PlannerName, PlanOutcome, PlanStatusName } from "../planning/task.ts";
+
+/** A Segment on the wire. */
+export interface WireSegment {
+  kind: "SEGMENT_KIND_LINE" | "SEGMENT_KIND_ARC";
+  start: Pose;
+  end: Pose;
+  length: number;
+  curvature: number;
+  direction: number;
+  start_speed: number;
+  end_speed: number;
+  duration: number;
+  center_x: number;
+  center_y: number;
+  radius: number;
+  sweep: number;
+  touches_blocked: boolean;
+  tightened: boolean;
+}
+
+/** Converts a segment to its wire shape (arc center, radius and sweep filled in). */
+export function segmentToWire(s: Segment): WireSegment {
+  const arc = s.curvature !== 0;
+  const radius = arc ? 1 / Math.abs(s.curvature) : 0;
+  // The center is on the left of the heading for positive curvature, whatever the direction of travel.
+  const cx = arc ? s.start.x - Math.sin(s.start.heading) / s.curvature : 0;
+  const cy = arc ? s.start.y + Math.cos(s.start.heading) / s.curvature : 0;
+  return {
+    kind: arc ? "SEGMENT_KIND_ARC" : "SEGMENT_KIND_LINE",
+    start: { ...s.start },
+    end: { ...s.end },
+    length: s.length,
+    curvature: s.curvature,
+    direction: s.direction,
+    start_speed: s.startSpeed ?? 0,
+    end_speed: s.endSpeed ?? 0,
+    duration: s.duration ?? 0,
+    center_x: cx,
+    center_y: cy,
+    radius,
+    sweep: arc ? s.direction * s.curvature * s.length : 0,
+    touches_blocked: !!s.touchesBlocked,
+    tightened: !!s.tightened,
+  };
+}
+
+/** Wire names of the planners. */
+export const PLANNER_WIRE: Record<PlannerName, string> = {
+  grid: "PLANNER_GRID",
+  smooth: "PLANNER_SMOOTH",
+  curved: "PLANNER_CURVED",
+  directional: "PLANNER_DIRECTIONAL",
+  hybrid: "PLANNER_HYBRID",
+  hierarchical: "PLANNER_HIERARCHICAL",
+};
+
+/** Wire names of plan statuses. */
+export const STATUS_WIRE: Record<Exclude<PlanStatusName, "cancelled" | "deadline">, string> = {
+  found: "PLAN_STATUS_FOUND",
+  nearest: "PLAN_STATUS_NEAREST",
+  unreachable: "PLAN_STATUS_UNREACHABLE",
+  budget: "PLAN_STATUS_BUDGET_EXHAUSTED",
+  no_legal_path: "PLAN_STATUS_NO_LEGAL_PATH",
+};
+
+/** A PlanResponse on the wire. */
+export interface WirePlanResponse {
+  status: string;
+  segments: WireSegment[];
+  length: number;
+  waypoints: { x: number; y: number }[];
+  duration: number;
+  map_version: string;
+  stats: {
+    expansions: number;
+    search_micros: number;
+    planner: string;
+    queue_micros: number;
+    total_micros: number;
+    from_region_table: boolean;
+  };
+  message: string;
+}
+
+/** Builds the wire response of a plan outcome. */
+export function planToWire(
+  out: PlanOutcome,
+  mapVersion: string,
+  width: number,
+  extra: { queueMicros: number; totalMicros: number; fromRegionTable: boolean },
+): WirePlanResponse {
+  const waypoints: { x: number; y: number }[] = [];
+  if (out.waypoints) {
+    for (const t of out.waypoints) waypoints.push({ x: t % width, y: Math.floor(t / width) });
+  }
+  return {
+    status: STATUS_WIRE[out.status as keyof typeof STATUS_WIRE],
+    segments: out.segments.map(segmentToWire),
+    length: out.length,
+    waypoints,
+    duration: out.duration,
+    map_version: mapVersion,
+    stats: {
+      expansions: out.expansions,
+      search_micros: out.searchMicros,
+      planner: PLANNER_WIRE[out.planner],
+      queue_micros: extra.queueMicros,
+      total_micros: extra.totalMicros,
+      from_region_table: extra.fromRegionTable,
+    },
+    message: out.message,
+  };
+}
+
+/** MapInfo on the wire. */
+export function mapInfoToWire(mv: MapVersion, regions: { regionCount: number; componentCount: number }) {
+  let passable = 0;
+  const defaultLayer = [...mv.layers.values()][0]?.layer;
+  if (defaultLayer) {
+    for (let i = 0; i < defaultLayer.tileCost.length; i++) if (defaultLayer.tileCost[i] > 0) passable++;
+  }
+  return {
+    id: mv.id,
+    version: mv.version,
+    width: mv.map.width,
+    height: mv.map.height,
+    passable_tiles: passable,
+    regions: regions.regionCount,
+    components: regions.componentCount,
+    sector_size: 16,
+    terrain: reportedTerrain(mv),
+    builtin: mv.builtin,
+    build_micros: mv.buildMicros,
+  };
+}

@@ -1,0 +1,285 @@
+/**
+ * The planning pipeline's policy: resolve the map version and the unit, check the request against the map,
+ * answer unreachable goals from the region tables without searching, choose the planner, and run the search
+ * on the worker pool.
+ *
+ * @module
+ */
+import type { Pose } from "../geometry/types.ts";
+import { clearanceClass } from "../maps/layer.ts";
+import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from "../maps/regions.ts";
+import type { PlannerName, PlanOutcome, PlanTask } from "../planning/task.ts";
+import { invalid, ServiceError } from "./errors.ts";
+import type { LayerEntry, MapStore, MapVersion } from "./mapStore.ts";
+import type { WorkerPool } from "./pool.ts";
+import { resolveUnit, type UnitProfileInput, type UnitSpec } from "./profiles.ts";
+
+/** A plan request after wire decoding (proto field names). */
+export interface PlanInput {
+  map?: { id?: string; version?: string } | null;
+  unit?: UnitProfileInput | null;
+  start?: Partial<Pose> | null;
+  goal?: {
+    x?: number;
+    y?: number;
+    heading?: number | null;
+    tolerance?: number;
+    heading_tolerance?: number;
+  } | null;
+  planner?: string;
+  options?: {
+    neighborhood?: number;
+    max_expansions?: number;
+    max_millis?: number;
+    nearest_fallback?: boolean;
+    ignore_obstacles_in_curves?: boolean;
+    tighter_turns?: boolean;
+    allow_backing_up?: boolean;
+    keep_to_roads?: boolean;
+    omit_waypoints?: boolean;
+  } | null;
+}
+
+/** Limits the service applies when a request sets none. */
+export interface PlanLimits {
+  /** Default and maximum expansions per plan. */
+  maxExpansions: number;
+  /** Default and maximum milliseconds per plan. */
+  maxMillis: number;
+}
+
+/** A finished plan with what the wire response needs. */
+export interface PlanResult {
+  /** The worker's outcome (or the region table's). */
+  outcome: PlanOutcome;
+  /** The version used. */
+  mapVersion: MapVersion;
+  /** Microseconds in the queue. */
+  queueMicros: number;
+  /** Answered from the region tables. */
+  fromRegionTable: boolean;
+}
+
+const PLANNERS: Record<string, PlannerName | "auto"> = {
+  PLANNER_AUTO: "auto",
+  PLANNER_GRID: "grid",
+  PLANNER_SMOOTH: "smooth",
+  PLANNER_CURVED: "curved",
+  PLANNER_DIRECTIONAL: "directional",
+  PLANNER_HYBRID: "hybrid",
+  PLANNER_HIERARCHICAL: "hierarchical",
+};
+
+/** Planners the workers can run today. */
+const AVAILABLE = new Set<PlannerName>(["grid", "smooth"]);
+
+function finite(field: string, v: unknown): number {
+  const x = typeof v === "number" ? v : Number.NaN;
+  if (!Number.isFinite(x)) throw invalid(field, v, "must be a finite number");
+  return x;
+}
+
+/** Marks a planner as available (called as planners land). */
+export function enablePlanner(p: PlannerName): void {
+  AVAILABLE.add(p);
+}
+
+/** Runs Plan requests. */
+export class PlanService {
+  readonly #store: MapStore;
+  readonly #pool: WorkerPool;
+  readonly #limits: PlanLimits;
+  readonly #testHooks: boolean;
+
+  /** Creates the service over a store and a pool. */
+  constructor(store: MapStore, pool: WorkerPool, limits: PlanLimits, testHooks = false) {
+    this.#store = store;
+    this.#pool = pool;
+    this.#limits = limits;
+    this.#testHooks = testHooks;
+  }
+
+  /** Plans one path. The signal aborts on client cancel or deadline. */
+  async plan(req: PlanInput, signal?: AbortSignal): Promise<PlanResult> {
+    const ref = req.map ?? {};
+    if (!ref.id) throw invalid("map.id", ref.id ?? "", "is required");
+    // Test hook (server flag --test-hooks only): a profile named "__crash__" makes the worker crash.
+    const debugCrash = this.#testHooks && req.unit?.name === "__crash__";
+    const unit = resolveUnit(debugCrash ? { ...req.unit, name: "" } : req.unit);
+    const plannerName = PLANNERS[req.planner ?? "PLANNER_AUTO"];
+    if (!plannerName) throw invalid("planner", req.planner, "unknown planner");
+    if (!req.start) throw invalid("start", "unset", "is required");
+    if (!req.goal) throw invalid("goal", "unset", "is required");
+    const start: Pose = {
+      x: finite("start.x", req.start.x),
+      y: finite("start.y", req.start.y),
+      heading: finite("start.heading", req.start.heading ?? 0),
+    };
+    const gx = finite("goal.x", req.goal.x);
+    const gy = finite("goal.y", req.goal.y);
+    const goalHeading = req.goal.heading ?? undefined;
+    if (goalHeading !== undefined) finite("goal.heading", goalHeading);
+    const tolerance = req.goal.tolerance ?? 0;
+    if (!Number.isFinite(tolerance) || tolerance < 0) {
+      throw invalid("goal.tolerance", tolerance, "must be >= 0");
+    }
+    const headingTolerance = req.goal.heading_tolerance ?? 0;
+    if (!Number.isFinite(headingTolerance) || headingTolerance < 0) {
+      throw invalid("goal.heading_tolerance", headingTolerance, "must be >= 0");
+    }
+    const opts = req.options ?? {};
+    const maxExpansions = opts.max_expansions ?? 0;
+    if (!Number.isFinite(maxExpansions) || maxExpansions < 0) {
+      throw invalid("options.max_expansions", maxExpansions, "must be >= 0");
+    }
+    const maxMillis = opts.max_millis ?? 0;
+
+    const planner = this.#choosePlanner(plannerName, unit);
+    const neighborhood = this.#neighborhood(planner, opts.neighborhood ?? 0);
+
+    const mv = await this.#store.get(ref.id, ref.version ?? "");
+    const unpin = this.#store.pin(mv);
+    try {
+      const { width, height } = mv.map;
+      const startTile = this.#tileOf("start", start.x, start.y, width, height);
+      const goalTile = this.#tileOf("goal", gx, gy, width, height);
+      const entry = this.#store.layerFor(mv, unit);
+      const cls = clearanceClass(unit.boundingRadius);
+      const regions = this.#store.regionsFor(mv, entry, cls);
+      const startComponent = componentOfTile(regions, startTile);
+      if (startComponent < 0) {
+        throw invalid(
+          "start",
+          `(${start.x}, ${start.y})`,
+          `tile (${startTile % width}, ${Math.floor(startTile / width)}) is blocked for this unit ` +
+            `(needs clearance ${unit.boundingRadius})`,
+        );
+      }
+      let target = goalTile;
+      let nearest = false;
+      if (componentOfTile(regions, goalTile) !== startComponent) {
+        // The region tables say no path exists: answer without searching.
+        if (!opts.nearest_fallback) {
+          return {
+            outcome: emptyOutcome(
+              "unreachable",
+              planner,
+              "the goal is not connected to the start for this unit",
+            ),
+            mapVersion: mv,
+            queueMicros: 0,
+            fromRegionTable: true,
+          };
+        }
+        target = nearestOpenTileInComponent(regions, entry.layer, startComponent, gx, gy);
+        nearest = true;
+      }
+      const task: PlanTask = {
+        planner,
+        layerKey: entry.key,
+        regionKey: `${entry.key}/${cls}`,
+        startTile,
+        goalTile: target,
+        start,
+        goal: {
+          x: nearest ? (target % width) + 0.5 : gx,
+          y: nearest ? Math.floor(target / width) + 0.5 : gy,
+          heading: nearest ? undefined : goalHeading,
+          tolerance: tolerance || 0.5,
+          headingTolerance: headingTolerance || 0.2,
+        },
+        clearance: cls,
+        unit,
+        neighborhood,
+        maxExpansions: Math.min(maxExpansions || this.#limits.maxExpansions, this.#limits.maxExpansions),
+        maxMillis: Math.min(maxMillis || this.#limits.maxMillis, this.#limits.maxMillis),
+        nearest,
+        wantWaypoints: !opts.omit_waypoints,
+        options: {
+          ignoreObstaclesInCurves: !!opts.ignore_obstacles_in_curves,
+          tighterTurns: !!opts.tighter_turns,
+          allowBackingUp: !!opts.allow_backing_up,
+          keepToRoads: !!opts.keep_to_roads,
+        },
+        debugCrash,
+      };
+      const { value, queueMicros } = await this.#pool.run<PlanOutcome>(
+        task,
+        this.#sharedFor(entry, cls, regions),
+        signal,
+      );
+      if (value.status === "cancelled" || value.status === "deadline") {
+        throw new ServiceError(
+          value.status === "deadline" ? "DEADLINE_EXCEEDED" : "CANCELLED",
+          "search stopped before it finished",
+        );
+      }
+      return { outcome: value, mapVersion: mv, queueMicros, fromRegionTable: false };
+    } finally {
+      unpin();
+    }
+  }
+
+  #sharedFor(entry: LayerEntry, cls: number, regions: RegionTable) {
+    return [
+      { key: entry.key, data: entry.layer },
+      { key: `${entry.key}/${cls}`, data: regions },
+    ];
+  }
+
+  #tileOf(field: string, x: number, y: number, width: number, height: number): number {
+    if (x < 0 || x >= width) throw invalid(`${field}.x`, x, `must be in [0, ${width}) (map width ${width})`);
+    if (y < 0 || y >= height) {
+      throw invalid(`${field}.y`, y, `must be in [0, ${height}) (map height ${height})`);
+    }
+    return Math.floor(y) * width + Math.floor(x);
+  }
+
+  #choosePlanner(p: PlannerName | "auto", unit: UnitSpec): PlannerName {
+    if (p === "auto") {
+      if (unit.turningRadius > 0 && AVAILABLE.has("hybrid")) return "hybrid";
+      return "smooth";
+    }
+    if (!AVAILABLE.has(p)) {
+      throw new ServiceError("UNIMPLEMENTED", `planner: ${PLANNER_NAMES[p]} is not available yet`);
+    }
+    return p;
+  }
+
+  #neighborhood(p: PlannerName, n: number): number {
+    if (p === "directional" || p === "hybrid") {
+      if (n === 0) return 24;
+      if (![8, 24, 48].includes(n)) {
+        throw invalid("options.neighborhood", n, "must be 8, 24 or 48 for directional");
+      }
+      return n;
+    }
+    if (p === "curved") return 4;
+    if (n === 0) return 8;
+    if (n !== 4 && n !== 8) throw invalid("options.neighborhood", n, "must be 4 or 8 for grid planners");
+    return n;
+  }
+}
+
+const PLANNER_NAMES: Record<PlannerName, string> = {
+  grid: "PLANNER_GRID",
+  smooth: "PLANNER_SMOOTH",
+  curved: "PLANNER_CURVED",
+  directional: "PLANNER_DIRECTIONAL",
+  hybrid: "PLANNER_HYBRID",
+  hierarchical: "PLANNER_HIERARCHICAL",
+};
+
+function emptyOutcome(status: "unreachable", planner: PlannerName, message: string): PlanOutcome {
+  return {
+    status,
+    segments: [],
+    length: 0,
+    waypoints: null,
+    duration: 0,
+    expansions: 0,
+    searchMicros: 0,
+    planner,
+    message,
+  };
+}

@@ -1,0 +1,280 @@
+/**
+ * The worker pool: Deno Web Workers running pure planning code.
+ *
+ * - Pass layers and region tables live in SharedArrayBuffers and are posted to a worker once per key, never
+ *   copied per request.
+ * - A bounded queue: past it, RESOURCE_EXHAUSTED.
+ * - Cancellation and deadlines set a flag in shared memory that the search polls (worker.terminate() cannot stop
+ *   a busy worker on Deno 2.9).
+ * - A worker that crashes is replaced; its job fails with INTERNAL, the others go on.
+ *
+ * @module
+ */
+import { ServiceError } from "./errors.ts";
+import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
+
+/** Options of the pool. */
+export interface PoolOptions {
+  /** Number of workers. */
+  size: number;
+  /** Jobs that may wait when all workers are busy. */
+  maxQueue: number;
+  /** Called for log lines. */
+  log?: (fields: Record<string, unknown>, msg: string) => void;
+}
+
+/** Data a job needs on its worker: a key and the object to post once (typed arrays over shared memory). */
+export interface SharedData {
+  /** Cache key in the worker. */
+  key: string;
+  /** The payload. */
+  data: unknown;
+}
+
+interface Job {
+  task: unknown;
+  shared: SharedData[];
+  signal: AbortSignal | undefined;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  enqueuedAt: number;
+  onAbort?: () => void;
+  settled: boolean;
+  /** performance.now() when a running job was aborted. */
+  abortedAt?: number;
+}
+
+interface Slot {
+  worker: Worker;
+  cancel: Int32Array;
+  job: Job | null;
+  jobId: number;
+  known: Set<string>;
+  alive: boolean;
+}
+
+/** Result of a job with its queue wait. */
+export interface JobResult<T> {
+  /** What the worker returned. */
+  value: T;
+  /** Microseconds spent in the queue. */
+  queueMicros: number;
+}
+
+/** The pool. */
+export class WorkerPool {
+  readonly #opts: PoolOptions;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Job[] = [];
+  #nextJobId = 1;
+  #closed = false;
+  #recentCrashes: number[] = [];
+  /** Workers replaced after a crash, for tests and stats. */
+  restarts = 0;
+
+  /** Starts `size` workers. */
+  constructor(opts: PoolOptions) {
+    this.#opts = opts;
+    for (let i = 0; i < opts.size; i++) this.#slots.push(this.#spawn());
+  }
+
+  /** Jobs waiting. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Workers busy. */
+  get busy(): number {
+    return this.#slots.filter((s) => s.job).length;
+  }
+
+  /** Tells every worker to drop cached shared data. */
+  forget(keys: string[]): void {
+    for (const s of this.#slots) {
+      const drop = keys.filter((k) => s.known.delete(k));
+      if (drop.length > 0) s.worker.postMessage({ type: "drop", keys: drop } satisfies WorkerRequest);
+    }
+  }
+
+  /**
+   * Runs a task on a worker. Rejects with RESOURCE_EXHAUSTED when the queue is full, CANCELLED when the signal
+   * aborts (its reason, if a ServiceError, is used instead), INTERNAL when the worker crashes.
+   */
+  run<T>(task: unknown, shared: SharedData[], signal?: AbortSignal): Promise<JobResult<T>> {
+    if (this.#closed) return Promise.reject(new ServiceError("UNAVAILABLE", "server is shutting down"));
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        task,
+        shared,
+        signal,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        enqueuedAt: performance.now(),
+        settled: false,
+      };
+      const free = this.#slots.find((s) => s.alive && !s.job);
+      if (free) {
+        this.#start(free, job);
+      } else if (this.#queue.length >= this.#opts.maxQueue) {
+        reject(
+          new ServiceError(
+            "RESOURCE_EXHAUSTED",
+            `queue: ${this.#queue.length} requests already waiting (limit ${this.#opts.maxQueue}); retry later`,
+          ),
+        );
+        return;
+      } else {
+        this.#queue.push(job);
+      }
+      if (signal) {
+        job.onAbort = () => this.#abort(job);
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+    });
+  }
+
+  /** Stops all workers (jobs still running are cancelled). */
+  close(): void {
+    this.#closed = true;
+    for (const job of this.#queue.splice(0)) {
+      this.#settle(job, null, new ServiceError("UNAVAILABLE", "shutdown"));
+    }
+    for (const s of this.#slots) {
+      Atomics.store(s.cancel, 0, 1);
+      if (s.job) this.#settle(s.job, null, new ServiceError("UNAVAILABLE", "shutdown"));
+      s.alive = false;
+      s.worker.terminate();
+    }
+  }
+
+  #spawn(): Slot {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
+    const slot: Slot = {
+      worker,
+      cancel: new Int32Array(new SharedArrayBuffer(4)),
+      job: null,
+      jobId: 0,
+      known: new Set(),
+      alive: true,
+    };
+    worker.onmessage = (ev: MessageEvent<WorkerReply>) => this.#onReply(slot, ev.data);
+    worker.onerror = (ev: ErrorEvent) => {
+      // Without preventDefault an uncaught error in a worker ends the whole process.
+      ev.preventDefault();
+      this.#onCrash(slot, ev.message ?? "worker error");
+    };
+    worker.onmessageerror = () => this.#onCrash(slot, "worker message could not be deserialized");
+    return slot;
+  }
+
+  #start(slot: Slot, job: Job): void {
+    slot.job = job;
+    slot.jobId = this.#nextJobId++;
+    Atomics.store(slot.cancel, 0, 0);
+    for (const s of job.shared) {
+      if (!slot.known.has(s.key)) {
+        slot.worker.postMessage({ type: "share", key: s.key, data: s.data } satisfies WorkerRequest);
+        slot.known.add(s.key);
+      }
+    }
+    const queueMicros = Math.round((performance.now() - job.enqueuedAt) * 1000);
+    (job as Job & { queueMicros: number }).queueMicros = queueMicros;
+    slot.worker.postMessage(
+      { type: "job", jobId: slot.jobId, cancel: slot.cancel, task: job.task } satisfies WorkerRequest,
+    );
+  }
+
+  #onReply(slot: Slot, msg: WorkerReply): void {
+    if (msg.type !== "result" && msg.type !== "error") return;
+    const job = slot.job;
+    if (!job || msg.jobId !== slot.jobId) return;
+    slot.job = null;
+    if (job.abortedAt !== undefined) {
+      // The job was already answered as cancelled; record how fast its search really stopped.
+      const v = msg.type === "result" ? msg.value as { status?: string; expansions?: number } : {};
+      this.#opts.log?.({
+        stoppedAfterMs: +(performance.now() - job.abortedAt).toFixed(2),
+        status: v.status,
+        expansions: v.expansions,
+      }, "search stopped after cancel");
+    }
+    if (msg.type === "result") {
+      const queueMicros = (job as Job & { queueMicros: number }).queueMicros ?? 0;
+      this.#settle(job, { value: msg.value, queueMicros }, null);
+    } else {
+      this.#settle(job, null, new ServiceError("INTERNAL", `planner failed: ${msg.message}`));
+    }
+    this.#next(slot);
+  }
+
+  #onCrash(slot: Slot, message: string): void {
+    if (!slot.alive) return;
+    slot.alive = false;
+    this.restarts++;
+    this.#opts.log?.({ err: message }, "worker crashed; replacing it");
+    try {
+      slot.worker.terminate();
+    } catch { /* already gone */ }
+    const job = slot.job;
+    slot.job = null;
+    if (job) this.#settle(job, null, new ServiceError("INTERNAL", `worker crashed: ${message}`));
+    if (this.#closed) return;
+    // Back off when workers die in a burst (e.g. a module that fails to load), instead of spinning.
+    const now = performance.now();
+    this.#recentCrashes = this.#recentCrashes.filter((t) => now - t < 1000);
+    this.#recentCrashes.push(now);
+    const delay = this.#recentCrashes.length > 3 ? 1000 : 0;
+    const respawn = () => {
+      if (this.#closed) return;
+      const fresh = this.#spawn();
+      this.#slots[this.#slots.indexOf(slot)] = fresh;
+      this.#next(fresh);
+    };
+    if (delay > 0) setTimeout(respawn, delay);
+    else respawn();
+  }
+
+  #next(slot: Slot): void {
+    while (this.#queue.length > 0 && slot.alive && !slot.job) {
+      const job = this.#queue.shift()!;
+      if (job.settled) continue;
+      this.#start(slot, job);
+    }
+  }
+
+  #abort(job: Job): void {
+    if (job.settled) return;
+    const qi = this.#queue.indexOf(job);
+    if (qi >= 0) {
+      this.#queue.splice(qi, 1);
+      this.#settle(job, null, abortError(job.signal!));
+      return;
+    }
+    // Running: raise the flag the search polls; the worker answers "cancelled" within a few milliseconds.
+    const slot = this.#slots.find((s) => s.job === job);
+    if (slot) {
+      job.abortedAt = performance.now();
+      Atomics.store(slot.cancel, 0, 1);
+      // A worker that does not answer after the flag is stuck; replace it so the pool keeps its capacity.
+      const timer = setTimeout(() => {
+        if (slot.job === job) this.#onCrash(slot, "worker did not stop within 2 s of a cancel");
+      }, 2000);
+      Deno.unrefTimer(timer);
+    }
+    this.#settle(job, null, abortError(job.signal!));
+  }
+
+  #settle(job: Job, value: unknown, error: unknown): void {
+    if (job.settled) return;
+    job.settled = true;
+    if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
+    if (error) job.reject(error);
+    else job.resolve(value);
+  }
+}
+
+function abortError(signal: AbortSignal): unknown {
+  const r = signal.reason;
+  return r instanceof ServiceError ? r : new ServiceError("CANCELLED", "request cancelled by the client");
+}

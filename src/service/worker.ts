@@ -1,0 +1,39 @@
+/**
+ * Worker entry: keeps the shared data it was sent (pass layers, region tables) and runs planning tasks with
+ * the pure planning code. No policy here: the service decided the planner, targets and limits.
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
+import { PlanContext, runPlanTask } from "../planning/plan.ts";
+import type { PlanTask } from "../planning/task.ts";
+
+const shared = new Map<string, unknown>();
+const ctx = new PlanContext((key) => shared.get(key));
+
+self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
+  const msg = ev.data;
+  if (msg.type === "share") {
+    shared.set(msg.key, msg.data);
+  } else if (msg.type === "drop") {
+    for (const k of msg.keys) shared.delete(k);
+  } else if (msg.type === "job") {
+    let reply: WorkerReply;
+    try {
+      const task = msg.task as PlanTask;
+      if (task.debugCrash) {
+        // Test hook (enabled only by the server's --test-hooks flag): an uncaught error, as a bug would cause.
+        setTimeout(() => {
+          throw new Error("debug crash requested");
+        });
+        return;
+      }
+      const value = runPlanTask(ctx, task, msg.cancel);
+      reply = { type: "result", jobId: msg.jobId, value };
+    } catch (e) {
+      reply = { type: "error", jobId: msg.jobId, message: e instanceof Error ? e.message : String(e) };
+    }
+    self.postMessage(reply);
+  }
+};

@@ -1,0 +1,117 @@
+/**
+ * Starts a real arcpath server process on loopback for end-to-end tests, and a gRPC client for it.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { loadPathfinder } from "../../src/server/proto.ts";
+
+/** Repo root. */
+export const ROOT = resolve(import.meta.dirname ?? ".", "../..");
+/** The shared data directory beside the checkout. */
+export const SHARED = resolve(ROOT, "../shared");
+
+/** A running server and a client. */
+export interface TestServer {
+  /** The process. */
+  proc: ChildProcess;
+  /** Port it listens on. */
+  port: number;
+  /** Data directory. */
+  dataDir: string;
+  /** A Pathfinder client. */
+  // deno-lint-ignore no-explicit-any
+  client: any;
+  /** Everything the server printed. */
+  output: () => string;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s). */
+  stop: () => Promise<void>;
+}
+
+/** Starts a server; `extraArgs` go to src/main.ts. */
+export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "arcpath-test-"));
+  const proc = spawn(
+    process.execPath,
+    [
+      "run",
+      "-A",
+      join(ROOT, "src/main.ts"),
+      "--listen",
+      "127.0.0.1:0",
+      "--data",
+      dir,
+      "--test-hooks",
+      ...extraArgs,
+    ],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ARCPATH_LOG_LEVEL: "info" } },
+  );
+  let out = "";
+  proc.stdout!.on("data", (d) => (out += d.toString()));
+  proc.stderr!.on("data", (d) => (out += d.toString()));
+  const port = await new Promise<number>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not start in 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      const m = /ARCPATH_READY port=(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res(Number(m[1]));
+      }
+    };
+    proc.stdout!.on("data", check);
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      rej(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+  const { Client } = loadPathfinder();
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": 64 * 1024 * 1024,
+    "grpc.max_send_message_length": 64 * 1024 * 1024,
+  });
+  const stop = () =>
+    new Promise<void>((res) => {
+      client.close();
+      if (proc.exitCode !== null) return res();
+      const kill = setTimeout(() => proc.kill("SIGKILL"), 5000);
+      proc.once("exit", () => {
+        clearTimeout(kill);
+        res();
+      });
+      proc.kill("SIGTERM");
+    });
+  return { proc, port, dataDir: dir, client, output: () => out, stop };
+}
+
+/** Calls a unary method and returns a promise (rejects with the gRPC error). */
+export function call<T = any>( // deno-lint-ignore no-explicit-any
+  // deno-lint-ignore no-explicit-any
+  client: any,
+  method: string,
+  req: unknown,
+  options: grpc.CallOptions = {},
+): Promise<T> {
+  return new Promise((res, rej) => {
+    client[method](req, options, (err: grpc.ServiceError | null, value: T) => (err ? rej(err) : res(value)));
+  });
+}
+
+/** Calls and expects a gRPC error; returns it. */
+export async function callError(
+  // deno-lint-ignore no-explicit-any
+  client: any,
+  method: string,
+  req: unknown,
+  options: grpc.CallOptions = {},
+): Promise<grpc.ServiceError> {
+  try {
+    await call(client, method, req, options);
+  } catch (e) {
+    return e as grpc.ServiceError;
+  }
+  throw new Error(`${method} succeeded but an error was expected`);
+}
