@@ -1,7 +1,7 @@
 /**
  * Shortest Dubins paths (forward motion only, minimum turning radius r): the six words LSL, RSR, LSR, RSL,
- * RLR, LRL, in the classical tangent-circle formulation on the normalized problem (start at the origin of a
- * frame whose x axis points at the goal, lengths divided by r).
+ * RLR, LRL, in the tangent-circle construction on the normalized problem (the goal seen from the start's frame,
+ * lengths divided by r).
  *
  * {@link dubinsLength} allocates nothing; it is meant for heuristics and inner loops.
  *
@@ -36,7 +36,23 @@ let bestT = 0;
 let bestP = 0;
 let bestQ = 0;
 
-/** Solves the normalized problem; returns the shortest length divided by r and fills the scratch. */
+/** Keeps the word if shorter than the best so far. */
+function offer(word: number, t: number, p: number, q: number, best: number): number {
+  const len = t + p + q;
+  if (len < best) {
+    bestWord = word, bestT = t, bestP = p, bestQ = q;
+    return len;
+  }
+  return best;
+}
+
+/**
+ * Solves the problem normalized to the start's frame (goal at (x, y), heading change phi, lengths / r); returns
+ * the shortest length divided by r and fills the scratch. Each word is built from the vector V between the
+ * centers of its first and last turning circles: the start's left circle is centered at (0, 1), its right at
+ * (0, -1); the goal's at (x -+ sin phi, y +- cos phi). Words are pruned by a cheap lower bound before their
+ * atan2.
+ */
 function solveDubins(
   x0: number,
   y0: number,
@@ -48,103 +64,91 @@ function solveDubins(
 ): number {
   const dx = (x1 - x0) / r;
   const dy = (y1 - y0) / r;
-  const d2 = dx * dx + dy * dy;
-  const d = Math.sqrt(d2);
-  const theta = d2 > 0 ? Math.atan2(dy, dx) : 0;
-  const a = mod2pi(h0 - theta);
-  const b = mod2pi(h1 - theta);
-  const sa = Math.sin(a);
-  const ca = Math.cos(a);
-  const sb = Math.sin(b);
-  const cb = Math.cos(b);
-  const cab = ca * cb + sa * sb;
-  const slack = SQUARE_SLACK * (4 + d2 + 4 * d);
+  const ch = Math.cos(h0);
+  const sh = Math.sin(h0);
+  const x = dx * ch + dy * sh;
+  const y = dy * ch - dx * sh;
+  const phi = h1 - h0;
+  const s = Math.sin(phi);
+  const c = Math.cos(phi);
+  const turnLeft = mod2pi(phi); // the total turn of LSL
+  const turnRight = mod2pi(-phi); // the total turn of RSR
   let best = Infinity;
   bestWord = -1;
 
-  // LSL
+  // LSL: left circles, outer tangent; t + q = phi (mod 2*pi).
+  const lx = x - s;
+  const ly = y + c - 1;
+  const l2 = lx * lx + ly * ly;
+  let angleL = NaN; // direction of the LSL center vector, computed at most once
   {
-    let p2 = 2 + d2 - 2 * cab + 2 * d * (sa - sb);
-    if (p2 < 0) p2 = 0;
-    const tmp = Math.atan2(cb - ca, d + sa - sb);
-    const t = arcAngle(tmp - a);
-    const p = Math.sqrt(p2);
-    const q = arcAngle(b - tmp);
-    const len = t + p + q;
-    if (len < best) {
-      best = len, bestWord = 0, bestT = t, bestP = p, bestQ = q;
+    const p = Math.sqrt(l2);
+    if (turnLeft + p < best) {
+      angleL = Math.atan2(ly, lx);
+      const t = arcAngle(angleL);
+      best = offer(0, t, p, arcAngle(phi - t), best);
     }
   }
-  // RSR
+  // RSR: right circles, the mirror image.
+  const rx = x + s;
+  const ry = y - c + 1;
+  const r2 = rx * rx + ry * ry;
+  let angleR = NaN;
   {
-    let p2 = 2 + d2 - 2 * cab + 2 * d * (sb - sa);
-    if (p2 < 0) p2 = 0;
-    const tmp = Math.atan2(ca - cb, d - sa + sb);
-    const t = arcAngle(a - tmp);
-    const p = Math.sqrt(p2);
-    const q = arcAngle(tmp - b);
-    const len = t + p + q;
-    if (len < best) {
-      best = len, bestWord = 1, bestT = t, bestP = p, bestQ = q;
+    const p = Math.sqrt(r2);
+    if (turnRight + p < best) {
+      angleR = Math.atan2(ry, rx);
+      const t = arcAngle(-angleR);
+      best = offer(1, t, p, arcAngle(-phi - t), best);
     }
   }
-  // LSR
+  // LSR: start's left circle to goal's right circle, inner tangent of length sqrt(D^2 - 4).
   {
-    let p2 = -2 + d2 + 2 * cab + 2 * d * (sa + sb);
-    if (p2 < 0 && p2 > -slack) p2 = 0;
-    if (p2 >= 0) {
+    const vx = x + s;
+    const vy = y - c - 1;
+    let p2 = vx * vx + vy * vy - 4;
+    if (p2 < 0 && p2 > -SQUARE_SLACK * (8 + p2)) p2 = 0;
+    if (p2 >= 0 && p2 < best * best) {
       const p = Math.sqrt(p2);
-      const tmp = Math.atan2(-ca - cb, d + sa + sb) - Math.atan2(-2, p);
-      const t = arcAngle(tmp - a);
-      const q = arcAngle(tmp - b);
-      const len = t + p + q;
-      if (len < best) {
-        best = len, bestWord = 2, bestT = t, bestP = p, bestQ = q;
-      }
+      // angle(V) + atan2(2, p) as one atan2.
+      const t = arcAngle(Math.atan2(vy * p + 2 * vx, vx * p - 2 * vy));
+      best = offer(2, t, p, arcAngle(t - phi), best);
     }
   }
-  // RSL
+  // RSL: the mirror image of LSR.
   {
-    let p2 = -2 + d2 + 2 * cab - 2 * d * (sa + sb);
-    if (p2 < 0 && p2 > -slack) p2 = 0;
-    if (p2 >= 0) {
+    const vx = x - s;
+    const vy = y + c + 1;
+    let p2 = vx * vx + vy * vy - 4;
+    if (p2 < 0 && p2 > -SQUARE_SLACK * (8 + p2)) p2 = 0;
+    if (p2 >= 0 && p2 < best * best) {
       const p = Math.sqrt(p2);
-      const tmp = Math.atan2(ca + cb, d - sa - sb) - Math.atan2(2, p);
-      const t = arcAngle(a - tmp);
-      const q = arcAngle(b - tmp);
-      const len = t + p + q;
-      if (len < best) {
-        best = len, bestWord = 3, bestT = t, bestP = p, bestQ = q;
-      }
+      const t = arcAngle(Math.atan2(2 * vx - vy * p, vx * p + 2 * vy));
+      best = offer(3, t, p, arcAngle(t + phi), best);
     }
   }
-  // RLR
-  {
-    let c = (6 - d2 + 2 * cab + 2 * d * (sa - sb)) / 8;
-    if (c > 1 && c < 1 + ACOS_SLACK) c = 1;
-    if (c < -1 && c > -1 - ACOS_SLACK) c = -1;
-    if (c >= -1 && c <= 1) {
-      const p = mod2pi(TWO_PI - Math.acos(c));
-      const t = arcAngle(a - Math.atan2(ca - cb, d - sa + sb) + 0.5 * p);
-      const q = arcAngle(a - b - t + p);
-      const len = t + p + q;
-      if (len < best) {
-        best = len, bestWord = 4, bestT = t, bestP = p, bestQ = q;
+  // CCC words: the middle arc (of length p >= pi) touches both outer circles, possible when D <= 4.
+  if (Math.PI < best) {
+    // RLR: right circles.
+    let cr = 1 - r2 / 8;
+    if (cr < -1 && cr > -1 - ACOS_SLACK) cr = -1;
+    if (cr >= -1) {
+      const p = arcAngle(TWO_PI - Math.acos(cr > 1 ? 1 : cr));
+      if (p < best) {
+        if (angleR !== angleR) angleR = Math.atan2(ry, rx);
+        const t = arcAngle(0.5 * p - angleR);
+        best = offer(4, t, p, arcAngle(-phi - t + p), best);
       }
     }
-  }
-  // LRL
-  {
-    let c = (6 - d2 + 2 * cab + 2 * d * (sb - sa)) / 8;
-    if (c > 1 && c < 1 + ACOS_SLACK) c = 1;
-    if (c < -1 && c > -1 - ACOS_SLACK) c = -1;
-    if (c >= -1 && c <= 1) {
-      const p = mod2pi(TWO_PI - Math.acos(c));
-      const t = arcAngle(-a - Math.atan2(ca - cb, d + sa - sb) + 0.5 * p);
-      const q = arcAngle(b - a - t + p);
-      const len = t + p + q;
-      if (len < best) {
-        best = len, bestWord = 5, bestT = t, bestP = p, bestQ = q;
+    // LRL: left circles.
+    let cl = 1 - l2 / 8;
+    if (cl < -1 && cl > -1 - ACOS_SLACK) cl = -1;
+    if (cl >= -1) {
+      const p = arcAngle(TWO_PI - Math.acos(cl > 1 ? 1 : cl));
+      if (p < best) {
+        if (angleL !== angleL) angleL = Math.atan2(ly, lx);
+        const t = arcAngle(angleL + 0.5 * p);
+        best = offer(5, t, p, arcAngle(phi - t + p), best);
       }
     }
   }

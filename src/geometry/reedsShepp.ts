@@ -14,7 +14,7 @@
  * @module
  */
 
-import { normalizeAngle, wrapPi } from "./angle.ts";
+import { mod2pi, normalizeAngle, wrapPi } from "./angle.ts";
 import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
 
@@ -58,17 +58,23 @@ function consider5(letters: string, a: number, b: number, c: number, d: number, 
   }
 }
 
+// Each base solver takes the normalized goal and prunes itself when a cheap lower bound on its total length is
+// already no better than the best word found (bestLength), before its costly trigonometry.
 // Each base solver takes the normalized goal (x, y, phi) with s = sin phi, c = cos phi, and on success sets T, U, V.
 
 /** 8.1: L+ S+ L+. */
 function lpSpLp(x: number, y: number, phi: number, s: number, c: number): boolean {
   const xi = x - s;
   const eta = y - 1 + c;
+  const rho2 = xi * xi + eta * eta;
+  // Pruning: t, v >= 0 with t + v = phi (mod 2*pi), so the length is at least rho + mod2pi(phi).
+  const turn = mod2pi(phi);
+  if (turn >= bestLength || rho2 >= (bestLength - turn) * (bestLength - turn)) return false;
   const t = Math.atan2(eta, xi);
   if (t < -ZERO) return false;
   const v = wrapPi(phi - t);
   if (v < -ZERO) return false;
-  T = t, U = Math.sqrt(xi * xi + eta * eta), V = v;
+  T = t, U = Math.sqrt(rho2), V = v;
   return true;
 }
 
@@ -77,9 +83,11 @@ function lpSpRp(x: number, y: number, phi: number, s: number, c: number): boolea
   const xi = x + s;
   const eta = y - 1 - c;
   const rho2 = xi * xi + eta * eta;
-  if (rho2 < 4) return false;
+  // Pruning: t - v = phi (mod 2*pi), so |t| + |v| >= |wrapPi(phi)|.
+  const turn = Math.abs(wrapPi(phi));
+  if (rho2 < 4 || turn >= bestLength || rho2 - 4 >= (bestLength - turn) * (bestLength - turn)) return false;
   const u = Math.sqrt(rho2 - 4);
-  const t = wrapPi(Math.atan2(eta, xi) + Math.atan2(2, u));
+  const t = wrapPi(Math.atan2(eta * u + 2 * xi, xi * u - 2 * eta));
   if (t < -ZERO) return false;
   const v = wrapPi(t - phi);
   if (v < -ZERO) return false;
@@ -92,8 +100,11 @@ function lpRmL(x: number, y: number, phi: number, s: number, c: number): boolean
   const xi = x - s;
   const eta = y - 1 + c;
   const rho = Math.sqrt(xi * xi + eta * eta);
-  if (rho > 4) return false;
+  // Pruning: the middle arc 2*asin(rho/4) is at least rho/2.
+  if (rho > 4 || 0.5 * rho >= bestLength) return false;
   const u = -2 * Math.asin(0.25 * rho);
+  // t - u + v = phi (mod 2*pi) bounds |t| + |v| by |wrapPi(phi + u)|.
+  if (-u + Math.abs(wrapPi(phi + u)) >= bestLength) return false;
   const t = wrapPi(Math.atan2(eta, xi) + 0.5 * u + PI);
   if (t < -ZERO || u > ZERO) return false;
   T = t, U = u, V = wrapPi(phi - t + u);
@@ -121,6 +132,8 @@ function lpRupLumRm(x: number, y: number, phi: number, s: number, c: number): bo
   const rho = 0.25 * (2 + Math.sqrt(xi * xi + eta * eta));
   if (rho > 1) return false;
   const u = Math.acos(rho);
+  // t - 2u - v = phi (mod 2*pi) bounds |t| + |v|.
+  if (2 * u + Math.abs(wrapPi(phi + 2 * u)) >= bestLength) return false;
   tauOmega(u, -u, xi, eta, phi);
   if (T < -ZERO || V > ZERO) return false;
   U = u;
@@ -134,7 +147,8 @@ function lpRumLumRp(x: number, y: number, phi: number, s: number, c: number): bo
   const rho = (20 - xi * xi - eta * eta) / 16;
   if (rho < 0 || rho > 1) return false;
   const u = -Math.acos(rho);
-  if (u < -HALF_PI) return false;
+  // t - v = phi (mod 2*pi) bounds |t| + |v|.
+  if (u < -HALF_PI || -2 * u + Math.abs(wrapPi(phi)) >= bestLength) return false;
   tauOmega(u, u, xi, eta, phi);
   if (T < -ZERO || V < -ZERO) return false;
   U = u;
@@ -149,7 +163,9 @@ function lpRmSmLm(x: number, y: number, phi: number, s: number, c: number): bool
   if (rho2 < 4) return false;
   const r = Math.sqrt(rho2 - 4);
   const u = 2 - r;
-  const t = wrapPi(Math.atan2(eta, xi) + Math.atan2(r, -2));
+  // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
+  if (HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= bestLength) return false;
+  const t = wrapPi(Math.atan2(xi * r - 2 * eta, -2 * xi - eta * r));
   const v = wrapPi(phi - HALF_PI - t);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
   T = t, U = u, V = v;
@@ -162,8 +178,10 @@ function lpRmSmRm(x: number, y: number, phi: number, s: number, c: number): bool
   const eta = y - 1 - c;
   const rho2 = xi * xi + eta * eta;
   if (rho2 < 4) return false;
-  const t = Math.atan2(xi, -eta);
   const u = 2 - Math.sqrt(rho2);
+  // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
+  if (HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= bestLength) return false;
+  const t = Math.atan2(xi, -eta);
   const v = wrapPi(t + HALF_PI - phi);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
   T = t, U = u, V = v;
@@ -177,7 +195,8 @@ function lpRmSLmRp(x: number, y: number, phi: number, s: number, c: number): boo
   const rho2 = xi * xi + eta * eta;
   if (rho2 < 4) return false;
   const u = 4 - Math.sqrt(rho2 - 4);
-  if (u > ZERO) return false;
+  // t - v = phi (mod 2*pi) bounds |t| + |v|.
+  if (u > ZERO || PI + Math.abs(u) + Math.abs(wrapPi(phi)) >= bestLength) return false;
   const t = wrapPi(Math.atan2((4 - u) * xi - 2 * eta, -2 * xi + (u - 4) * eta));
   const v = wrapPi(t - phi);
   if (t < -ZERO || v < -ZERO) return false;
