@@ -218,6 +218,26 @@ describe("clearance classes and hand-made maps", () => {
     }
   });
 
+  test("degenerate maps: all blocked, single tile, class above every clearance", () => {
+    const blocked = layerFromRows(["###", "###"]);
+    const none = buildRegionTable(blocked, 0.5);
+    expect([none.regionCount, none.componentCount, none.openTileCount, none.entranceCount]).toEqual([
+      0,
+      0,
+      0,
+      0,
+    ]);
+    expect(sameComponent(none, 0, 0)).toBe(false);
+    expect(componentOfTile(none, 4)).toBe(-1);
+    expect(nearestOpenTileInComponent(none, blocked, 0, 1, 1)).toBe(-1);
+    const single = buildRegionTable(layerFromRows(["."]), 0.5);
+    expect([single.regionCount, single.componentCount]).toEqual([1, 1]);
+    expect(sameComponent(single, 0, 0)).toBe(true);
+    const open = layerFromRows(Array(5).fill("....."));
+    expect(buildRegionTable(open, Infinity).regionCount).toBe(0);
+    expect(buildRegionTable(open, 2.5).openTileCount).toBe(1);
+  });
+
   test("diagonal contact without an orthogonal link does not connect (no corner cutting)", () => {
     const layer = layerFromRows([
       "..#",

@@ -40,6 +40,9 @@ export const DEFAULT_SECTOR_SIZE = 16;
  * edgeStart[r + 1])` in increasing order, each listed once. For edge e, the entrances between r and
  * edgeTarget[e] are indices `edgeEntranceStart[e] .. edgeEntranceStart[e] + edgeEntranceCount[e]` (their A
  * side is min(r, edgeTarget[e])).
+ *
+ * Use the counts, not the array lengths: sharedArray allocates at least one element, so an array whose count
+ * is 0 has length 1.
  */
 export interface RegionTable {
   /** Columns of the map. */
