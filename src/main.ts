@@ -100,6 +100,8 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info({ signal }, "shutting down");
   health.setStatus("", "NOT_SERVING");
+  // Streams are drained with a final status before the server stops.
+  app.streams.shutdown();
   await new Promise<void>((resolve) => {
     const force = setTimeout(() => {
       server.forceShutdown();

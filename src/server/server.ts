@@ -123,7 +123,7 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
       return app.plan(req, signal, f);
     }),
     Curve: unary<Any, Any>(log, "Curve", (req) => app.curve(req)),
-    Stream: (call: grpc.ServerDuplexStream<Any, Any>) => app.stream(call, log),
+    Stream: (call: grpc.ServerDuplexStream<Any, Any>) => app.stream(call, log, toGrpcError),
   });
   const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });
   health.addToServer(server);

@@ -8,15 +8,30 @@
 import type * as grpc from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { invalid, ServiceError } from "./errors.ts";
-import { checkMapId, type GridInput, type MapStore, type MapVersion } from "./mapStore.ts";
+import { checkMapId, type GridInput, type MapStore, type MapVersion, type TileEditSpec } from "./mapStore.ts";
 import type { PlanInput, PlanService } from "./planService.ts";
 import type { TerrainCostInput } from "./profiles.ts";
+import { type PathStream, StreamHub, type StreamOptions, type StreamUpdate } from "./streams.ts";
 import { mapInfoToWire, planToWire, segmentToWire } from "../server/wire.ts";
 import { dubinsShortest } from "../geometry/dubins.ts";
 import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
 import { arcThenLine } from "../geometry/arcThenLine.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import type { Pose } from "../geometry/types.ts";
+
+/** Wire PatchMapRequest. */
+export interface PatchMapInput {
+  map?: { id?: string; version?: string } | null;
+  edits?: {
+    x?: number;
+    y?: number;
+    width?: number;
+    height?: number;
+    value?: "tile" | "code";
+    tile?: string;
+    code?: number;
+  }[];
+}
 
 /** Wire PutMapRequest. */
 export interface PutMapInput {
@@ -26,6 +41,29 @@ export interface PutMapInput {
   raw?: { width?: number; height?: number; tiles?: Uint8Array } | null;
   terrain?: TerrainCostInput[];
   ephemeral?: boolean;
+}
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+/** A stream update on the wire. */
+function updateToWire(u: StreamUpdate) {
+  const r = u.result;
+  return {
+    sequence: u.sequence,
+    kind: `UPDATE_KIND_${u.kind}`,
+    map_version: r?.mapVersion.version ?? "",
+    plan: r
+      ? planToWire(r.outcome, r.mapVersion.version, r.mapVersion.map.width, {
+        queueMicros: r.queueMicros,
+        totalMicros: 0,
+        fromRegionTable: r.fromRegionTable,
+      })
+      : null,
+    replace_from_segment: -1,
+    replace_from_distance: 0,
+    status: u.status,
+  };
 }
 
 function finitePose(field: string, p: Partial<Pose> | null | undefined): Pose {
@@ -41,11 +79,13 @@ function finitePose(field: string, p: Partial<Pose> | null | undefined): Pose {
 export class Arcpath {
   readonly store: MapStore;
   readonly planner: PlanService;
+  readonly streams: StreamHub;
 
   /** Creates the facade. */
-  constructor(store: MapStore, planner: PlanService) {
+  constructor(store: MapStore, planner: PlanService, streamOptions: StreamOptions = { maxStreams: 2000 }) {
     this.store = store;
     this.planner = planner;
+    this.streams = new StreamHub(planner, store, streamOptions);
   }
 
   /** MapInfo for a version. */
@@ -77,9 +117,41 @@ export class Arcpath {
     return this.info(mv);
   }
 
-  /** PatchMap (the incremental path lands with the Stream issue). */
-  patchMap(_req: unknown, _fields: Record<string, unknown>): Promise<never> {
-    return Promise.reject(new ServiceError("UNIMPLEMENTED", "PatchMap is not implemented yet"));
+  /** PatchMap: tile edits make a new version; layers and region tables are updated incrementally. */
+  async patchMap(req: PatchMapInput, fields: Record<string, unknown>) {
+    const id = req.map?.id ?? "";
+    checkMapId(id, "map.id");
+    const edits = req.edits ?? [];
+    if (edits.length === 0) throw invalid("edits", "[]", "at least one edit is required");
+    if (edits.length > 100_000) throw invalid("edits", edits.length, "at most 100000 edits per patch");
+    const specs: TileEditSpec[] = edits.map((e, i) => {
+      let code: number;
+      if (e.value === "tile") {
+        const t = e.tile ?? "";
+        if (t.length !== 1 || t.charCodeAt(0) > 127) {
+          throw invalid(`edits[${i}].tile`, t, 'must be one ASCII character such as "@" or "."');
+        }
+        code = t.charCodeAt(0);
+      } else if (e.value === "code") {
+        code = e.code ?? 0;
+        if (!Number.isInteger(code) || code < 0 || code > 255) {
+          throw invalid(`edits[${i}].code`, code, "must be an integer in [0, 255]");
+        }
+      } else {
+        throw invalid(`edits[${i}]`, "no value", "one of tile or code is required");
+      }
+      return {
+        x: e.x ?? 0,
+        y: e.y ?? 0,
+        width: Math.max(1, e.width ?? 0),
+        height: Math.max(1, e.height ?? 0),
+        code,
+      };
+    });
+    const ev = await this.store.patch(id, req.map?.version ?? "", specs);
+    fields.version = ev.to.version;
+    fields.update_micros = ev.updateMicros;
+    return this.info(ev.to);
   }
 
   /** GetMap. */
@@ -143,9 +215,41 @@ export class Arcpath {
     });
   }
 
-  /** Stream (lands with its issue). */
-  stream(call: grpc.ServerDuplexStream<unknown, unknown>, log: Logger): void {
-    log.info({ method: "Stream", status: "UNIMPLEMENTED" });
-    call.emit("error", { code: 12, details: "Stream is not implemented yet" });
+  /** Stream: feeds client messages to a PathStream and writes its updates; one log line when it ends. */
+  stream(
+    call: grpc.ServerDuplexStream<Any, Any>,
+    log: Logger,
+    toGrpcError: (e: unknown) => grpc.ServiceError,
+  ): void {
+    const t0 = performance.now();
+    let updates = 0;
+    let ended = false;
+    const finish = (err?: ServiceError) => {
+      if (ended) return;
+      ended = true;
+      const micros = Math.round((performance.now() - t0) * 1000);
+      if (err) {
+        log.info({ method: "Stream", status: err.code, error: err.message, updates, micros });
+        call.emit("error", toGrpcError(err));
+      } else {
+        log.info({ method: "Stream", status: "OK", updates, micros });
+        call.end();
+      }
+    };
+    let stream: PathStream;
+    try {
+      stream = this.streams.open((u) => {
+        if (ended) return;
+        updates++;
+        call.write(updateToWire(u));
+      }, finish);
+    } catch (e) {
+      finish(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
+      return;
+    }
+    call.on("data", (m) => stream.onMessage(m));
+    call.on("end", () => stream.onClientEnd());
+    call.on("cancelled", () => stream.close());
+    call.on("error", () => stream.close());
   }
 }

@@ -10,10 +10,10 @@ import type { GridMap, PassLayer, TerrainTable } from "../maps/grid.ts";
 import { parseMovingAi, rawGrid } from "../maps/movingai.ts";
 import { movingAiTerrain, rawTerrain, terrainEntries, terrainKey, withOverrides } from "../maps/terrain.ts";
 import { mapVersion } from "../maps/version.ts";
-import { buildPassLayer, clearanceClass } from "../maps/layer.ts";
-import { buildRegionTable, type RegionTable } from "../maps/regions.ts";
+import { buildPassLayer, clearanceClass, type TileRect, updatePassLayer } from "../maps/layer.ts";
+import { buildRegionTable, type RegionTable, updateRegionTable } from "../maps/regions.ts";
 import { MapInputError, MapLimitError } from "../maps/errors.ts";
-import { ServiceError } from "./errors.ts";
+import { invalid, ServiceError } from "./errors.ts";
 import type { TerrainCostInput, UnitSpec } from "./profiles.ts";
 import { BUILTIN_PROFILES } from "./profiles.ts";
 
@@ -121,6 +121,34 @@ export function builtinClasses(): number[] {
   return [...set].sort((a, b) => a - b);
 }
 
+/** One tile edit after validation: a rectangle set to a terrain code. */
+export interface TileEditSpec {
+  /** First column. */
+  x: number;
+  /** First row. */
+  y: number;
+  /** Width (>= 1). */
+  width: number;
+  /** Height (>= 1). */
+  height: number;
+  /** The new terrain code. */
+  code: number;
+}
+
+/** What a patch did, for streams and logs. */
+export interface PatchEvent {
+  /** Map id. */
+  id: string;
+  /** The version patched. */
+  from: MapVersion;
+  /** The new latest version. */
+  to: MapVersion;
+  /** The edited rectangles (half-open). */
+  rects: TileRect[];
+  /** Microseconds spent updating layers and region tables incrementally. */
+  updateMicros: number;
+}
+
 /** The map cache. */
 export class MapStore {
   readonly #opts: MapStoreOptions;
@@ -129,6 +157,106 @@ export class MapStore {
   #clock = 0;
   #bytes = 0;
   #onEvict: ((layerKeys: string[]) => void) | null = null;
+  readonly #patchListeners = new Set<(e: PatchEvent) => void>();
+  readonly #deleteListeners = new Set<(id: string) => void>();
+
+  /** Subscribes to patches (streams replan from them); returns the unsubscribe function. */
+  onPatch(cb: (e: PatchEvent) => void): () => void {
+    this.#patchListeners.add(cb);
+    return () => this.#patchListeners.delete(cb);
+  }
+
+  /** Subscribes to map deletions; returns the unsubscribe function. */
+  onDelete(cb: (id: string) => void): () => void {
+    this.#deleteListeners.add(cb);
+    return () => this.#deleteListeners.delete(cb);
+  }
+
+  /**
+   * Applies tile edits to the latest version of `id`, making a new version. Pass layers and region tables are
+   * updated only where the edits reach. With `expectedVersion` the patch is conditional (FAILED_PRECONDITION
+   * unless it is the latest). Running requests keep the version they hold.
+   */
+  async patch(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
+    const from = await this.get(id, "", "map");
+    if (expectedVersion !== "" && expectedVersion !== from.version) {
+      throw new ServiceError(
+        "FAILED_PRECONDITION",
+        `map.version: ${JSON.stringify(expectedVersion)} is not the latest version of ${
+          JSON.stringify(id)
+        } ` +
+          `(latest is ${from.version})`,
+      );
+    }
+    const { width, height } = from.map;
+    const tiles = new Uint8Array(new SharedArrayBuffer(width * height));
+    tiles.set(from.map.tiles);
+    const rects: TileRect[] = [];
+    edits.forEach((e, i) => {
+      if (e.x >= width) throw invalid(`edits[${i}].x`, e.x, `must be < map width ${width}`);
+      if (e.y >= height) throw invalid(`edits[${i}].y`, e.y, `must be < map height ${height}`);
+      const x1 = Math.min(width, e.x + e.width), y1 = Math.min(height, e.y + e.height);
+      for (let y = e.y; y < y1; y++) tiles.fill(e.code, y * width + e.x, y * width + x1);
+      rects.push({ x0: e.x, y0: e.y, x1, y1 });
+    });
+    const map: GridMap = { width, height, tiles, terrain: from.map.terrain };
+    const version = mapVersion(tiles, width, height, map.terrain);
+    const t0 = performance.now();
+    let to = this.#versions.get(`${id}@${version}`);
+    if (!to) {
+      to = {
+        id,
+        version,
+        map,
+        terrainInput: from.terrainInput,
+        builtin: false,
+        ephemeral: from.ephemeral,
+        layers: new Map(),
+        pins: 0,
+        lastUsed: ++this.#clock,
+        bytes: tiles.byteLength,
+        buildMicros: 0,
+      };
+      // One bounding rectangle for the incremental update: edits in one patch are usually close together.
+      const box = rects.reduce((a, r) => ({
+        x0: Math.min(a.x0, r.x0),
+        y0: Math.min(a.y0, r.y0),
+        x1: Math.max(a.x1, r.x1),
+        y1: Math.max(a.y1, r.y1),
+      }));
+      for (const [tkey, old] of from.layers) {
+        const up = updatePassLayer(old.layer, map, old.terrain, box.x0, box.y0, box.x1, box.y1);
+        const entry: LayerEntry = {
+          key: `${id}@${version}/${tkey}`,
+          layer: up.layer,
+          regions: new Map(),
+          terrain: old.terrain,
+        };
+        to.bytes += layerBytes(up.layer);
+        for (const [cls, table] of old.regions) {
+          const next = updateRegionTable(table, up.layer, box.x0, box.y0, box.x1, box.y1);
+          entry.regions.set(cls, next);
+          to.bytes += regionBytes(next);
+        }
+        to.layers.set(tkey, entry);
+      }
+      to.buildMicros = Math.round((performance.now() - t0) * 1000);
+      this.#makeRoom(to.bytes, `${id}@${version}`);
+      this.#versions.set(`${id}@${version}`, to);
+      this.#bytes += to.bytes;
+    }
+    this.#latest.set(id, version);
+    if (!to.ephemeral && this.#opts.dataDir && !to.builtin) await this.#persist(to);
+    const event: PatchEvent = {
+      id,
+      from,
+      to,
+      rects,
+      updateMicros: Math.round((performance.now() - t0) * 1000),
+    };
+    for (const cb of this.#patchListeners) cb(event);
+    return event;
+  }
 
   /** Creates an empty store. */
   constructor(opts: MapStoreOptions) {
@@ -286,6 +414,7 @@ export class MapStore {
     checkMapId(id, "map.id");
     if (!this.#latest.has(id)) return false;
     this.#latest.delete(id);
+    for (const cb of this.#deleteListeners) cb(id);
     for (const [key, mv] of [...this.#versions]) {
       if (mv.id === id) this.#drop(key, mv);
     }

@@ -1,0 +1,337 @@
+/**
+ * Streams: a path kept up to date. The first answer comes fast (grid A*), the planner asked for refines it
+ * (the article's timeslicing done as progressive answers), and a map patch that touches the part of the path
+ * the unit has not travelled yet triggers a replan from the unit's last reported pose. Replans for one stream
+ * coalesce: while one runs, further triggers only mark the stream dirty, so work never piles up.
+ *
+ * Transport-free: the gRPC handler feeds client messages in and writes the updates this class emits.
+ *
+ * @module
+ */
+import type { Pose } from "../geometry/types.ts";
+import { poseAtDistance } from "../geometry/segment.ts";
+import { type PlanInput, type PlanResult, type PlanService } from "./planService.ts";
+import type { MapStore, PatchEvent } from "./mapStore.ts";
+import { ServiceError } from "./errors.ts";
+import { resolveUnit } from "./profiles.ts";
+import type { PlanOutcome } from "../planning/task.ts";
+
+/** Why an update is sent (wire UpdateKind without the prefix). */
+export type UpdateKind = "INITIAL" | "REFINED" | "REPLANNED" | "GOAL_CHANGED" | "STATUS";
+
+/** One update for the client. */
+export interface StreamUpdate {
+  /** 1, 2, 3, ... */
+  sequence: number;
+  /** Why. */
+  kind: UpdateKind;
+  /** The plan (absent for pure status updates). */
+  result: PlanResult | null;
+  /** For STATUS: "unreachable", "budget_exhausted", "map_deleted", "shutdown", "error". */
+  status: string;
+  /** Details for STATUS updates. */
+  message: string;
+}
+
+/** Stream limits. */
+export interface StreamOptions {
+  /** Max concurrent streams on the server. */
+  maxStreams: number;
+}
+
+type Emit = (u: StreamUpdate) => void;
+type End = (error?: ServiceError) => void;
+
+/** All streams of a server. */
+export class StreamHub {
+  readonly #plans: PlanService;
+  readonly #store: MapStore;
+  readonly #opts: StreamOptions;
+  readonly #streams = new Set<PathStream>();
+  readonly #unsub: (() => void)[] = [];
+
+  /** Creates the hub and subscribes to map patches and deletions. */
+  constructor(plans: PlanService, store: MapStore, opts: StreamOptions) {
+    this.#plans = plans;
+    this.#store = store;
+    this.#opts = opts;
+    this.#unsub.push(store.onPatch((e) => {
+      for (const s of this.#streams) s.onPatch(e);
+    }));
+    this.#unsub.push(store.onDelete((id) => {
+      for (const s of this.#streams) s.onMapDeleted(id);
+    }));
+  }
+
+  /** Streams open now. */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** Opens a stream; `emit` sends an update, `end` closes it (with an error or cleanly). */
+  open(emit: Emit, end: End): PathStream {
+    if (this.#streams.size >= this.#opts.maxStreams) {
+      throw new ServiceError(
+        "RESOURCE_EXHAUSTED",
+        `streams: ${this.#streams.size} open (limit ${this.#opts.maxStreams})`,
+      );
+    }
+    const s = new PathStream(this.#plans, this.#store, emit, (err) => {
+      this.#streams.delete(s);
+      end(err);
+    });
+    this.#streams.add(s);
+    return s;
+  }
+
+  /** Ends every stream with a final "shutdown" status. */
+  shutdown(): void {
+    for (const s of [...this.#streams]) s.finish("shutdown", "server is shutting down");
+    for (const u of this.#unsub) u();
+  }
+}
+
+/** Samples per tile when recording which tiles the remaining path covers. */
+const SAMPLES_PER_TILE = 4;
+
+/** One stream's state. */
+export class PathStream {
+  readonly #plans: PlanService;
+  readonly #store: MapStore;
+  readonly #emit: Emit;
+  readonly #end: End;
+  #seq = 0;
+  #request: PlanInput | null = null;
+  #result: PlanResult | null = null;
+  #pose: Pose | null = null;
+  #distance = 0;
+  #busy = false;
+  #dirty: UpdateKind | null = null;
+  #closed = false;
+  readonly #abort = new AbortController();
+  #margin = 1;
+
+  /** Use {@link StreamHub.open}. */
+  constructor(plans: PlanService, store: MapStore, emit: Emit, end: End) {
+    this.#plans = plans;
+    this.#store = store;
+    this.#emit = emit;
+    this.#end = end;
+  }
+
+  /** Handles a client message (wire StreamRequest with `msg` naming the oneof). */
+  onMessage(
+    msg: { msg?: string; plan?: PlanInput; progress?: ProgressInput; goal?: PlanInput["goal"] },
+  ): void {
+    if (this.#closed) return;
+    if (this.#request === null) {
+      if (msg.msg !== "plan" || !msg.plan) {
+        this.#fail(new ServiceError("INVALID_ARGUMENT", "msg: the first message of a stream must be a plan"));
+        return;
+      }
+      this.#request = msg.plan;
+      try {
+        const unit = resolveUnit(msg.plan.unit);
+        this.#margin = unit.boundingRadius + 1;
+      } catch (e) {
+        this.#fail(e as ServiceError);
+        return;
+      }
+      const s = msg.plan.start;
+      this.#pose = { x: s?.x ?? NaN, y: s?.y ?? NaN, heading: s?.heading ?? 0 };
+      void this.#initial();
+    } else if (msg.msg === "plan") {
+      this.#fail(new ServiceError("INVALID_ARGUMENT", "msg: plan may only be the first message of a stream"));
+    } else if (msg.msg === "progress" && msg.progress) {
+      this.#onProgress(msg.progress);
+    } else if (msg.msg === "goal" && msg.goal) {
+      this.#request = { ...this.#request, goal: msg.goal };
+      this.#trigger("GOAL_CHANGED");
+    }
+  }
+
+  /** The client closed its side. */
+  onClientEnd(): void {
+    this.close();
+  }
+
+  /** Ends the stream without a final update (client gone, deadline). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abort.abort(new ServiceError("CANCELLED", "stream closed"));
+    this.#end();
+  }
+
+  /** Sends a final STATUS update and ends the stream cleanly. */
+  finish(status: string, message: string): void {
+    if (this.#closed) return;
+    this.#send("STATUS", null, status, message);
+    this.close();
+  }
+
+  /** A map was patched: replan if the edit touches the remaining path. */
+  onPatch(e: PatchEvent): void {
+    if (this.#closed || !this.#request || this.#request.map?.id !== e.id) return;
+    // A stream pinned to an explicit version keeps it.
+    if (this.#request.map?.version) return;
+    if (!this.#result || this.#result.outcome.segments.length === 0) {
+      // No current path (unreachable before): the patch may have opened one.
+      this.#trigger("REPLANNED");
+      return;
+    }
+    if (this.#touchesRemaining(e)) this.#trigger("REPLANNED");
+  }
+
+  /** A map was deleted. */
+  onMapDeleted(id: string): void {
+    if (this.#request?.map?.id === id) this.finish("map_deleted", `map ${JSON.stringify(id)} was deleted`);
+  }
+
+  #onProgress(p: ProgressInput): void {
+    if (p.pose) {
+      this.#pose = { x: p.pose.x ?? 0, y: p.pose.y ?? 0, heading: p.pose.heading ?? 0 };
+    }
+    const segs = this.#result?.outcome.segments ?? [];
+    if (typeof p.distance === "number" && p.distance > 0) {
+      this.#distance = p.distance;
+      if (!p.pose && segs.length > 0) this.#pose = poseAtDistance(segs, p.distance);
+    } else if (p.pose && segs.length > 0) {
+      this.#distance = nearestDistanceAlong(segs, this.#pose!);
+    }
+  }
+
+  /** True if a patched rectangle comes within the footprint margin of the untravelled part of the path. */
+  #touchesRemaining(e: PatchEvent): boolean {
+    const segs = this.#result!.outcome.segments;
+    const m = this.#margin;
+    let travelled = 0;
+    for (const seg of segs) {
+      const end = travelled + seg.length;
+      if (end >= this.#distance) {
+        const n = Math.max(1, Math.ceil(seg.length * SAMPLES_PER_TILE));
+        for (let i = 0; i <= n; i++) {
+          const u = (seg.length * i) / n;
+          if (travelled + u < this.#distance) continue;
+          const p = poseAtDistance([seg], u);
+          for (const r of e.rects) {
+            if (p.x > r.x0 - m && p.x < r.x1 + m && p.y > r.y0 - m && p.y < r.y1 + m) return true;
+          }
+        }
+      }
+      travelled = end;
+    }
+    return false;
+  }
+
+  async #initial(): Promise<void> {
+    const req = this.#request!;
+    const asked = req.planner ?? "PLANNER_AUTO";
+    this.#busy = true;
+    try {
+      // A fast first answer: grid A* (unless grid is what was asked, which is then final).
+      const first = await this.#plans.plan({ ...req, planner: "PLANNER_GRID" }, this.#abort.signal);
+      this.#accept("INITIAL", first);
+      if (asked !== "PLANNER_GRID" && !this.#closed && first.outcome.status !== "unreachable") {
+        const refined = await this.#plans.plan(req, this.#abort.signal);
+        this.#accept("REFINED", refined);
+      }
+    } catch (e) {
+      this.#onError(e);
+    } finally {
+      this.#busy = false;
+    }
+    this.#drain();
+  }
+
+  #trigger(kind: UpdateKind): void {
+    if (this.#closed) return;
+    // Coalesce: a goal change outranks a map change (it replans too, from the same pose).
+    this.#dirty = this.#dirty === "GOAL_CHANGED" ? "GOAL_CHANGED" : kind;
+    this.#drain();
+  }
+
+  #drain(): void {
+    if (this.#busy || this.#closed || this.#dirty === null) return;
+    const kind = this.#dirty;
+    this.#dirty = null;
+    this.#busy = true;
+    const req = this.#request!;
+    const pose = this.#pose!;
+    const replan: PlanInput = { ...req, start: { ...pose } };
+    this.#plans.plan(replan, this.#abort.signal).then(
+      (r) => {
+        this.#distance = 0;
+        this.#accept(kind, r);
+      },
+      (e) => this.#onError(e),
+    ).finally(() => {
+      this.#busy = false;
+      this.#drain();
+    });
+  }
+
+  #accept(kind: UpdateKind, r: PlanResult): void {
+    if (this.#closed) return;
+    const status = r.outcome.status;
+    if (status === "unreachable" || status === "no_legal_path") {
+      this.#result = r;
+      this.#send("STATUS", r, status === "unreachable" ? "unreachable" : "no_legal_path", r.outcome.message);
+      return;
+    }
+    this.#result = r;
+    if (kind === "INITIAL" || kind === "REFINED") this.#distance = 0;
+    this.#send(kind, r, status === "budget" ? "budget_exhausted" : "", r.outcome.message);
+  }
+
+  #onError(e: unknown): void {
+    if (this.#closed) return;
+    if (e instanceof ServiceError && (e.code === "CANCELLED" || e.code === "UNAVAILABLE")) return;
+    if (e instanceof ServiceError && e.code === "INVALID_ARGUMENT" && this.#result === null) {
+      // The first request itself is bad: the stream ends with that error.
+      this.#fail(e);
+      return;
+    }
+    // A replan failed (e.g. the unit's pose is now on a blocked tile): report it, keep the stream.
+    const msg = e instanceof Error ? e.message : String(e);
+    this.#send("STATUS", null, "error", msg);
+  }
+
+  #send(kind: UpdateKind, result: PlanResult | null, status: string, message: string): void {
+    this.#emit({ sequence: ++this.#seq, kind, result, status, message });
+  }
+
+  #fail(e: ServiceError): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abort.abort(e);
+    this.#end(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
+  }
+}
+
+/** The distance along the path of the sample nearest to a pose (4 samples per tile). */
+function nearestDistanceAlong(segs: readonly { length: number }[], pose: Pose): number {
+  const total = segs.reduce((a, s) => a + s.length, 0);
+  const n = Math.max(1, Math.ceil(total * SAMPLES_PER_TILE));
+  let best = 0, bestD = Infinity;
+  for (let i = 0; i <= n; i++) {
+    const s = (total * i) / n;
+    const p = poseAtDistance(segs as never, s);
+    const d = Math.hypot(p.x - pose.x, p.y - pose.y);
+    if (d < bestD) {
+      bestD = d;
+      best = s;
+    }
+  }
+  return best;
+}
+
+/** Wire Progress. */
+export interface ProgressInput {
+  pose?: Partial<Pose> | null;
+  distance?: number;
+  sequence?: number;
+}
+
+/** Re-export for the wire layer. */
+export type { PlanOutcome };
