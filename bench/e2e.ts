@@ -1,0 +1,96 @@
+/**
+ * End-to-end throughput: a real server process on loopback, `Plan` at 1, 16 and 64 requests in flight on small
+ * queries (the arena demo map's short benchmark queries), next to an empty RPC (the standard health Check) on the
+ * same server in the same run.
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { loadPathfinder } from "../src/server/proto.ts";
+
+const ROOT = resolve(import.meta.dirname ?? ".", "..");
+
+async function startServer(): Promise<{ port: number; stop: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), "arcpath-bench-"));
+  const proc = spawn(Deno.execPath(), ["run", "-A", join(ROOT, "src/main.ts"), "--listen", "127.0.0.1:0", "--data", dir], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "ignore"],
+    env: { ...process.env, ARCPATH_LOG_LEVEL: "warn" },
+  });
+  let out = "";
+  const port = await new Promise<number>((res, rej) => {
+    proc.stdout!.on("data", (d) => {
+      out += d.toString();
+      const m = /ARCPATH_READY port=(\d+)/.exec(out);
+      if (m) res(Number(m[1]));
+    });
+    proc.on("exit", (c) => rej(new Error(`server exited ${c}`)));
+  });
+  return { port, stop: () => proc.kill("SIGTERM") };
+}
+
+/** Runs `fn` with `inFlight` concurrent loops for `seconds`; returns completed calls per second. */
+async function closedLoop(inFlight: number, seconds: number, fn: () => Promise<unknown>): Promise<number> {
+  const end = performance.now() + seconds * 1000;
+  let done = 0;
+  const loop = async () => {
+    while (performance.now() < end) {
+      await fn();
+      done++;
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, loop));
+  return done / ((performance.now() - t0) / 1000);
+}
+
+/** Measures and returns a markdown table. */
+export async function benchE2e(seconds = 4): Promise<string> {
+  const srv = await startServer();
+  try {
+    const { Client } = loadPathfinder();
+    const client = new Client(`127.0.0.1:${srv.port}`, grpc.credentials.createInsecure());
+    const hdef = protoLoader.loadSync(join(ROOT, "node_modules/grpc-health-check/proto/health/v1/health.proto"));
+    // deno-lint-ignore no-explicit-any
+    const hpkg = grpc.loadPackageDefinition(hdef) as any;
+    const health = new hpkg.grpc.health.v1.Health(`127.0.0.1:${srv.port}`, grpc.credentials.createInsecure());
+    const scen = readFileSync(join(ROOT, "../shared/data/movingai/arena.map.scen"), "utf8").trim().split("\n")
+      .slice(1, 41).map((l) => l.split(/\s+/).map(Number));
+    let qi = 0;
+    const plan = () =>
+      new Promise((res, rej) => {
+        const q = scen[qi++ % scen.length];
+        client.Plan({
+          map: { id: "arena" },
+          start: { x: q[4] + 0.5, y: q[5] + 0.5 },
+          goal: { x: q[6] + 0.5, y: q[7] + 0.5 },
+          planner: "PLANNER_GRID",
+        }, (e: unknown, r: unknown) => (e ? rej(e) : res(r)));
+      });
+    const empty = () =>
+      new Promise((res, rej) => health.Check({ service: "" }, (e: unknown, r: unknown) => (e ? rej(e) : res(r))));
+    // Warm up both paths (JIT, worker shares).
+    await closedLoop(8, 1, plan);
+    await closedLoop(8, 1, empty);
+    const rows = ["| in flight | empty RPC req/s | Plan req/s | Plan / empty |", "|---:|---:|---:|---:|"];
+    for (const n of [1, 16, 64]) {
+      const e = await closedLoop(n, seconds, empty);
+      const p = await closedLoop(n, seconds, plan);
+      rows.push(`| ${n} | ${e.toFixed(0)} | ${p.toFixed(0)} | ${(100 * p / e).toFixed(0)}% |`);
+    }
+    client.close();
+    health.close();
+    return rows.join("\n") +
+      `\n\nSmall queries: the first 40 arena.map.scen queries (path lengths 1-~8), PLANNER_GRID; empty RPC = ` +
+      `grpc.health.v1.Health/Check; client and server on the same 2-core machine; ${seconds} s per cell.`;
+  } finally {
+    srv.stop();
+  }
+}
+
+if (import.meta.main) console.log(await benchE2e());

@@ -1,0 +1,43 @@
+/**
+ * `deno task bench`: every benchmark of the project, printed as markdown tables.
+ *
+ * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,e2e] [--seconds N]
+ *
+ * Figures are medians over repeated runs, with a peer measured in the same run where one exists
+ * (PathFinding.js for grid A*, plain A* for hierarchical, an empty RPC for Plan throughput, SMOOTH for HYBRID).
+ * The machine is noisy: compare ratios, not absolute numbers across runs.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { benchE2e } from "./e2e.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { only: { type: "string" }, seconds: { type: "string" } },
+});
+const only = values.only ? new Set(values.only.split(",")) : null;
+const want = (name: string) => only === null || only.has(name);
+
+type Bench = { name: string; module: string; fn: string };
+const benches: Bench[] = [
+  { name: "grid", module: "./grid.ts", fn: "benchGrid" },
+  { name: "curves", module: "./curves.ts", fn: "benchCurves" },
+  { name: "maps", module: "./maps.ts", fn: "benchMaps" },
+  { name: "hierarchical", module: "./hierarchical.ts", fn: "benchHierarchical" },
+  { name: "directional", module: "./directional.ts", fn: "benchDirectional" },
+];
+
+console.log(`# arcpath benchmarks (${new Date().toISOString()}, ${navigator.hardwareConcurrency} cores)\n`);
+for (const b of benches) {
+  if (!want(b.name)) continue;
+  console.log(`## ${b.name}\n`);
+  const t0 = performance.now();
+  const mod = await import(b.module);
+  console.log(await mod[b.fn]());
+  console.log(`\n(${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+}
+if (want("e2e")) {
+  console.log(`## e2e: Plan throughput over gRPC\n`);
+  console.log(await benchE2e(Number(values.seconds ?? 4)));
+}
