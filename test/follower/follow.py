@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Independent segment follower for arcpath paths (plain Python 3, standard library only).
+
+Reads a JSON list of paths (from a file named on the command line, or stdin). Each path has "start",
+"segments" and optionally "goal" (and "ignoreGoalHeading"); each segment has the proto JSON fields kind,
+start {x, y, heading}, end, length, curvature, direction. For every segment it integrates the contract itself:
+
+    heading(u) = h0 + d*k*u,  x' = d*cos(heading),  y' = d*sin(heading)
+    k == 0:  x = x0 + d*u*cos(h0),            y = y0 + d*u*sin(h0)
+    k != 0:  x = x0 + (sin(h0 + d*k*u) - sin(h0))/k,  y = y0 - (cos(h0 + d*k*u) - cos(h0))/k
+
+and checks: the first segment starts at the path's start, consecutive segments join, each integrated end
+equals the stated end, and the last end equals the goal (positions and headings within 1e-6, headings
+compared modulo 2*pi). Prints "N passed, M failed" and exits 1 if any path failed.
+"""
+
+import json
+import math
+import sys
+
+TOLERANCE = 1e-6
+
+
+def heading_gap(a, b):
+    """Absolute difference of two headings modulo 2*pi, in [0, pi]."""
+    d = math.fmod(a - b, 2 * math.pi)
+    if d < 0:
+        d += 2 * math.pi
+    return min(d, 2 * math.pi - d)
+
+
+def pose_gap(p, q):
+    return max(math.hypot(p["x"] - q["x"], p["y"] - q["y"]), heading_gap(p["heading"], q["heading"]))
+
+
+def integrate(seg):
+    """The pose at the end of a segment, from its start, length, curvature and direction."""
+    x0, y0, h0 = seg["start"].get("x", 0.0), seg["start"].get("y", 0.0), seg["start"].get("heading", 0.0)
+    u = float(seg.get("length", 0.0))
+    k = float(seg.get("curvature", 0.0))
+    d = int(seg.get("direction", 0))
+    if k == 0:
+        return {"x": x0 + d * u * math.cos(h0), "y": y0 + d * u * math.sin(h0), "heading": h0}
+    h1 = h0 + d * k * u
+    return {"x": x0 + (math.sin(h1) - math.sin(h0)) / k, "y": y0 - (math.cos(h1) - math.cos(h0)) / k, "heading": h1}
+
+
+def normalize_pose(p):
+    return {"x": float(p.get("x", 0.0)), "y": float(p.get("y", 0.0)), "heading": float(p.get("heading", 0.0))}
+
+
+def check_path(path):
+    """Returns a list of problems (empty when the path is fine)."""
+    problems = []
+    segments = path.get("segments", [])
+    previous_end = normalize_pose(path["start"]) if "start" in path else None
+    for i, raw in enumerate(segments):
+        seg = dict(raw)
+        seg["start"] = normalize_pose(raw.get("start", {}))
+        kind = raw.get("kind")
+        direction = raw.get("direction")
+        if direction not in (1, -1):
+            problems.append("segment %d: direction %r is not +1 or -1" % (i, direction))
+            continue
+        if not float(raw.get("length", 0.0)) >= 0:
+            problems.append("segment %d: negative length" % i)
+        is_line = kind in ("SEGMENT_KIND_LINE", "LINE", 1)
+        is_arc = kind in ("SEGMENT_KIND_ARC", "ARC", 2)
+        if not (is_line or is_arc) or (is_line != (float(raw.get("curvature", 0.0)) == 0)):
+            problems.append("segment %d: kind %r does not match curvature %r" % (i, kind, raw.get("curvature")))
+        if previous_end is not None and pose_gap(previous_end, seg["start"]) > TOLERANCE:
+            problems.append("segment %d: does not join the previous end (gap %.3g)" % (i, pose_gap(previous_end, seg["start"])))
+        end = integrate(seg)
+        stated = normalize_pose(raw.get("end", {}))
+        if pose_gap(end, stated) > TOLERANCE:
+            problems.append("segment %d: integrated end differs from stated end by %.3g" % (i, pose_gap(end, stated)))
+        previous_end = end
+    goal = path.get("goal")
+    if goal is not None and previous_end is not None:
+        goal = normalize_pose(goal)
+        if path.get("ignoreGoalHeading"):
+            gap = math.hypot(previous_end["x"] - goal["x"], previous_end["y"] - goal["y"])
+        else:
+            gap = pose_gap(previous_end, goal)
+        if gap > TOLERANCE:
+            problems.append("path end differs from goal by %.3g" % gap)
+    return problems
+
+
+def main(argv):
+    text = open(argv[1]).read() if len(argv) > 1 and argv[1] != "-" else sys.stdin.read()
+    paths = json.loads(text)
+    passed = failed = 0
+    for index, path in enumerate(paths):
+        problems = check_path(path)
+        if problems:
+            failed += 1
+            for problem in problems:
+                print("path %d (%s): %s" % (index, path.get("name", "?"), problem), file=sys.stderr)
+        else:
+            passed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
