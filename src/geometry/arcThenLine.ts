@@ -76,7 +76,7 @@ export function arcThenLine(start: Pose, goalX: number, goalY: number, r: number
   return right.length < left.length ? right : left;
 }
 
-/** Length of the arc-then-line path (same result as {@link arcThenLine}, without building segments). */
+/** Length of the {@link arcThenLine} path (a convenience: it builds the path, so it allocates). */
 export function arcThenLineLength(start: Pose, goalX: number, goalY: number, r: number): number {
   return arcThenLine(start, goalX, goalY, r).length;
 }
