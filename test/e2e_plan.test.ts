@@ -134,7 +134,15 @@ describe("PLANNER_SMOOTH", () => {
       for (const radius of [0, 0.5, 0.9]) {
         for (const q of qs) {
           const req = planReq(name, q.sx, q.sy, q.gx, q.gy, { unit: { radius } });
-          const gridRes = await call(srv.client, "Plan", req);
+          let gridRes;
+          try {
+            gridRes = await call(srv.client, "Plan", req);
+          } catch (e) {
+            // A wide unit may not fit on the benchmark's start tile: that is the right answer, not a failure.
+            expect((e as { details: string }).details).toMatch(/start: tile .* is blocked for this unit/);
+            expect(radius).toBeGreaterThan(0.5);
+            continue;
+          }
           const smooth = await call(srv.client, "Plan", { ...req, planner: "PLANNER_SMOOTH" });
           expect(smooth.status).toBe(gridRes.status);
           if (smooth.status !== "PLAN_STATUS_FOUND") continue;

@@ -166,7 +166,8 @@ export interface UnitProfileInput {
 function checkNumber(field: string, v: number | undefined, min: number, max: number): number {
   const x = v ?? 0;
   if (!Number.isFinite(x)) throw invalid(field, x, "must be a finite number");
-  if (x < min || x > max) throw invalid(field, x, `must be in [${min}, ${max}]`);
+  // 0 is proto3's "unset": the caller takes the base profile's value.
+  if (x !== 0 && (x < min || x > max)) throw invalid(field, x, `must be in [${min}, ${max}]`);
   return x;
 }
 
