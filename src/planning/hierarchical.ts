@@ -1,0 +1,180 @@
+/**
+ * HIERARCHICAL: HPA*-style search over the region table, refined to a tile path, then the article's simple
+ * smoothing. Long paths cost an abstract search over entrance nodes plus short grid searches, instead of one
+ * grid search over the whole map.
+ *
+ * Abstract graphs are cached per region table object (WeakMap: a new map version brings a new table and the
+ * old graph is collected with it), so the in-region distance blocks are computed once per map version and
+ * worker, lazily, as queries first touch each region.
+ *
+ * @module
+ */
+import type { PassLayer } from "../maps/grid.ts";
+import type { RegionTable } from "../maps/regions.ts";
+import { AbstractGraph, DEFAULT_SAMPLING, type EntranceSampling } from "../search/abstractSpace.ts";
+import { gridPathLength, type Neighborhood } from "../search/gridSpace.ts";
+import {
+  corridorSearch,
+  type HierarchicalLimits,
+  HierarchicalScratch,
+  hierarchicalSearch,
+} from "../search/hierarchical.ts";
+import { smoothPath } from "../smoothing/simpleSmooth.ts";
+import type { Segment } from "../geometry/types.ts";
+import { type PlanContext, polylineSegments } from "./plan.ts";
+import type { PlanOutcome, PlanTask } from "./task.ts";
+
+/** Tuning of the hierarchical planner. */
+export interface HierarchicalOptions {
+  /** Crossing pairs per entrance. */
+  sampling: EntranceSampling;
+  /** Half-width in tiles of the corridor re-searched around the refined path (0: no re-search). */
+  corridorRadius: number;
+}
+
+/** Defaults measured on the shared Moving AI maps (see bench/hierarchical.ts). */
+export const DEFAULT_HIERARCHICAL: HierarchicalOptions = { sampling: DEFAULT_SAMPLING, corridorRadius: 0 };
+
+const graphs = new WeakMap<RegionTable, Map<string, AbstractGraph>>();
+
+/**
+ * The cached abstract graph of a table over its layer (built on first use; distance blocks fill lazily).
+ * Keyed by table identity, neighbourhood and sampling.
+ */
+export function abstractGraphFor(
+  table: RegionTable,
+  layer: PassLayer,
+  neighborhood: Neighborhood,
+  sampling: EntranceSampling = DEFAULT_SAMPLING,
+): AbstractGraph {
+  let byKey = graphs.get(table);
+  if (byKey === undefined) {
+    byKey = new Map();
+    graphs.set(table, byKey);
+  }
+  const key = `${neighborhood}/${sampling.longRun}/${sampling.spacing}`;
+  let graph = byKey.get(key);
+  if (graph === undefined || graph.layer !== layer) {
+    graph = new AbstractGraph(table, layer, neighborhood, sampling);
+    byKey.set(key, graph);
+  }
+  return graph;
+}
+
+/** A hierarchical path: the tile path, its smoothed points and figures. */
+export interface HierarchicalPath {
+  /** "found" or why not. */
+  status: "found" | "unreachable" | "budget" | "cancelled";
+  /** Refined (and possibly corridor re-searched) tile path, start to goal. */
+  tiles: Int32Array | null;
+  /** Smoothed points (x, y pairs at tile centers). */
+  points: Float64Array | null;
+  /** Length of the smoothed polyline. */
+  length: number;
+  /** Grid length of the tile path. */
+  tileLength: number;
+  /** Expansions of all searches (abstract, in-region, refinement, corridor). */
+  expansions: number;
+}
+
+/**
+ * Hierarchical search, refinement, optional corridor re-search and simple smoothing for a disc of `radius`.
+ * Pure apart from the graph's lazily filled distance blocks.
+ */
+export function hierarchicalPath(
+  graph: AbstractGraph,
+  scratch: HierarchicalScratch,
+  startTile: number,
+  goalTile: number,
+  radius: number,
+  limits: HierarchicalLimits,
+  options: HierarchicalOptions = DEFAULT_HIERARCHICAL,
+): HierarchicalPath {
+  const layer = graph.layer;
+  const r = hierarchicalSearch(graph, startTile, goalTile, scratch, limits);
+  let expansions = r.abstractExpansions + r.regionExpansions + r.refineExpansions;
+  if (r.path === null) {
+    return { status: r.status, tiles: null, points: null, length: 0, tileLength: 0, expansions };
+  }
+  let tiles = r.path;
+  if (options.corridorRadius > 0) {
+    const c = corridorSearch(
+      layer,
+      graph.table.clearanceClass,
+      graph.neighborhood,
+      tiles,
+      options.corridorRadius,
+      scratch,
+      { ...limits, maxExpansions: limits.maxExpansions - expansions },
+    );
+    expansions += c.expansions;
+    if (c.status === "cancelled") {
+      return { status: "cancelled", tiles: null, points: null, length: 0, tileLength: 0, expansions };
+    }
+    // Out of budget: keep the refined path (it is complete and valid).
+    if (c.path !== null) tiles = c.path;
+  }
+  const points = smoothPath(layer, radius, tiles, layer.width);
+  let length = 0;
+  for (let i = 2; i < points.length; i += 2) {
+    length += Math.hypot(points[i] - points[i - 2], points[i + 1] - points[i - 1]);
+  }
+  return {
+    status: "found",
+    tiles,
+    points,
+    length,
+    tileLength: gridPathLength(layer, tiles, layer.width),
+    expansions,
+  };
+}
+
+const scratches = new WeakMap<PlanContext, HierarchicalScratch>();
+
+/** HIERARCHICAL planner entry (see the module doc). */
+export function planHierarchical(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
+  const base: PlanOutcome = {
+    status: "found",
+    segments: [],
+    length: 0,
+    waypoints: null,
+    duration: 0,
+    expansions: 0,
+    searchMicros: 0,
+    planner: task.planner,
+    message: "",
+  };
+  const layer = ctx.layer(task.layerKey);
+  const table = task.regionKey === undefined
+    ? undefined
+    : ctx.lookup(task.regionKey) as RegionTable | undefined;
+  if (table === undefined) throw new Error(`region table ${task.regionKey} was not shared with this worker`);
+  let scratch = scratches.get(ctx);
+  if (scratch === undefined) {
+    scratch = new HierarchicalScratch(ctx.workspace, ctx.grid);
+    scratches.set(ctx, scratch);
+  }
+  const neighborhood: Neighborhood = task.neighborhood === 4 ? 4 : 8;
+  const graph = abstractGraphFor(table, layer, neighborhood);
+  const found = hierarchicalPath(graph, scratch, task.startTile, task.goalTile, task.unit.boundingRadius, {
+    maxExpansions: task.maxExpansions > 0 ? task.maxExpansions : Infinity,
+    deadline: task.maxMillis > 0 ? performance.now() + task.maxMillis : Infinity,
+    cancel,
+  });
+  base.expansions = found.expansions;
+  if (found.status !== "found" || found.points === null || found.tiles === null) {
+    base.status = found.status;
+    base.message = found.status === "unreachable"
+      ? "no path"
+      : found.status === "budget"
+      ? "search budget exhausted before a path was found"
+      : "";
+    return base;
+  }
+  const segments: Segment[] = polylineSegments(found.points);
+  base.status = task.nearest ? "nearest" : "found";
+  base.segments = segments;
+  base.length = segments.reduce((a, s) => a + s.length, 0);
+  base.waypoints = task.wantWaypoints ? found.tiles : null;
+  return base;
+}

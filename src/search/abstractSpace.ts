@@ -1,0 +1,506 @@
+/**
+ * The abstract graph of a region table (HPA*-style) and the {@link SearchSpace}s that search it.
+ *
+ * Nodes are entrance crossing tiles: for each entrance, one or more crossing pairs (the run's middle pair,
+ * plus both ends and evenly spaced pairs for long runs); each tile of a pair is a node, shared when two
+ * entrances meet at the same tile. Edges are the crossing steps between the two tiles of a pair (the grid
+ * cost of that one step) and intra-region edges between every two nodes of the same region, costed with the
+ * true shortest distance inside the region (exhaustive grid searches restricted to the region, run lazily the
+ * first time a region is expanded, then kept: an {@link AbstractGraph} belongs to one table and layer, so the
+ * work is done once per map version).
+ *
+ * Node ids are grouped by region (the nodes of region r are `regionNodeStart[r] .. regionNodeStart[r + 1]`),
+ * so a region's distance matrix is a dense k x k block.
+ *
+ * All costs are the A* core's fixed-point integers, so abstract and grid costs compare exactly.
+ *
+ * @module
+ */
+
+import type { PassLayer } from "../maps/grid.ts";
+import type { RegionTable } from "../maps/regions.ts";
+import {
+  astar,
+  COST_SCALE,
+  type SearchLimits,
+  type SearchSpace,
+  SearchWorkspace,
+  type Successors,
+} from "./astar.ts";
+import { GridSpace, type Neighborhood } from "./gridSpace.ts";
+
+/** How many crossing pairs an entrance gets. */
+export interface EntranceSampling {
+  /** Runs longer than this get both end pairs as well as the middle one. */
+  longRun: number;
+  /** In runs longer than {@link longRun}, also a pair every `spacing` tiles (0: ends and middle only). */
+  spacing: number;
+}
+
+/** Default sampling: middle pair; both ends for runs over 6 tiles (Botea et al.'s HPA* rule, plus the middle). */
+export const DEFAULT_SAMPLING: EntranceSampling = { longRun: 6, spacing: 0 };
+
+/**
+ * The grid restricted to one region's tiles, with a zero heuristic and no goal: an exhaustive search from a
+ * tile yields the true in-region distance to every tile of the region (Dijkstra on the one A* core).
+ */
+export class RegionSpace implements SearchSpace {
+  /** Tile ids. */
+  stateCount = 0;
+  /** Up to 8 grid moves. */
+  readonly maxSuccessors = 8;
+  private readonly grid = new GridSpace();
+  private regionOf: Int32Array = new Int32Array(0);
+  private region = -1;
+
+  /** Configures the layer, clearance class, neighbourhood and region table; returns this. */
+  configure(layer: PassLayer, table: RegionTable, clearance: number, neighborhood: Neighborhood): this {
+    this.grid.configure(layer, clearance, neighborhood, 0);
+    this.stateCount = this.grid.stateCount;
+    this.regionOf = table.regionOf;
+    return this;
+  }
+
+  /** Restricts the search to region r; returns this. */
+  restrict(region: number): this {
+    this.region = region;
+    return this;
+  }
+
+  /** The grid moves that stay inside the region. */
+  expand(state: number, out: Successors, parent: number): number {
+    const n = this.grid.expand(state, out, parent);
+    const ids = out.ids;
+    const costs = out.costs;
+    const regionOf = this.regionOf;
+    const region = this.region;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      if (regionOf[ids[i]] !== region) continue;
+      ids[kept] = ids[i];
+      costs[kept] = costs[i];
+      kept++;
+    }
+    return kept;
+  }
+
+  /** Zero: the search is exhaustive. */
+  heuristic(_state: number): number {
+    return 0;
+  }
+
+  /** Never: the search is exhaustive. */
+  isGoal(_state: number): boolean {
+    return false;
+  }
+}
+
+const NO_LIMITS: SearchLimits = {
+  maxExpansions: Infinity,
+  deadline: Infinity,
+  cancel: null,
+  trackNearest: false,
+};
+
+/**
+ * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
+ * pass layer, clearance class and neighbourhood. Build once per table (it allocates), reuse for every query.
+ */
+export class AbstractGraph {
+  /** The table the graph abstracts. */
+  readonly table: RegionTable;
+  /** The layer whose costs the distances use. */
+  readonly layer: PassLayer;
+  /** Grid neighbourhood of the distances. */
+  readonly neighborhood: Neighborhood;
+  /** Number of entrance nodes. */
+  readonly nodeCount: number;
+  /** Tile of each node. */
+  readonly nodeTile: Int32Array;
+  /** Region of each node (non-decreasing in node id). */
+  readonly nodeRegion: Int32Array;
+  /** Node of each tile, -1 for tiles that are not nodes. */
+  readonly tileNode: Int32Array;
+  /** Nodes of region r are regionNodeStart[r] .. regionNodeStart[r + 1]; length regionCount + 1. */
+  readonly regionNodeStart: Int32Array;
+  /** CSR offsets of crossing edges per node; length nodeCount + 1. */
+  readonly crossStart: Int32Array;
+  /** The node across each crossing edge. */
+  readonly crossTarget: Int32Array;
+  /** Fixed-point cost of each crossing step. */
+  readonly crossCost: Float64Array;
+  /** Most nodes in one region. */
+  readonly maxRegionNodes: number;
+  /** Most crossing edges of one node. */
+  readonly maxCrossings: number;
+  /** Offset of region r's k x k distance block in {@link distance}. */
+  private readonly distanceOffset: Float64Array;
+  /** Row-major k x k blocks: distance[off + i * k + j] = in-region cost from node i to node j (local ids). */
+  private readonly distance: Float64Array;
+  /** 1 once region r's block is computed. */
+  private readonly ready: Uint8Array;
+  /** Grid expansions spent computing distance blocks so far. */
+  prepExpansions = 0;
+  /** Distance blocks computed so far. */
+  preparedRegions = 0;
+  private readonly regionSpace = new RegionSpace();
+  private readonly workspace = new SearchWorkspace();
+  private readonly clearance: number;
+
+  /** Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region). */
+  constructor(
+    table: RegionTable,
+    layer: PassLayer,
+    neighborhood: Neighborhood = 8,
+    sampling: EntranceSampling = DEFAULT_SAMPLING,
+  ) {
+    if (layer.width !== table.width || layer.height !== table.height) {
+      throw new RangeError("AbstractGraph: layer and table sizes differ");
+    }
+    this.table = table;
+    this.layer = layer;
+    this.neighborhood = neighborhood;
+    this.clearance = table.clearanceClass;
+    const { width, regionOf, regionCount, entranceCount } = table;
+
+    // 1. Crossing pairs per entrance.
+    const pairA: number[] = [];
+    const pairB: number[] = [];
+    for (let e = 0; e < entranceCount; e++) {
+      const a = table.entranceTileA[e];
+      const across = table.entranceTileB[e] - a;
+      const along = across === 1 ? width : 1;
+      const length = table.entranceLength[e];
+      const mid = (length - 1) >> 1;
+      const first = a - mid * along;
+      const add = (i: number) => {
+        pairA.push(first + i * along);
+        pairB.push(first + i * along + across);
+      };
+      add(mid);
+      if (length > sampling.longRun) {
+        add(0);
+        add(length - 1);
+        if (sampling.spacing > 0) {
+          for (let i = sampling.spacing; i < length - 1; i += sampling.spacing) {
+            if (Math.abs(i - mid) >= sampling.spacing >> 1 && length - 1 - i >= sampling.spacing >> 1) add(i);
+          }
+        }
+      }
+    }
+
+    // 2. Unique tiles, numbered grouped by region (counting sort), ties by tile id.
+    const tileNode = new Int32Array(width * table.height).fill(-1);
+    const tiles: number[] = [];
+    for (let p = 0; p < pairA.length; p++) {
+      for (const t of [pairA[p], pairB[p]]) {
+        if (tileNode[t] === -1) {
+          tileNode[t] = 0;
+          tiles.push(t);
+        }
+      }
+    }
+    tiles.sort((x, y) => regionOf[x] - regionOf[y] || x - y);
+    const nodeCount = tiles.length;
+    const nodeTile = Int32Array.from(tiles);
+    const nodeRegion = new Int32Array(nodeCount);
+    const regionNodeStart = new Int32Array(regionCount + 1);
+    for (let i = 0; i < nodeCount; i++) {
+      tileNode[nodeTile[i]] = i;
+      nodeRegion[i] = regionOf[nodeTile[i]];
+      regionNodeStart[nodeRegion[i] + 1]++;
+    }
+    let maxRegionNodes = 0;
+    for (let r = 0; r < regionCount; r++) {
+      maxRegionNodes = Math.max(maxRegionNodes, regionNodeStart[r + 1]);
+      regionNodeStart[r + 1] += regionNodeStart[r];
+    }
+
+    // 3. Crossing edges (both directions), CSR; a pair sampled twice (short runs) is deduplicated.
+    const crossStart = new Int32Array(nodeCount + 1);
+    const seen = new Set<number>();
+    const edgeFrom: number[] = [];
+    const edgeTo: number[] = [];
+    for (let p = 0; p < pairA.length; p++) {
+      const u = tileNode[pairA[p]], v = tileNode[pairB[p]];
+      const key = u * nodeCount + v;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      edgeFrom.push(u, v);
+      edgeTo.push(v, u);
+      crossStart[u + 1]++;
+      crossStart[v + 1]++;
+    }
+    let maxCrossings = 0;
+    for (let i = 0; i < nodeCount; i++) {
+      maxCrossings = Math.max(maxCrossings, crossStart[i + 1]);
+      crossStart[i + 1] += crossStart[i];
+    }
+    const crossTarget = new Int32Array(edgeFrom.length);
+    const crossCost = new Float64Array(edgeFrom.length);
+    const cursor = crossStart.slice(0, nodeCount);
+    for (let k = 0; k < edgeFrom.length; k++) {
+      const slot = cursor[edgeFrom[k]]++;
+      const to = edgeTo[k];
+      crossTarget[slot] = to;
+      // A crossing pair is 4-adjacent: one straight step onto the target tile.
+      crossCost[slot] = Math.round(layer.tileCost[nodeTile[to]] * COST_SCALE);
+    }
+
+    // 4. Distance block offsets.
+    const distanceOffset = new Float64Array(regionCount);
+    let total = 0;
+    for (let r = 0; r < regionCount; r++) {
+      distanceOffset[r] = total;
+      const k = regionNodeStart[r + 1] - regionNodeStart[r];
+      total += k * k;
+    }
+
+    this.nodeCount = nodeCount;
+    this.nodeTile = nodeTile;
+    this.nodeRegion = nodeRegion;
+    this.tileNode = tileNode;
+    this.regionNodeStart = regionNodeStart;
+    this.crossStart = crossStart;
+    this.crossTarget = crossTarget;
+    this.crossCost = crossCost;
+    this.maxRegionNodes = maxRegionNodes;
+    this.maxCrossings = maxCrossings;
+    this.distanceOffset = distanceOffset;
+    this.distance = new Float64Array(total);
+    this.ready = new Uint8Array(regionCount);
+    this.regionSpace.configure(layer, table, this.clearance, neighborhood);
+  }
+
+  /** True once region r's distance block is computed. */
+  isPrepared(region: number): boolean {
+    return this.ready[region] === 1;
+  }
+
+  /**
+   * Computes region r's distance block if it is missing (one exhaustive in-region search per node, each at
+   * most the region's tile count in expansions). Returns the expansions spent (0 when it was ready).
+   */
+  prepareRegion(region: number): number {
+    if (this.ready[region] === 1) return 0;
+    const i0 = this.regionNodeStart[region];
+    const k = this.regionNodeStart[region + 1] - i0;
+    const off = this.distanceOffset[region];
+    const ws = this.workspace;
+    const space = this.regionSpace.restrict(region);
+    let spent = 0;
+    for (let i = 0; i < k; i++) {
+      const r = astar(space, ws, [this.nodeTile[i0 + i]], NO_LIMITS);
+      spent += r.expansions;
+      const g = ws.g;
+      for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[this.nodeTile[i0 + j]];
+    }
+    this.ready[region] = 1;
+    this.prepExpansions += spent;
+    this.preparedRegions++;
+    return spent;
+  }
+
+  /** Prepares every region (for warm-up: the one-off cost per map version); returns the expansions spent. */
+  prepareAll(): number {
+    let spent = 0;
+    for (let r = 0; r < this.table.regionCount; r++) spent += this.prepareRegion(r);
+    return spent;
+  }
+
+  /** In-region fixed-point distance from node i to node j (same region, block prepared). */
+  regionDistance(i: number, j: number): number {
+    const region = this.nodeRegion[i];
+    const i0 = this.regionNodeStart[region];
+    const k = this.regionNodeStart[region + 1] - i0;
+    return this.distance[this.distanceOffset[region] + (i - i0) * k + (j - i0)];
+  }
+
+  /**
+   * Exhaustive in-region search from `tile` into `ws` (distances readable as ws.g[t] for tiles of its region).
+   * Returns the expansions.
+   */
+  searchRegionFrom(tile: number, ws: SearchWorkspace): number {
+    const space = this.regionSpace.restrict(this.table.regionOf[tile]);
+    return astar(space, ws, [tile], NO_LIMITS).expansions;
+  }
+}
+
+/**
+ * The abstract graph as an A* space for one query: states 0..nodeCount-1 are entrance nodes, nodeCount is
+ * the start and nodeCount + 1 the goal, linked to the nodes of their regions by in-region distances (and to
+ * each other when they share a region). Expanding a node whose region block is missing computes it, unless
+ * the cancel flag is set or the preparation budget is spent: then the expansion yields nothing and
+ * {@link aborted} is set, which drains the search quickly; callers must check it.
+ */
+export class AbstractSpace implements SearchSpace {
+  /** nodeCount + 2. */
+  stateCount = 0;
+  /** Region nodes + crossings + the goal. */
+  maxSuccessors = 1;
+  /** Set when a missing region block could not be computed (cancel or budget); the search result is void. */
+  aborted: "" | "cancelled" | "budget" = "";
+  /** Grid expansions spent preparing region blocks during this query. */
+  prepExpansions = 0;
+  private graph: AbstractGraph | null = null;
+  private startState = 0;
+  private goalState = 0;
+  private startTile = 0;
+  private goalTile = 0;
+  private startRegion = -1;
+  private goalRegion = -1;
+  /** Distance from the start to each node of its region (local ids), and to the goal if they share it. */
+  private startDistance = new Float64Array(0);
+  private startToGoal = NaN;
+  /** Distance from each node of the goal's region (local ids) to the goal. */
+  private goalDistance = new Float64Array(0);
+  private goalX = 0;
+  private goalY = 0;
+  private hStraight = 0;
+  private hDiagonal = 0;
+  private width = 0;
+  private cancel: Int32Array | null = null;
+  private prepBudget = Infinity;
+
+  /**
+   * Sets up a query from startTile to goalTile (both open, any regions) using `ws` for the two in-region
+   * searches that link them (not the workspace the abstract search itself will use). Goal links use the
+   * distance from the goal, which equals the distance to it on uniform-cost terrain and stays admissible-free
+   * otherwise: the refinement recomputes exact grid paths. Returns the grid expansions spent.
+   */
+  configure(
+    graph: AbstractGraph,
+    startTile: number,
+    goalTile: number,
+    ws: SearchWorkspace,
+    cancel: Int32Array | null,
+    prepBudget: number,
+  ): number {
+    this.graph = graph;
+    const { table, layer } = graph;
+    const n = graph.nodeCount;
+    this.stateCount = n + 2;
+    this.maxSuccessors = graph.maxRegionNodes + graph.maxCrossings + 1;
+    this.startState = n;
+    this.goalState = n + 1;
+    this.startTile = startTile;
+    this.goalTile = goalTile;
+    this.startRegion = table.regionOf[startTile];
+    this.goalRegion = table.regionOf[goalTile];
+    this.width = table.width;
+    this.goalX = goalTile % table.width;
+    this.goalY = (goalTile - this.goalX) / table.width;
+    this.hStraight = Math.floor(layer.minCost * COST_SCALE);
+    this.hDiagonal = Math.floor(layer.minCost * Math.SQRT2 * COST_SCALE);
+    this.cancel = cancel;
+    this.prepBudget = prepBudget;
+    this.aborted = "";
+    this.prepExpansions = 0;
+    if (this.startDistance.length < graph.maxRegionNodes) {
+      this.startDistance = new Float64Array(graph.maxRegionNodes);
+      this.goalDistance = new Float64Array(graph.maxRegionNodes);
+    }
+    let spent = graph.searchRegionFrom(goalTile, ws);
+    let i0 = graph.regionNodeStart[this.goalRegion];
+    let i1 = graph.regionNodeStart[this.goalRegion + 1];
+    for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = ws.g[graph.nodeTile[i]];
+    spent += graph.searchRegionFrom(startTile, ws);
+    i0 = graph.regionNodeStart[this.startRegion];
+    i1 = graph.regionNodeStart[this.startRegion + 1];
+    for (let i = i0; i < i1; i++) this.startDistance[i - i0] = ws.g[graph.nodeTile[i]];
+    this.startToGoal = this.startRegion === this.goalRegion ? ws.g[goalTile] : NaN;
+    return spent;
+  }
+
+  /** The abstract state of the start. */
+  get start(): number {
+    return this.startState;
+  }
+
+  /** The abstract state of the goal. */
+  get goal(): number {
+    return this.goalState;
+  }
+
+  /** The tile of an abstract state. */
+  tileOf(state: number): number {
+    if (state === this.startState) return this.startTile;
+    if (state === this.goalState) return this.goalTile;
+    return this.graph!.nodeTile[state];
+  }
+
+  /** Successors: region neighbours, crossings and the goal (see the class doc). */
+  expand(state: number, out: Successors, _parent: number): number {
+    const graph = this.graph!;
+    const ids = out.ids;
+    const costs = out.costs;
+    let count = 0;
+    if (state === this.goalState) return 0;
+    if (state === this.startState) {
+      const i0 = graph.regionNodeStart[this.startRegion];
+      const i1 = graph.regionNodeStart[this.startRegion + 1];
+      for (let i = i0; i < i1; i++) {
+        ids[count] = i;
+        costs[count] = this.startDistance[i - i0];
+        count++;
+      }
+      if (this.startRegion === this.goalRegion) {
+        ids[count] = this.goalState;
+        costs[count] = this.startToGoal;
+        count++;
+      }
+      return count;
+    }
+    if (this.aborted !== "") return 0;
+    const region = graph.nodeRegion[state];
+    if (!graph.isPrepared(region)) {
+      if (this.cancel !== null && Atomics.load(this.cancel, 0) !== 0) {
+        this.aborted = "cancelled";
+        return 0;
+      }
+      if (this.prepExpansions >= this.prepBudget) {
+        this.aborted = "budget";
+        return 0;
+      }
+      this.prepExpansions += graph.prepareRegion(region);
+    }
+    const i0 = graph.regionNodeStart[region];
+    const i1 = graph.regionNodeStart[region + 1];
+    for (let j = i0; j < i1; j++) {
+      if (j === state) continue;
+      ids[count] = j;
+      costs[count] = graph.regionDistance(state, j);
+      count++;
+    }
+    for (let e = graph.crossStart[state], end = graph.crossStart[state + 1]; e < end; e++) {
+      ids[count] = graph.crossTarget[e];
+      costs[count] = graph.crossCost[e];
+      count++;
+    }
+    if (region === this.goalRegion) {
+      ids[count] = this.goalState;
+      costs[count] = this.goalDistance[state - i0];
+      count++;
+    }
+    return count;
+  }
+
+  /** Octile distance to the goal tile times the layer's minimum cost, fixed point, rounded down (as GridSpace). */
+  heuristic(state: number): number {
+    const t = this.tileOf(state);
+    const w = this.width;
+    const y = (t / w) | 0;
+    let dx = t - y * w - this.goalX;
+    let dy = y - this.goalY;
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    return dx < dy
+      ? dx * this.hDiagonal + (dy - dx) * this.hStraight
+      : dy * this.hDiagonal + (dx - dy) * this.hStraight;
+  }
+
+  /** True for the goal state. */
+  isGoal(state: number): boolean {
+    return state === this.goalState;
+  }
+}

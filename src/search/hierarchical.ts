@@ -1,0 +1,333 @@
+/**
+ * Hierarchical (HPA*-style) search: an A* over the region table's abstract graph ({@link AbstractSpace}),
+ * then refinement window by window with grid A* between consecutive abstract waypoints, and optionally a
+ * corridor re-search that lets the tile path leave the entrance tiles it was pinned to.
+ *
+ * Every search runs on the one A* core; the three workspaces are distinct because the abstract search runs
+ * in-region searches while it is open (lazy distance blocks).
+ *
+ * @module
+ */
+
+import type { PassLayer } from "../maps/grid.ts";
+import {
+  astar,
+  newSearchResult,
+  reconstructPath,
+  type SearchResult,
+  type SearchSpace,
+  SearchWorkspace,
+  type Successors,
+} from "./astar.ts";
+import { type AbstractGraph, AbstractSpace } from "./abstractSpace.ts";
+import { GridSpace, type Neighborhood } from "./gridSpace.ts";
+
+/** Reusable state of hierarchical searches (allocate once per worker). */
+export class HierarchicalScratch {
+  /** Workspace of the abstract search. */
+  readonly abstractWorkspace: SearchWorkspace = new SearchWorkspace();
+  /** Workspace of the in-region searches that link start and goal. */
+  readonly regionWorkspace: SearchWorkspace = new SearchWorkspace();
+  /** Workspace of the refinement searches (tile ids). */
+  readonly gridWorkspace: SearchWorkspace;
+  /** The grid space of the refinement. */
+  readonly grid: GridSpace;
+  /** The abstract space, reconfigured per query. */
+  readonly abstract: AbstractSpace = new AbstractSpace();
+  /** The corridor space of the re-search. */
+  readonly corridor: CorridorSpace = new CorridorSpace();
+  /** Reused search result. */
+  readonly result: SearchResult = newSearchResult();
+
+  /** Uses the given grid workspace and space (e.g. a planning context's), or fresh ones. */
+  constructor(gridWorkspace: SearchWorkspace = new SearchWorkspace(), grid: GridSpace = new GridSpace()) {
+    this.gridWorkspace = gridWorkspace;
+    this.grid = grid;
+  }
+}
+
+/** Limits of one hierarchical query: all searches share them. */
+export interface HierarchicalLimits {
+  /** Total grid + abstract expansions allowed (Infinity for none). */
+  maxExpansions: number;
+  /** performance.now() deadline (Infinity for none). */
+  deadline: number;
+  /** Cancel flag (element 0 non-zero = stop), or null. */
+  cancel: Int32Array | null;
+}
+
+/** Outcome of {@link hierarchicalSearch}. */
+export interface HierarchicalResult {
+  /** How it ended ("budget" covers the deadline too). */
+  status: "found" | "unreachable" | "budget" | "cancelled";
+  /** Refined tile path from start to goal (found only). */
+  path: Int32Array | null;
+  /** The abstract path's tiles (start, entrance tiles, goal), found only. */
+  abstractTiles: Int32Array | null;
+  /** Expansions of the abstract search. */
+  abstractExpansions: number;
+  /** Grid expansions linking start and goal and preparing missing region blocks. */
+  regionExpansions: number;
+  /** Grid expansions of the refinement. */
+  refineExpansions: number;
+}
+
+function fail(
+  status: HierarchicalResult["status"],
+  abstractExpansions: number,
+  regionExpansions: number,
+  refineExpansions: number,
+): HierarchicalResult {
+  return { status, path: null, abstractTiles: null, abstractExpansions, regionExpansions, refineExpansions };
+}
+
+/**
+ * Finds a path from startTile to goalTile over `graph` (open tiles for the graph's clearance class), then
+ * refines it with grid A* between consecutive abstract waypoints. Tiles in different components give
+ * "unreachable" at once.
+ */
+export function hierarchicalSearch(
+  graph: AbstractGraph,
+  startTile: number,
+  goalTile: number,
+  scratch: HierarchicalScratch,
+  limits: HierarchicalLimits,
+): HierarchicalResult {
+  const { table, layer } = graph;
+  const startRegion = table.regionOf[startTile];
+  const goalRegion = table.regionOf[goalTile];
+  if (
+    startRegion < 0 || goalRegion < 0 ||
+    table.regionComponent[startRegion] !== table.regionComponent[goalRegion]
+  ) {
+    return fail("unreachable", 0, 0, 0);
+  }
+  const { cancel, deadline } = limits;
+  const space = scratch.abstract;
+  let regionExpansions = space.configure(
+    graph,
+    startTile,
+    goalTile,
+    scratch.regionWorkspace,
+    cancel,
+    limits.maxExpansions,
+  );
+  const r = astar(space, scratch.abstractWorkspace, [space.start], {
+    maxExpansions: Math.max(0, limits.maxExpansions - regionExpansions),
+    deadline,
+    cancel,
+    trackNearest: false,
+  }, scratch.result);
+  regionExpansions += space.prepExpansions;
+  const abstractExpansions = r.expansions;
+  if (r.status === "cancelled" || space.aborted === "cancelled") {
+    return fail("cancelled", abstractExpansions, regionExpansions, 0);
+  }
+  if (r.status === "budget" || r.status === "deadline" || space.aborted === "budget") {
+    return fail("budget", abstractExpansions, regionExpansions, 0);
+  }
+  if (r.status !== "found") return fail("unreachable", abstractExpansions, regionExpansions, 0);
+
+  const states = reconstructPath(scratch.abstractWorkspace, r.goal);
+  const abstractTiles = new Int32Array(states.length);
+  for (let i = 0; i < states.length; i++) abstractTiles[i] = space.tileOf(states[i]);
+
+  const refined = refineWaypoints(
+    layer,
+    table.clearanceClass,
+    graph.neighborhood,
+    abstractTiles,
+    scratch,
+    {
+      maxExpansions: limits.maxExpansions - regionExpansions - abstractExpansions,
+      deadline,
+      cancel,
+    },
+  );
+  if (refined.path === null) {
+    return fail(refined.status, abstractExpansions, regionExpansions, refined.expansions);
+  }
+  return {
+    status: "found",
+    path: refined.path,
+    abstractTiles,
+    abstractExpansions,
+    regionExpansions,
+    refineExpansions: refined.expansions,
+  };
+}
+
+/** A refinement outcome: the tile path (null unless found) and the expansions spent. */
+export interface Refinement {
+  /** "found", or why not. */
+  status: "found" | "unreachable" | "budget" | "cancelled";
+  /** Tile path through every waypoint, or null. */
+  path: Int32Array | null;
+  /** Grid expansions. */
+  expansions: number;
+}
+
+/**
+ * Grid A* between each pair of consecutive waypoints (tile ids), concatenated into one tile path. Adjacent
+ * waypoints (entrance crossings) cost one expansion.
+ */
+export function refineWaypoints(
+  layer: PassLayer,
+  clearance: number,
+  neighborhood: Neighborhood,
+  waypoints: Int32Array,
+  scratch: HierarchicalScratch,
+  limits: HierarchicalLimits,
+): Refinement {
+  const ws = scratch.gridWorkspace;
+  const pieces: Int32Array[] = [];
+  let total = 1;
+  let expansions = 0;
+  for (let i = 0; i + 1 < waypoints.length; i++) {
+    const a = waypoints[i], b = waypoints[i + 1];
+    if (a === b) continue;
+    const space = scratch.grid.configure(layer, clearance, neighborhood, b);
+    const r = astar(space, ws, [a], {
+      maxExpansions: Math.max(0, limits.maxExpansions - expansions),
+      deadline: limits.deadline,
+      cancel: limits.cancel,
+      trackNearest: false,
+    }, scratch.result);
+    expansions += r.expansions;
+    if (r.status !== "found") {
+      const status = r.status === "cancelled"
+        ? "cancelled"
+        : r.status === "exhausted"
+        ? "unreachable"
+        : "budget";
+      return { status, path: null, expansions };
+    }
+    const piece = reconstructPath(ws, r.goal);
+    pieces.push(piece);
+    total += piece.length - 1;
+  }
+  const path = new Int32Array(total);
+  path[0] = waypoints[0];
+  let at = 1;
+  for (const piece of pieces) {
+    path.set(piece.subarray(1), at);
+    at += piece.length - 1;
+  }
+  return { status: "found", path, expansions };
+}
+
+/**
+ * The grid restricted to a corridor: tiles marked in a stamp array with the current corridor generation.
+ * Used to re-search near a smoothed path: the optimal grid path inside the corridor is never longer than
+ * the refined path the corridor was built around.
+ */
+export class CorridorSpace implements SearchSpace {
+  /** Tile ids. */
+  stateCount = 0;
+  /** Up to 8 grid moves. */
+  readonly maxSuccessors = 8;
+  private grid: GridSpace = new GridSpace();
+  private mark: Uint32Array = new Uint32Array(0);
+  private generation = 0;
+  private width = 0;
+  private height = 0;
+
+  /**
+   * Marks every tile within `radius` (Chebyshev) of each tile of `path` as the corridor and targets the
+   * path's last tile; returns this.
+   */
+  configure(
+    layer: PassLayer,
+    clearance: number,
+    neighborhood: Neighborhood,
+    path: Int32Array,
+    radius: number,
+  ): this {
+    const w = layer.width, h = layer.height;
+    this.grid.configure(layer, clearance, neighborhood, path[path.length - 1]);
+    this.stateCount = w * h;
+    this.width = w;
+    this.height = h;
+    if (this.mark.length < w * h) {
+      this.mark = new Uint32Array(w * h);
+      this.generation = 0;
+    }
+    if (this.generation >= 0xfffffffe) {
+      this.mark.fill(0);
+      this.generation = 0;
+    }
+    const gen = ++this.generation;
+    const mark = this.mark;
+    for (let i = 0; i < path.length; i++) {
+      const t = path[i];
+      const y = (t / w) | 0, x = t - y * w;
+      const x0 = Math.max(0, x - radius), x1 = Math.min(w - 1, x + radius);
+      const y0 = Math.max(0, y - radius), y1 = Math.min(h - 1, y + radius);
+      for (let yy = y0; yy <= y1; yy++) mark.fill(gen, yy * w + x0, yy * w + x1 + 1);
+    }
+    return this;
+  }
+
+  /** Grid moves that stay in the corridor. */
+  expand(state: number, out: Successors, parent: number): number {
+    const n = this.grid.expand(state, out, parent);
+    const ids = out.ids;
+    const costs = out.costs;
+    const mark = this.mark;
+    const gen = this.generation;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      if (mark[ids[i]] !== gen) continue;
+      ids[kept] = ids[i];
+      costs[kept] = costs[i];
+      kept++;
+    }
+    return kept;
+  }
+
+  /** The grid heuristic. */
+  heuristic(state: number): number {
+    return this.grid.heuristic(state);
+  }
+
+  /** The path's last tile. */
+  isGoal(state: number): boolean {
+    return this.grid.isGoal(state);
+  }
+
+  /** Map size of the corridor's layer. */
+  get size(): { width: number; height: number } {
+    return { width: this.width, height: this.height };
+  }
+}
+
+/**
+ * Re-searches inside a corridor of `radius` tiles around `path` (a found tile path); returns the optimal
+ * tile path inside the corridor (never longer than `path`), or null if a limit stopped it.
+ */
+export function corridorSearch(
+  layer: PassLayer,
+  clearance: number,
+  neighborhood: Neighborhood,
+  path: Int32Array,
+  radius: number,
+  scratch: HierarchicalScratch,
+  limits: HierarchicalLimits,
+): Refinement {
+  const space = scratch.corridor.configure(layer, clearance, neighborhood, path, radius);
+  const r = astar(space, scratch.gridWorkspace, [path[0]], {
+    maxExpansions: limits.maxExpansions,
+    deadline: limits.deadline,
+    cancel: limits.cancel,
+    trackNearest: false,
+  }, scratch.result);
+  if (r.status === "found") {
+    return {
+      status: "found",
+      path: reconstructPath(scratch.gridWorkspace, r.goal),
+      expansions: r.expansions,
+    };
+  }
+  const status = r.status === "cancelled" ? "cancelled" : r.status === "exhausted" ? "unreachable" : "budget";
+  return { status, path: null, expansions: r.expansions };
+}
