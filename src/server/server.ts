@@ -63,7 +63,8 @@ function unary<Req, Res>(
         Math.max(0, ms),
       );
     }
-    fn(call.request, ac.signal, fields).then(
+    // Through a promise so a synchronous throw is mapped like a rejection.
+    Promise.resolve().then(() => fn(call.request, ac.signal, fields)).then(
       (res) => {
         clearTimeout(timer);
         log.info({ ...fields, status: "OK", micros: Math.round((performance.now() - t0) * 1000) });

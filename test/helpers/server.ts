@@ -76,7 +76,7 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string): P
   const stop = () =>
     new Promise<void>((res) => {
       client.close();
-      if (proc.exitCode !== null) return res();
+      if (proc.exitCode !== null || proc.signalCode !== null) return res();
       const kill = setTimeout(() => proc.kill("SIGKILL"), 5000);
       proc.once("exit", () => {
         clearTimeout(kill);

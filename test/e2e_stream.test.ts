@@ -1,0 +1,253 @@
+/**
+ * End-to-end over real gRPC: PatchMap and Stream. Initial then refined paths; a patch across the remaining path
+ * replans from the last reported pose and avoids the new blocked tiles; a patch elsewhere sends nothing; a patch
+ * that cuts the goal off gives an unreachable status; many concurrent streams under a patch storm stay correct.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import * as grpc from "@grpc/grpc-js";
+import { call, callError, startServer, type TestServer } from "./helpers/server.ts";
+import { type BlockGrid, firstCollision } from "./helpers/movingai.ts";
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer(["--no-demo"]);
+}, 120_000);
+afterAll(async () => {
+  await srv?.stop();
+});
+
+/** An open 40 x 20 field with a border. */
+function field(w = 40, h = 20): string {
+  const rows: string[] = [];
+  for (let y = 0; y < h; y++) {
+    let r = "";
+    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
+    rows.push(r);
+  }
+  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
+}
+
+/** A client-side mirror of a map's blocked tiles, updated with the same edits. */
+function mirror(w = 40, h = 20): BlockGrid {
+  const g: BlockGrid = { width: w, height: h, blocked: new Uint8Array(w * h) };
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) g.blocked[y * w + x] = x === 0 || y === 0 || x === w - 1 || y === h - 1 ? 1 : 0;
+  }
+  return g;
+}
+
+// deno-lint-ignore no-explicit-any
+type Update = any;
+
+/** Opens a stream and collects updates; `next()` waits for the next one (or null after `ms`). */
+function openStream(first: object) {
+  const s = srv.client.Stream();
+  const queue: Update[] = [];
+  const waiters: ((u: Update | null) => void)[] = [];
+  let error: grpc.ServiceError | null = null;
+  let ended = false;
+  s.on("data", (u: Update) => {
+    const w = waiters.shift();
+    if (w) w(u);
+    else queue.push(u);
+  });
+  s.on("error", (e: grpc.ServiceError) => {
+    error = e;
+    for (const w of waiters.splice(0)) w(null);
+  });
+  s.on("end", () => {
+    ended = true;
+    for (const w of waiters.splice(0)) w(null);
+  });
+  s.write({ plan: first });
+  return {
+    stream: s,
+    next(ms = 20_000): Promise<Update | null> {
+      if (queue.length > 0) return Promise.resolve(queue.shift());
+      if (ended || error) return Promise.resolve(null);
+      return new Promise((res) => {
+        const timer = setTimeout(() => {
+          const i = waiters.indexOf(done);
+          if (i >= 0) waiters.splice(i, 1);
+          res(null);
+        }, ms);
+        const done = (u: Update | null) => {
+          clearTimeout(timer);
+          res(u);
+        };
+        waiters.push(done);
+      });
+    },
+    get error() {
+      return error;
+    },
+    get ended() {
+      return ended;
+    },
+  };
+}
+
+describe("PatchMap", () => {
+  test("patches make new versions; conditional patches check the version; bad edits name the field", async () => {
+    const v1 = await call(srv.client, "PutMap", { id: "patchy", movingai: field() });
+    const v2 = await call(srv.client, "PatchMap", {
+      map: { id: "patchy", version: v1.version },
+      edits: [{ x: 10, y: 1, width: 1, height: 18, tile: "@" }],
+    });
+    expect(v2.version).not.toBe(v1.version);
+    // The wall splits the field: two components now.
+    expect(v2.components).toBe(2);
+    const stale = await callError(srv.client, "PatchMap", {
+      map: { id: "patchy", version: v1.version },
+      edits: [{ x: 5, y: 5, tile: "." }],
+    });
+    expect(stale.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(stale.details).toMatch(v1.version);
+    const bad = await callError(srv.client, "PatchMap", { map: { id: "patchy" }, edits: [{ x: 99, y: 1, tile: "@" }] });
+    expect(bad.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(bad.details).toMatch(/edits\[0\]\.x.*99/);
+    const badTile = await callError(srv.client, "PatchMap", { map: { id: "patchy" }, edits: [{ x: 1, y: 1, tile: "@@" }] });
+    expect(badTile.details).toMatch(/edits\[0\]\.tile/);
+    // The old version still answers when asked by version; the latest sees the wall.
+    const req = { start: { x: 2.5, y: 10.5 }, goal: { x: 30.5, y: 10.5 }, planner: "PLANNER_GRID" };
+    const old = await call(srv.client, "Plan", { ...req, map: { id: "patchy", version: v1.version } });
+    expect(old.status).toBe("PLAN_STATUS_FOUND");
+    const now = await call(srv.client, "Plan", { ...req, map: { id: "patchy" } });
+    expect(now.status).toBe("PLAN_STATUS_UNREACHABLE");
+    expect(now.map_version).toBe(v2.version);
+    // Reopening a door makes it reachable again, through the door.
+    await call(srv.client, "PatchMap", { map: { id: "patchy" }, edits: [{ x: 10, y: 15, tile: "." }] });
+    const door = await call(srv.client, "Plan", { ...req, map: { id: "patchy" } });
+    expect(door.status).toBe("PLAN_STATUS_FOUND");
+    expect(door.waypoints.some((w: { x: number; y: number }) => w.x === 10 && w.y === 15)).toBe(true);
+  });
+});
+
+describe("Stream", () => {
+  test("initial then refined; a patch across the remaining path replans from the last pose", async () => {
+    await call(srv.client, "PutMap", { id: "s1", movingai: field() });
+    const grid = mirror();
+    const st = openStream({
+      map: { id: "s1" },
+      start: { x: 2.5, y: 10.5 },
+      goal: { x: 37.5, y: 10.5 },
+      planner: "PLANNER_SMOOTH",
+    });
+    const initial = await st.next();
+    expect(initial.kind).toBe("UPDATE_KIND_INITIAL");
+    expect(initial.sequence).toBe(1);
+    expect(initial.plan.status).toBe("PLAN_STATUS_FOUND");
+    expect(initial.plan.stats.planner).toBe("PLANNER_GRID");
+    const refined = await st.next();
+    expect(refined.kind).toBe("UPDATE_KIND_REFINED");
+    expect(refined.sequence).toBe(2);
+    expect(refined.plan.stats.planner).toBe("PLANNER_SMOOTH");
+
+    // The unit moves 5 tiles along; then a wall goes up across the path ahead, with a gap at the bottom.
+    st.stream.write({ progress: { pose: { x: 7.5, y: 10.5, heading: 0 } } });
+    await new Promise((r) => setTimeout(r, 100));
+    const edits = [{ x: 20, y: 1, width: 1, height: 16, tile: "@" }];
+    await call(srv.client, "PatchMap", { map: { id: "s1" }, edits });
+    for (let y = 1; y < 17; y++) grid.blocked[y * 40 + 20] = 1;
+    const replanned = await st.next();
+    expect(replanned.kind).toBe("UPDATE_KIND_REPLANNED");
+    expect(replanned.sequence).toBe(3);
+    expect(replanned.plan.status).toBe("PLAN_STATUS_FOUND");
+    const segs = replanned.plan.segments;
+    // Starts at the last reported pose (its tile's center for a grid-based planner) and avoids the new wall.
+    expect(segs[0].start.x).toBeCloseTo(7.5, 9);
+    expect(segs[0].start.y).toBeCloseTo(10.5, 9);
+    expect(firstCollision(grid, segs, 0)).toBeNull();
+    expect(segs.at(-1).end.x).toBeCloseTo(37.5, 9);
+
+    // A patch far from the remaining path sends nothing.
+    await call(srv.client, "PatchMap", { map: { id: "s1" }, edits: [{ x: 3, y: 2, tile: "@" }] });
+    expect(await st.next(1500)).toBeNull();
+
+    // Cutting the goal off gives an unreachable status.
+    await call(srv.client, "PatchMap", {
+      map: { id: "s1" },
+      edits: [{ x: 30, y: 1, width: 1, height: 18, tile: "@" }],
+    });
+    const status = await st.next();
+    expect(status.kind).toBe("UPDATE_KIND_STATUS");
+    expect(status.status).toBe("unreachable");
+
+    // A goal change replans to the new goal.
+    st.stream.write({ goal: { x: 25.5, y: 5.5 } });
+    const moved = await st.next();
+    expect(moved.kind).toBe("UPDATE_KIND_GOAL_CHANGED");
+    expect(moved.plan.segments.at(-1).end.x).toBeCloseTo(25.5, 9);
+
+    st.stream.end();
+    expect(await st.next()).toBeNull();
+    expect(st.ended).toBe(true);
+  });
+
+  test("the first message must be a plan; deleting the map ends the stream with a status", async () => {
+    const bad = srv.client.Stream();
+    const err = await new Promise<grpc.ServiceError>((res) => {
+      bad.on("error", res);
+      bad.on("data", () => {});
+      bad.write({ progress: { distance: 1 } });
+    });
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).toMatch(/first message/);
+
+    await call(srv.client, "PutMap", { id: "gone", movingai: field() });
+    const st = openStream({ map: { id: "gone" }, start: { x: 2.5, y: 2.5 }, goal: { x: 5.5, y: 5.5 }, planner: "PLANNER_GRID" });
+    expect((await st.next()).kind).toBe("UPDATE_KIND_INITIAL");
+    await call(srv.client, "DeleteMap", { map: { id: "gone" } });
+    const last = await st.next();
+    expect(last.kind).toBe("UPDATE_KIND_STATUS");
+    expect(last.status).toBe("map_deleted");
+    expect(await st.next()).toBeNull();
+  });
+
+  test("300 concurrent streams under a patch storm all stay correct", async () => {
+    const w = 64, h = 64;
+    await call(srv.client, "PutMap", { id: "storm", movingai: field(w, h) });
+    const grid = mirror(w, h);
+    const n = 300;
+    const streams = Array.from({ length: n }, (_, i) =>
+      openStream({
+        map: { id: "storm" },
+        start: { x: 2.5 + (i % 10), y: 2.5 + Math.floor(i / 10) % 30 },
+        goal: { x: 60.5, y: 60.5 - (i % 20) },
+        planner: "PLANNER_GRID",
+      }));
+    const firsts = await Promise.all(streams.map((s) => s.next(60_000)));
+    for (const u of firsts) expect(u?.kind).toBe("UPDATE_KIND_INITIAL");
+    // The storm: 20 patches, each a short wall segment somewhere in the middle band.
+    for (let k = 0; k < 20; k++) {
+      const x = 20 + (k * 7) % 24, y = 10 + (k * 11) % 40;
+      await call(srv.client, "PatchMap", { map: { id: "storm" }, edits: [{ x, y, width: 1, height: 4, tile: "@" }] });
+      for (let yy = y; yy < y + 4; yy++) grid.blocked[yy * w + x] = 1;
+    }
+    const final = await call(srv.client, "GetMap", { map: { id: "storm" } });
+    // Drain: every stream's last path must be on the final version or untouched by later patches, and legal now.
+    await new Promise((r) => setTimeout(r, 2000));
+    let replans = 0;
+    for (const s of streams) {
+      let last = firsts[streams.indexOf(s)];
+      for (let u = await s.next(200); u; u = await s.next(200)) {
+        last = u;
+        replans++;
+        expect(u.kind).toBe("UPDATE_KIND_REPLANNED");
+      }
+      expect(last.plan.status).toBe("PLAN_STATUS_FOUND");
+      if (last.map_version !== final.version) {
+        // Not replanned since an earlier version: then no later patch touched it, so it is still legal.
+        expect(firstCollision(grid, last.plan.segments, 0)).toBeNull();
+      } else {
+        expect(firstCollision(grid, last.plan.segments, 0)).toBeNull();
+      }
+      s.stream.end();
+    }
+    // Replans coalesce: far fewer than streams x patches.
+    expect(replans).toBeGreaterThan(0);
+    expect(replans).toBeLessThan(n * 20);
+    const mem = srv.output().length; // the server is alive and its log is bounded
+    expect(mem).toBeGreaterThan(0);
+  }, 300_000);
+});
