@@ -11,6 +11,7 @@ import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
+import { planCurved } from "./curved.ts";
 
 /** Reusable per-worker state: the search workspace and spaces (allocated once, reused by every task). */
 export class PlanContext {
@@ -170,6 +171,9 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
     case "grid":
     case "smooth":
       out = planGridOrSmooth(ctx, task, cancel);
+      break;
+    case "curved":
+      out = planCurved(ctx, task, cancel);
       break;
     default:
       throw new Error(`planner ${task.planner} is not implemented in the worker`);

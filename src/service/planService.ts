@@ -71,7 +71,7 @@ const PLANNERS: Record<string, PlannerName | "auto"> = {
 };
 
 /** Planners the workers can run today. */
-const AVAILABLE = new Set<PlannerName>(["grid", "smooth"]);
+const AVAILABLE = new Set<PlannerName>(["grid", "smooth", "curved"]);
 
 function finite(field: string, v: unknown): number {
   const x = typeof v === "number" ? v : Number.NaN;

@@ -1,0 +1,396 @@
+/**
+ * PLANNER_CURVED: the article's "Legal Turns: The Basic Methods" as a post-process of grid A*.
+ *
+ * 1. 4-connected grid A* (the article's proviso for curved post-processing: with diagonal moves the smoothed
+ *    path can demand impossible turns, its Figure 4).
+ * 2. The simple smoothing pass (src/smoothing).
+ * 3. From the exact start pose, each waypoint is reached with a turning-radius curve: the article's arc-then-line
+ *    (either side) or a Dubins curve arriving with the heading of the next leg; the last leg ends exactly at the
+ *    goal, with a final Dubins curve when the goal has a heading. Every curve is checked against the map for
+ *    the unit's footprint (src/geometry/sweep.ts). When no candidate of a leg is legal, the planner backtracks
+ *    to the previous leg's next candidate (within a budget); when that fails too, a tile of the unsmoothed grid
+ *    path is inserted as an extra waypoint in the failing leg and the legs are solved again. Options:
+ *    - ignoreObstaclesInCurves (the article's "simple solution"): take the first curve unchecked; segments that
+ *      touch a blocked tile are flagged touchesBlocked;
+ *    - tighterTurns ("making tighter turns"): curves with the radius shrunk by 0.75 steps down to 0.25 tiles are
+ *      tried after the full radius; their arcs are flagged tightened (and the speed profile slows down there);
+ *    - allowBackingUp ("backing up", units that can reverse): Reeds-Shepp curves (three-point turns, backing out)
+ *      are tried after the forward curves at full radius.
+ *    Without a legal path the status is "no_legal_path", never an illegal "found".
+ * 4. Units with fixed-angle art (headings 8 or 16) get the path rewritten to legal headings (fixedAngle.ts).
+ * 5. The speed profile (src/motion/speedProfile.ts).
+ *
+ * Units with turning radius 0 turn in place: the legs are straight lines between the waypoints.
+ *
+ * @module
+ */
+import { arcThenLineSide } from "../geometry/arcThenLine.ts";
+import { dubinsShortest } from "../geometry/dubins.ts";
+import { normalizeAngle } from "../geometry/angle.ts";
+import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
+import { lineSegment, pathLength } from "../geometry/segment.ts";
+import { discHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
+import type { Footprint, Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { applySpeedProfile } from "../motion/speedProfile.ts";
+import { smoothPath } from "../smoothing/simpleSmooth.ts";
+import { toFixedAngles } from "./fixedAngle.ts";
+import { gridSearch, type PlanContext } from "./plan.ts";
+import type { PlanOutcome, PlanTask } from "./task.ts";
+
+/** Each tighter-turn retry multiplies the radius by this. */
+export const TIGHTEN_FACTOR = 0.75;
+/** The smallest radius a tightened turn may use, tiles. */
+export const MIN_TIGHT_RADIUS = 0.25;
+/** Curve checks allowed per leg solve (backtracking budget), per leg plus a constant. */
+const CHECKS_PER_LEG = 40;
+const CHECKS_BASE = 400;
+/** At most this many grid tiles are inserted as extra waypoints before giving up. */
+const MAX_INSERTIONS = 256;
+
+/** A point the path must pass through, with its index on the grid path (for inserting tiles in between). */
+interface Waypoint {
+  x: number;
+  y: number;
+  grid: number;
+}
+
+/** One way to drive a leg. */
+interface Candidate {
+  segs: Segment[];
+  tightened: boolean;
+}
+
+/** What leg solving needs besides the waypoints. */
+interface LegEnv {
+  layer: PassLayer;
+  footprint: Footprint;
+  radius: number;
+  /** Disc that must be free where a turn-in-place unit turns (rectangles sweep their bounding disc). */
+  turnDisc: number;
+  rectangle: boolean;
+  goalHeading: number | undefined;
+  check: boolean;
+  tighter: boolean;
+  backing: boolean;
+  cancel: Int32Array | null;
+  deadline: number;
+}
+
+function outcome(task: PlanTask, partial: Partial<PlanOutcome>): PlanOutcome {
+  return {
+    status: "found",
+    segments: [],
+    length: 0,
+    waypoints: null,
+    duration: 0,
+    expansions: 0,
+    searchMicros: 0,
+    planner: task.planner,
+    message: "",
+    ...partial,
+  };
+}
+
+function pose(x: number, y: number, heading: number): Pose {
+  return { x, y, heading: normalizeAngle(heading) };
+}
+
+/** Forward curves from p to (tx, ty) with radius r, in the order tried. */
+function forwardCurves(
+  p: Pose,
+  tx: number,
+  ty: number,
+  nextHeading: number | undefined,
+  goalHeading: number | undefined,
+  r: number,
+): Segment[][] {
+  if (goalHeading !== undefined) return [dubinsShortest(p, pose(tx, ty, goalHeading), r).segments];
+  const out: Segment[][] = [];
+  const left = arcThenLineSide(p, tx, ty, r, 1);
+  const right = arcThenLineSide(p, tx, ty, r, -1);
+  const sides = [left, right].filter((c) => c !== null).sort((a, b) => a!.length - b!.length);
+  // The article's arc-then-line first (the shorter side), then a Dubins curve lined up with the next leg.
+  if (sides.length > 0) out.push(sides[0]!.segments);
+  if (nextHeading !== undefined) out.push(dubinsShortest(p, pose(tx, ty, nextHeading), r).segments);
+  if (sides.length > 1) out.push(sides[1]!.segments);
+  out.push(dubinsShortest(p, pose(tx, ty, Math.atan2(ty - p.y, tx - p.x)), r).segments);
+  return out;
+}
+
+/** Reeds-Shepp curves (with reverse driving) from p to (tx, ty), in the order tried. */
+function backingCurves(
+  p: Pose,
+  tx: number,
+  ty: number,
+  nextHeading: number | undefined,
+  goalHeading: number | undefined,
+  r: number,
+): Segment[][] {
+  if (goalHeading !== undefined) return [reedsSheppShortest(p, pose(tx, ty, goalHeading), r).segments];
+  const direct = Math.atan2(ty - p.y, tx - p.x);
+  const headings = nextHeading !== undefined
+    ? [nextHeading, nextHeading + Math.PI, p.heading, direct]
+    : [direct, p.heading, direct + Math.PI];
+  return headings.map((h) => reedsSheppShortest(p, pose(tx, ty, h), r).segments);
+}
+
+/** All candidates for the leg from p to waypoint `i + 1`, in the order tried. */
+function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): Candidate[] {
+  const last = i + 1 === ws.length - 1;
+  const t = ws[i + 1];
+  const goalHeading = last ? env.goalHeading : undefined;
+  const nextHeading = last ? undefined : Math.atan2(ws[i + 2].y - t.y, ws[i + 2].x - t.x);
+  const out: Candidate[] = [];
+  if (env.radius === 0) {
+    const dist = Math.hypot(t.x - p.x, t.y - p.y);
+    const segs = dist > 0 ? [lineSegment(pose(p.x, p.y, Math.atan2(t.y - p.y, t.x - p.x)), dist)] : [];
+    return [{ segs, tightened: false }];
+  }
+  for (const segs of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
+    out.push({ segs, tightened: false });
+  }
+  if (!env.check) return out;
+  if (env.backing) {
+    for (const segs of backingCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
+      out.push({ segs, tightened: false });
+    }
+  }
+  if (env.tighter) {
+    let r = env.radius * TIGHTEN_FACTOR;
+    let lastRadius = env.radius;
+    for (;;) {
+      if (r < MIN_TIGHT_RADIUS) {
+        if (lastRadius <= MIN_TIGHT_RADIUS + 1e-12) break;
+        r = MIN_TIGHT_RADIUS;
+      }
+      for (const segs of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, r)) {
+        for (const s of segs) if (s.curvature !== 0) s.tightened = true;
+        out.push({ segs, tightened: true });
+      }
+      lastRadius = r;
+      r *= TIGHTEN_FACTOR;
+    }
+  }
+  return out;
+}
+
+/** True if the candidate is legal: no segment hits a blocked tile; a turn-in-place rectangle's disc is free. */
+function legal(c: Candidate, p: Pose, env: LegEnv): boolean {
+  if (env.radius === 0 && env.rectangle && c.segs.length > 0) {
+    const turn = Math.abs(normalizeAngle(c.segs[0].start.heading - p.heading));
+    if (turn > 1e-12 && discHitsBlocked(env.layer, p.x, p.y, env.turnDisc)) return false;
+  }
+  for (const s of c.segs) if (segmentHitsBlocked(env.layer, s, env.footprint)) return false;
+  return true;
+}
+
+/** Solves every leg (depth first, backtracking within a budget); the chosen segments or the deepest failed leg. */
+function solveLegs(
+  start: Pose,
+  ws: Waypoint[],
+  env: LegEnv,
+): { segs: Segment[] } | { failedLeg: number; stopped: boolean } {
+  const legs = ws.length - 1;
+  const lists: (Candidate[] | undefined)[] = new Array(legs);
+  const next = new Int32Array(legs);
+  const chosen: Candidate[] = new Array(legs);
+  const poses: Pose[] = [start];
+  let budget = CHECKS_BASE + CHECKS_PER_LEG * legs;
+  let i = 0;
+  let deepest = 0;
+  while (i < legs) {
+    if (i < 0) return { failedLeg: deepest, stopped: false };
+    if ((env.cancel !== null && Atomics.load(env.cancel, 0) !== 0) || performance.now() > env.deadline) {
+      return { failedLeg: deepest, stopped: true };
+    }
+    let list = lists[i];
+    if (!list) {
+      list = lists[i] = legCandidates(poses[i], ws, i, env);
+      next[i] = 0;
+    }
+    let found: Candidate | null = null;
+    while (next[i] < list.length) {
+      const c = list[next[i]++];
+      if (!env.check) {
+        found = c;
+        break;
+      }
+      if (--budget < 0) return { failedLeg: deepest, stopped: false };
+      if (legal(c, poses[i], env)) {
+        found = c;
+        break;
+      }
+    }
+    if (found) {
+      chosen[i] = found;
+      const end = found.segs.length > 0 ? found.segs[found.segs.length - 1].end : poses[i];
+      poses[i + 1] = end;
+      i++;
+      if (i < legs) lists[i] = undefined;
+      if (i > deepest) deepest = i;
+    } else {
+      i--;
+    }
+  }
+  const segs: Segment[] = [];
+  for (const c of chosen) for (const s of c.segs) segs.push(s);
+  return { segs };
+}
+
+/** Inserts the middle grid tile of the failing leg (or of the nearest leg with room); false if none has room. */
+function insertGridTile(ws: Waypoint[], leg: number, path: Int32Array, width: number): boolean {
+  for (let d = 0; d < ws.length; d++) {
+    for (const j of d === 0 ? [leg] : [leg - d, leg + d]) {
+      if (j < 0 || j >= ws.length - 1) continue;
+      const a = ws[j].grid, b = ws[j + 1].grid;
+      if (b - a <= 1) continue;
+      const mid = (a + b) >> 1;
+      ws.splice(j + 1, 0, {
+        x: (path[mid] % width) + 0.5,
+        y: Math.floor(path[mid] / width) + 0.5,
+        grid: mid,
+      });
+      return true;
+    }
+  }
+  return false;
+}
+
+/** PLANNER_CURVED (see the module doc). */
+export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
+  const t0 = performance.now();
+  const layer = ctx.layer(task.layerKey);
+  const unit = task.unit;
+  const search = gridSearch(ctx, layer, task, 4, cancel);
+  const expansions = search.expansions;
+  if (search.status === "cancelled") return outcome(task, { status: "cancelled", expansions });
+  if (!search.path) {
+    return outcome(task, {
+      status: search.status === "budget" ? "budget" : "unreachable",
+      expansions,
+      message: search.status === "budget" ? "search budget exhausted before any progress" : "no path",
+    });
+  }
+  const path = search.path;
+  const width = layer.width;
+  const partial = search.status === "budget";
+  const waypoints = task.wantWaypoints ? path : null;
+  const lastTile = path[path.length - 1];
+  const goalX = partial ? (lastTile % width) + 0.5 : task.goal.x;
+  const goalY = partial ? Math.floor(lastTile / width) + 0.5 : task.goal.y;
+  const goalHeading = partial ? undefined : task.goal.heading;
+
+  // Smoothed points, each with its index on the grid path (they are a subsequence of it).
+  const smooth = smoothPath(layer, unit.boundingRadius, path, width);
+  const ws: Waypoint[] = [{ x: task.start.x, y: task.start.y, grid: 0 }];
+  let g = 0;
+  for (let k = 1; k < smooth.length / 2 - 1; k++) {
+    const sx = smooth[2 * k], sy = smooth[2 * k + 1];
+    while ((path[g] % width) + 0.5 !== sx || Math.floor(path[g] / width) + 0.5 !== sy) g++;
+    ws.push({ x: sx, y: sy, grid: g });
+  }
+  ws.push({ x: goalX, y: goalY, grid: path.length - 1 });
+
+  const rectangle = unit.footprint.width > 0 || unit.footprint.length > 0;
+  const check = !task.options.ignoreObstaclesInCurves;
+  const env: LegEnv = {
+    layer,
+    footprint: unit.footprint,
+    radius: unit.turningRadius,
+    turnDisc: unit.boundingRadius,
+    rectangle,
+    goalHeading,
+    check,
+    tighter: task.options.tighterTurns && unit.turningRadius > 0,
+    backing: task.options.allowBackingUp && unit.canReverse && unit.turningRadius > 0,
+    cancel,
+    deadline: t0 + task.maxMillis,
+  };
+  const start = pose(task.start.x, task.start.y, task.start.heading);
+  let segs: Segment[] | null = null;
+  if (Math.hypot(goalX - start.x, goalY - start.y) < 1e-9 && ws.length === 2) {
+    // Already there: only a goal heading can ask for motion (a loop, or a turn in place).
+    if (goalHeading === undefined || Math.abs(normalizeAngle(goalHeading - start.heading)) < 1e-12) segs = [];
+  }
+  let insertions = 0;
+  while (segs === null) {
+    const solved = solveLegs(start, ws, env);
+    if ("segs" in solved) {
+      segs = solved.segs;
+      break;
+    }
+    if (solved.stopped) {
+      if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
+        return outcome(task, { status: "cancelled", expansions });
+      }
+      return outcome(task, {
+        status: "budget",
+        expansions,
+        waypoints,
+        message: "time budget exhausted while fitting curves to the grid path",
+      });
+    }
+    if (insertions++ >= MAX_INSERTIONS || !insertGridTile(ws, solved.failedLeg, path, width)) {
+      return outcome(task, {
+        status: "no_legal_path",
+        expansions,
+        waypoints,
+        message: `no collision-free curve with turning radius ${unit.turningRadius} follows the grid path ` +
+          `(leg ${solved.failedLeg} of ${ws.length - 1} after ${insertions} inserted waypoints)` +
+          (unit.turningRadius > 0 && !task.options.tighterTurns
+            ? "; tighter_turns or allow_backing_up may help"
+            : ""),
+      });
+    }
+  }
+  // A turn-in-place unit ends with a zero-length line carrying the goal heading.
+  if (unit.turningRadius === 0 && goalHeading !== undefined) {
+    const end = segs.length > 0 ? segs[segs.length - 1].end : start;
+    if (Math.abs(normalizeAngle(goalHeading - end.heading)) > 1e-12) {
+      segs.push(lineSegment(pose(end.x, end.y, goalHeading), 0));
+    }
+  }
+  if (unit.headings > 0) {
+    const fixed = toFixedAngles(segs, unit.headings, {
+      layer,
+      footprint: unit.footprint,
+      turnRadius: unit.boundingRadius,
+      check,
+    });
+    if (!fixed) {
+      return outcome(task, {
+        status: "no_legal_path",
+        expansions,
+        waypoints,
+        message: `no collision-free path along the ${unit.headings} legal headings of the unit's art`,
+      });
+    }
+    segs = fixed;
+  }
+  const notes: string[] = [];
+  if (!check) {
+    let touching = 0;
+    for (const s of segs) {
+      if (segmentHitsBlocked(layer, s, unit.footprint)) {
+        s.touchesBlocked = true;
+        touching++;
+      }
+    }
+    notes.push(`approximation: curves ignore obstacles (${touching} segments touch blocked tiles, flagged)`);
+  }
+  const tightened = segs.reduce((n, s) => n + (s.tightened ? 1 : 0), 0);
+  if (tightened > 0) notes.push(`${tightened} turns tightened below the turning radius`);
+  if (segs.some((s, i) => i > 0 && s.direction !== segs![i - 1].direction)) notes.push("backs up (cusps)");
+  if (partial) notes.push("search budget exhausted; partial path toward the goal");
+  const duration = applySpeedProfile(segs, unit);
+  return outcome(task, {
+    status: partial ? "budget" : task.nearest ? "nearest" : "found",
+    segments: segs,
+    length: pathLength(segs),
+    waypoints,
+    duration,
+    expansions,
+    message: notes.join("; "),
+  });
+}
