@@ -99,8 +99,8 @@ export class PlanService {
     this.#testHooks = testHooks;
   }
 
-  /** Plans one path. The signal aborts on client cancel or deadline. */
-  async plan(req: PlanInput, signal?: AbortSignal): Promise<PlanResult> {
+  /** Plans one path. The signal aborts on client cancel or deadline. Stream plans wait in the queue. */
+  async plan(req: PlanInput, signal?: AbortSignal, fromStream = false): Promise<PlanResult> {
     const ref = req.map ?? {};
     if (!ref.id) throw invalid("map.id", ref.id ?? "", "is required");
     // Test hook (server flag --test-hooks only): a profile named "__crash__" makes the worker crash.
@@ -207,6 +207,7 @@ export class PlanService {
         task,
         this.#sharedFor(entry, cls, regions),
         signal,
+        { exemptFromQueueLimit: fromStream },
       );
       if (value.status === "cancelled" || value.status === "deadline") {
         throw new ServiceError(

@@ -97,10 +97,16 @@ export class WorkerPool {
   }
 
   /**
-   * Runs a task on a worker. Rejects with RESOURCE_EXHAUSTED when the queue is full, CANCELLED when the signal
+   * Runs a task on a worker. Streams pass `exemptFromQueueLimit`: each holds at most one job and their number is
+   * bounded when they open, so their replans wait instead of failing. Rejects with RESOURCE_EXHAUSTED when the queue is full, CANCELLED when the signal
    * aborts (its reason, if a ServiceError, is used instead), INTERNAL when the worker crashes.
    */
-  run<T>(task: unknown, shared: SharedData[], signal?: AbortSignal): Promise<JobResult<T>> {
+  run<T>(
+    task: unknown,
+    shared: SharedData[],
+    signal?: AbortSignal,
+    opts: { exemptFromQueueLimit?: boolean } = {},
+  ): Promise<JobResult<T>> {
     if (this.#closed) return Promise.reject(new ServiceError("UNAVAILABLE", "server is shutting down"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
@@ -116,7 +122,7 @@ export class WorkerPool {
       const free = this.#slots.find((s) => s.alive && !s.job);
       if (free) {
         this.#start(free, job);
-      } else if (this.#queue.length >= this.#opts.maxQueue) {
+      } else if (!opts.exemptFromQueueLimit && this.#queue.length >= this.#opts.maxQueue) {
         reject(
           new ServiceError(
             "RESOURCE_EXHAUSTED",

@@ -110,6 +110,8 @@ export class PathStream {
   #closed = false;
   readonly #abort = new AbortController();
   #margin = 1;
+  /** Patches that arrived while a plan was running: the path it returns is checked against them. */
+  #patchesDuringPlan: PatchEvent[] = [];
 
   /** Use {@link StreamHub.open}. */
   constructor(plans: PlanService, store: MapStore, emit: Emit, end: End) {
@@ -175,6 +177,8 @@ export class PathStream {
     if (this.#closed || !this.#request || this.#request.map?.id !== e.id) return;
     // A stream pinned to an explicit version keeps it.
     if (this.#request.map?.version) return;
+    // A plan running now started on an older version: check what it returns against this patch too.
+    if (this.#busy) this.#patchesDuringPlan.push(e);
     if (!this.#result || this.#result.outcome.segments.length === 0) {
       // No current path (unreachable before): the patch may have opened one.
       this.#trigger("REPLANNED");
@@ -230,10 +234,10 @@ export class PathStream {
     this.#busy = true;
     try {
       // A fast first answer: grid A* (unless grid is what was asked, which is then final).
-      const first = await this.#plans.plan({ ...req, planner: "PLANNER_GRID" }, this.#abort.signal);
+      const first = await this.#plans.plan({ ...req, planner: "PLANNER_GRID" }, this.#abort.signal, true);
       this.#accept("INITIAL", first);
       if (asked !== "PLANNER_GRID" && !this.#closed && first.outcome.status !== "unreachable") {
-        const refined = await this.#plans.plan(req, this.#abort.signal);
+        const refined = await this.#plans.plan(req, this.#abort.signal, true);
         this.#accept("REFINED", refined);
       }
     } catch (e) {
@@ -259,7 +263,7 @@ export class PathStream {
     const req = this.#request!;
     const pose = this.#pose!;
     const replan: PlanInput = { ...req, start: { ...pose } };
-    this.#plans.plan(replan, this.#abort.signal).then(
+    this.#plans.plan(replan, this.#abort.signal, true).then(
       (r) => {
         this.#distance = 0;
         this.#accept(kind, r);
@@ -273,6 +277,8 @@ export class PathStream {
 
   #accept(kind: UpdateKind, r: PlanResult): void {
     if (this.#closed) return;
+    const missed = this.#patchesDuringPlan.filter((e) => e.to.version !== r.mapVersion.version);
+    this.#patchesDuringPlan = [];
     const status = r.outcome.status;
     if (status === "unreachable" || status === "no_legal_path") {
       this.#result = r;
@@ -282,6 +288,8 @@ export class PathStream {
     this.#result = r;
     if (kind === "INITIAL" || kind === "REFINED") this.#distance = 0;
     this.#send(kind, r, status === "budget" ? "budget_exhausted" : "", r.outcome.message);
+    // The map changed while this plan ran: if a change touches the new path, plan again (coalesced).
+    if (missed.some((e) => this.#touchesRemaining(e))) this.#trigger("REPLANNED");
   }
 
   #onError(e: unknown): void {
