@@ -185,15 +185,15 @@ describe("IndexedMinHeap", () => {
     const f = new Float64Array(n);
     const g = new Float64Array(n);
     const pos = new Int32Array(n);
-    const heap = new IndexedMinHeap(f, g, pos);
+    const heap = new IndexedMinHeap(pos);
     for (let i = 0; i < n; i++) {
       f[i] = Math.floor(rand() * 50);
       g[i] = Math.floor(rand() * 10);
-      heap.push(i);
+      heap.push(i, f[i], g[i]);
     }
     for (let i = 0; i < n; i += 3) {
       f[i] -= 5;
-      heap.decreased(i);
+      heap.decrease(i, f[i], g[i]);
     }
     let prevF = -Infinity;
     let prevG = Infinity;

@@ -38,8 +38,6 @@ export class GridSpace implements SearchSpace {
   private hDiagonal = 0;
   /** Tile-id offset per direction for the configured width. */
   private readonly offset = new Int32Array(8);
-  /** Scratch: open flag per direction for the tile being expanded. */
-  private readonly open = new Uint8Array(8);
 
   /**
    * Sets the layer, the unit's minimum clearance r (r <= 0: any passable tile), the neighbourhood and the goal
@@ -88,60 +86,61 @@ export class GridSpace implements SearchSpace {
     const w = this.width;
     const y = (state / w) | 0;
     const x = state - y * w;
-    const open = this.open;
-    const offset = this.offset;
     const tileCost = this.tileCost;
-    const clearance = this.clearance;
-    const r = this.minClearance;
-    let t = state + 1;
-    const e = x + 1 < w && tileCost[t] > 0 && clearance[t] >= r;
-    t = state + w;
-    const s = y + 1 < this.height && tileCost[t] > 0 && clearance[t] >= r;
-    t = state - 1;
-    const wo = x > 0 && tileCost[t] > 0 && clearance[t] >= r;
-    t = state - w;
-    const n = y > 0 && tileCost[t] > 0 && clearance[t] >= r;
-    open[0] = e ? 1 : 0;
-    open[2] = s ? 1 : 0;
-    open[4] = wo ? 1 : 0;
-    open[6] = n ? 1 : 0;
+    let mask = 0;
+    if (this.minClearance === -Infinity) {
+      // Point unit: passability alone (skips the clearance reads).
+      if (x + 1 < w && tileCost[state + 1] > 0) mask |= 1 << 0;
+      if (y + 1 < this.height && tileCost[state + w] > 0) mask |= 1 << 2;
+      if (x > 0 && tileCost[state - 1] > 0) mask |= 1 << 4;
+      if (y > 0 && tileCost[state - w] > 0) mask |= 1 << 6;
+      if (this.diagonal) {
+        // A diagonal needs both orthogonal neighbours open; that also keeps it on the map.
+        if ((mask & 0b101) === 0b101 && tileCost[state + w + 1] > 0) mask |= 1 << 1;
+        if ((mask & 0b10100) === 0b10100 && tileCost[state + w - 1] > 0) mask |= 1 << 3;
+        if ((mask & 0b1010000) === 0b1010000 && tileCost[state - w - 1] > 0) mask |= 1 << 5;
+        if ((mask & 0b1000001) === 0b1000001 && tileCost[state - w + 1] > 0) mask |= 1 << 7;
+      }
+    } else {
+      const clearance = this.clearance;
+      const r = this.minClearance;
+      let t = state + 1;
+      if (x + 1 < w && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 0;
+      t = state + w;
+      if (y + 1 < this.height && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 2;
+      t = state - 1;
+      if (x > 0 && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 4;
+      t = state - w;
+      if (y > 0 && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 6;
+      if (this.diagonal) {
+        t = state + w + 1;
+        if ((mask & 0b101) === 0b101 && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 1;
+        t = state + w - 1;
+        if ((mask & 0b10100) === 0b10100 && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 3;
+        t = state - w - 1;
+        if ((mask & 0b1010000) === 0b1010000 && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 5;
+        t = state - w + 1;
+        if ((mask & 0b1000001) === 0b1000001 && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 7;
+      }
+    }
+    // Start at the parent's direction and rotate: the straight continuation comes first, and the core keeps
+    // the first of equally good successors for immediate expansion, so straight runs win ties.
     let first = 0;
     if (parent >= 0) {
       const py = (parent / w) | 0;
-      first = directionIndex(x - (parent - py * w), y - py);
+      first = DIRECTION_OF[(x - (parent - py * w) + 1) * 3 + (y - py + 1)];
     }
+    const offset = this.offset;
     const ids = out.ids;
     const costs = out.costs;
     let count = 0;
-    if (this.diagonal) {
-      // A diagonal needs both orthogonal neighbours open; that also keeps it on the map.
-      t = state + offset[1];
-      open[1] = e && s && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
-      t = state + offset[3];
-      open[3] = s && wo && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
-      t = state + offset[5];
-      open[5] = wo && n && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
-      t = state + offset[7];
-      open[7] = n && e && tileCost[t] > 0 && clearance[t] >= r ? 1 : 0;
-      for (let k = 0; k < 8; k++) {
-        const d = (first + k) & 7;
-        if (open[d] === 0) continue;
-        t = state + offset[d];
-        ids[count] = t;
-        costs[count] = Math.round(tileCost[t] * ((d & 1) === 0 ? COST_SCALE : DIAGONAL_SCALE));
-        count++;
-      }
-    } else {
-      // Straight directions only (even indices); round a diagonal parent direction down to a straight one.
-      const start = first >> 1;
-      for (let k = 0; k < 4; k++) {
-        const d = ((start + k) & 3) << 1;
-        if (open[d] === 0) continue;
-        t = state + offset[d];
-        ids[count] = t;
-        costs[count] = Math.round(tileCost[t] * COST_SCALE);
-        count++;
-      }
+    for (let k = 0; k < 8; k++) {
+      const d = (first + k) & 7;
+      if ((mask & (1 << d)) === 0) continue;
+      const t = state + offset[d];
+      ids[count] = t;
+      costs[count] = Math.round(tileCost[t] * ((d & 1) === 0 ? COST_SCALE : DIAGONAL_SCALE));
+      count++;
     }
     return count;
   }
@@ -167,12 +166,7 @@ export class GridSpace implements SearchSpace {
   }
 }
 
-/** Index 0..7 of the unit move (dx, dy) in the circular direction order (0 for a non-move). */
-function directionIndex(dx: number, dy: number): number {
-  // (dx + 1) * 3 + (dy + 1) -> direction index.
-  return DIRECTION_OF[(dx + 1) * 3 + (dy + 1)];
-}
-
+/** Direction index 0..7 of the unit move (dx, dy), looked up at (dx + 1) * 3 + (dy + 1) (0 for a non-move). */
 const DIRECTION_OF = Int8Array.of(
   5, // (-1,-1) NW
   4, // (-1, 0) W

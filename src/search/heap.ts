@@ -1,43 +1,39 @@
 /**
  * An indexed binary min-heap of state ids for A*'s open list.
  *
- * Keys are not stored in the heap: they are read from the search workspace's `f` and `g` arrays, so a
- * decrease-key only rewrites `g`/`f` and sifts up. Order: smaller f first; on equal f, larger g first (the
- * deeper node is closer to the goal, so ties resolve toward finishing instead of widening the frontier).
+ * Order: smaller f first; on equal f, larger g first (the deeper node is closer to the goal, so ties resolve
+ * toward finishing instead of widening the frontier). The keys are copies of the workspace's f/g values,
+ * stored interleaved next to the heap slots: comparisons then read contiguous memory instead of two random
+ * reads into state-sized arrays, which measured ~2x faster on the 512x512 room maps (large open lists).
+ * A position-per-state array makes decrease-key O(log n).
  *
  * @module
  */
 
-/** Initial item capacity; the storage doubles on demand, so this only avoids a few early regrowths. */
+/** Initial slot capacity; the storage doubles on demand, so this only avoids a few early regrowths. */
 const INITIAL_CAPACITY = 1024;
 
 /**
- * Binary min-heap over state ids with a position-per-state array for O(log n) decrease-key.
- * No allocation per operation; the item array grows by doubling when full.
+ * Binary min-heap over state ids keyed by (f ascending, g descending), with a position-per-state array for
+ * O(log n) decrease-key. No allocation per operation; slot storage grows by doubling when full.
  */
 export class IndexedMinHeap {
   /** Heap-ordered state ids; only the first {@link size} entries are live. */
   items: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  /** Keys per slot, interleaved: keys[2i] = f, keys[2i + 1] = g of items[i]. */
+  keys: Float64Array = new Float64Array(2 * INITIAL_CAPACITY);
   /** Number of live entries. */
   size = 0;
-  /** f per state (read-only here; owned by the workspace). */
-  private f: Float64Array;
-  /** g per state (read-only here; owned by the workspace). */
-  private g: Float64Array;
-  /** Heap position per state, -1 when not in the heap (written here; owned by the workspace). */
+  /** Heap slot per state, -1 once popped (owned by the workspace; only entries of pushed states are valid). */
   private pos: Int32Array;
 
-  /** Makes a heap reading keys from `f`/`g` and recording positions in `pos`. */
-  constructor(f: Float64Array, g: Float64Array, pos: Int32Array) {
-    this.f = f;
-    this.g = g;
+  /** Makes a heap that records each state's slot in `pos` (indexed by state id). */
+  constructor(pos: Int32Array) {
     this.pos = pos;
   }
 
-  /** Points the heap at new key/position arrays (after the workspace grew). The heap must be empty. */
-  bind(f: Float64Array, g: Float64Array, pos: Int32Array): void {
-    this.f = f;
-    this.g = g;
+  /** Points the heap at a new position array (after the workspace grew). The heap must be empty. */
+  bind(pos: Int32Array): void {
     this.pos = pos;
   }
 
@@ -46,13 +42,20 @@ export class IndexedMinHeap {
     this.size = 0;
   }
 
-  /** Inserts a state whose `f`/`g` are already written. */
-  push(state: number): void {
+  /** The f key of the top entry (heap must be non-empty). */
+  topF(): number {
+    return this.keys[0];
+  }
+
+  /** Inserts a state with keys (f, g). */
+  push(state: number, f: number, g: number): void {
     if (this.size === this.items.length) this.grow();
-    const i = this.size++;
-    this.items[i] = state;
-    this.pos[state] = i;
-    this.siftUp(i);
+    this.siftUp(this.size++, state, f, g);
+  }
+
+  /** Lowers the keys of a state already in the heap to (f, g) and restores order. */
+  decrease(state: number, f: number, g: number): void {
+    this.siftUp(this.pos[state], state, f, g);
   }
 
   /** Removes and returns the state with the smallest key; the heap must be non-empty. */
@@ -60,71 +63,76 @@ export class IndexedMinHeap {
     const items = this.items;
     const top = items[0];
     this.pos[top] = -1;
-    const last = items[--this.size];
-    if (this.size > 0) {
-      items[0] = last;
-      this.pos[last] = 0;
-      this.siftDown(0);
+    const n = --this.size;
+    if (n > 0) {
+      const keys = this.keys;
+      this.siftDown(items[n], keys[2 * n], keys[2 * n + 1], n);
     }
     return top;
   }
 
-  /** Restores order after the key of a state in the heap decreased. */
-  decreased(state: number): void {
-    this.siftUp(this.pos[state]);
-  }
-
-  /** True if a (in the heap) must come out before b: smaller f, then larger g. */
-  private before(a: number, b: number): boolean {
-    const fa = this.f[a];
-    const fb = this.f[b];
-    return fa < fb || (fa === fb && this.g[a] > this.g[b]);
-  }
-
-  private siftUp(i: number): void {
+  /** Moves the hole at slot i up until (f, g) fits, then stores the state there. */
+  private siftUp(i: number, state: number, f: number, g: number): void {
     const items = this.items;
+    const keys = this.keys;
     const pos = this.pos;
-    const state = items[i];
     while (i > 0) {
       const p = (i - 1) >> 1;
+      const pf = keys[2 * p];
+      if (!(f < pf || (f === pf && g > keys[2 * p + 1]))) break;
       const ps = items[p];
-      if (!this.before(state, ps)) break;
       items[i] = ps;
+      keys[2 * i] = pf;
+      keys[2 * i + 1] = keys[2 * p + 1];
       pos[ps] = i;
       i = p;
     }
     items[i] = state;
+    keys[2 * i] = f;
+    keys[2 * i + 1] = g;
     pos[state] = i;
   }
 
-  private siftDown(i: number): void {
+  /** Moves the hole at the root down until (f, g) fits among the first n slots, then stores the state. */
+  private siftDown(state: number, f: number, g: number, n: number): void {
     const items = this.items;
+    const keys = this.keys;
     const pos = this.pos;
-    const n = this.size;
-    const state = items[i];
+    let i = 0;
     for (;;) {
       let c = 2 * i + 1;
       if (c >= n) break;
-      let cs = items[c];
+      let cf = keys[2 * c];
+      let cg = keys[2 * c + 1];
       if (c + 1 < n) {
-        const rs = items[c + 1];
-        if (this.before(rs, cs)) {
+        const rf = keys[2 * c + 2];
+        const rg = keys[2 * c + 3];
+        if (rf < cf || (rf === cf && rg > cg)) {
           c++;
-          cs = rs;
+          cf = rf;
+          cg = rg;
         }
       }
-      if (!this.before(cs, state)) break;
+      if (!(cf < f || (cf === f && cg > g))) break;
+      const cs = items[c];
       items[i] = cs;
+      keys[2 * i] = cf;
+      keys[2 * i + 1] = cg;
       pos[cs] = i;
       i = c;
     }
     items[i] = state;
+    keys[2 * i] = f;
+    keys[2 * i + 1] = g;
     pos[state] = i;
   }
 
   private grow(): void {
-    const next = new Int32Array(this.items.length * 2);
-    next.set(this.items);
-    this.items = next;
+    const items = new Int32Array(this.items.length * 2);
+    items.set(this.items);
+    this.items = items;
+    const keys = new Float64Array(this.keys.length * 2);
+    keys.set(this.keys);
+    this.keys = keys;
   }
 }
