@@ -11,7 +11,9 @@ start {x, y, heading}, end, length, curvature, direction. For every segment it i
 
 and checks: the first segment starts at the path's start, consecutive segments join, each integrated end
 equals the stated end, and the last end equals the goal (positions and headings within 1e-6, headings
-compared modulo 2*pi). Prints "N passed, M failed" and exits 1 if any path failed.
+compared modulo 2*pi). A path may say "turnInPlace": true (a unit with turning radius 0: headings may jump
+between segments, positions must still join) and "goalTolerance": t (the end must be within t of the goal
+position; with "goal.heading" absent or "ignoreGoalHeading", the heading is not compared). Prints "N passed, M failed" and exits 1 if any path failed.
 """
 
 import json
@@ -68,8 +70,13 @@ def check_path(path):
         is_arc = kind in ("SEGMENT_KIND_ARC", "ARC", 2)
         if not (is_line or is_arc) or (is_line != (float(raw.get("curvature", 0.0)) == 0)):
             problems.append("segment %d: kind %r does not match curvature %r" % (i, kind, raw.get("curvature")))
-        if previous_end is not None and pose_gap(previous_end, seg["start"]) > TOLERANCE:
-            problems.append("segment %d: does not join the previous end (gap %.3g)" % (i, pose_gap(previous_end, seg["start"])))
+        if previous_end is not None:
+            if path.get("turnInPlace"):
+                gap = math.hypot(previous_end["x"] - seg["start"]["x"], previous_end["y"] - seg["start"]["y"])
+            else:
+                gap = pose_gap(previous_end, seg["start"])
+            if gap > TOLERANCE:
+                problems.append("segment %d: does not join the previous end (gap %.3g)" % (i, gap))
         end = integrate(seg)
         stated = normalize_pose(raw.get("end", {}))
         if pose_gap(end, stated) > TOLERANCE:
@@ -77,11 +84,11 @@ def check_path(path):
         previous_end = end
     goal = path.get("goal")
     if goal is not None and previous_end is not None:
+        has_heading = "heading" in goal and not path.get("ignoreGoalHeading")
         goal = normalize_pose(goal)
-        if path.get("ignoreGoalHeading"):
-            gap = math.hypot(previous_end["x"] - goal["x"], previous_end["y"] - goal["y"])
-        else:
-            gap = pose_gap(previous_end, goal)
+        position_gap = math.hypot(previous_end["x"] - goal["x"], previous_end["y"] - goal["y"])
+        allowed = TOLERANCE + float(path.get("goalTolerance", 0.0))
+        gap = max(position_gap - allowed + TOLERANCE, heading_gap(previous_end["heading"], goal["heading"]) if has_heading else 0.0)
         if gap > TOLERANCE:
             problems.append("path end differs from goal by %.3g" % gap)
     return problems
