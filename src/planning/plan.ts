@@ -10,6 +10,7 @@ import { gridPathLength, GridSpace, type Neighborhood } from "../search/gridSpac
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
+import { applySpeedProfile } from "../motion/speedProfile.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 import { planCurved } from "./curved.ts";
 
@@ -177,6 +178,10 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
       break;
     default:
       throw new Error(`planner ${task.planner} is not implemented in the worker`);
+  }
+  // Every planner's path gets a speed profile when the unit has speed limits (planners may set it themselves).
+  if (out.duration === 0 && out.segments.length > 0 && task.unit.maxSpeed > 0) {
+    out.duration = applySpeedProfile(out.segments, task.unit);
   }
   out.searchMicros = Math.round((performance.now() - t0) * 1000);
   return out;
