@@ -70,6 +70,14 @@ const PLANNERS: Record<string, PlannerName | "auto"> = {
   PLANNER_HIERARCHICAL: "hierarchical",
 };
 
+/** PLANNER_AUTO (and a stream's first answer) use hierarchical search from this straight-line distance on. */
+export const HIERARCHICAL_DISTANCE = 96;
+
+/** True if the worker can run a planner. */
+export function plannerAvailable(p: PlannerName): boolean {
+  return AVAILABLE.has(p);
+}
+
 /** Planners the workers can run today. */
 const AVAILABLE = new Set<PlannerName>(["grid", "smooth", "curved"]);
 
@@ -134,7 +142,7 @@ export class PlanService {
     }
     const maxMillis = opts.max_millis ?? 0;
 
-    const planner = this.#choosePlanner(plannerName, unit);
+    const planner = this.#choosePlanner(plannerName, unit, Math.hypot(gx - start.x, gy - start.y));
     const neighborhood = this.#neighborhood(planner, opts.neighborhood ?? 0);
 
     const mv = await this.#store.get(ref.id, ref.version ?? "");
@@ -236,9 +244,10 @@ export class PlanService {
     return Math.floor(y) * width + Math.floor(x);
   }
 
-  #choosePlanner(p: PlannerName | "auto", unit: UnitSpec): PlannerName {
+  #choosePlanner(p: PlannerName | "auto", unit: UnitSpec, distance: number): PlannerName {
     if (p === "auto") {
       if (unit.turningRadius > 0 && AVAILABLE.has("hybrid")) return "hybrid";
+      if (distance >= HIERARCHICAL_DISTANCE && AVAILABLE.has("hierarchical")) return "hierarchical";
       return "smooth";
     }
     if (!AVAILABLE.has(p)) {

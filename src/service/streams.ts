@@ -10,7 +10,7 @@
  */
 import type { Pose } from "../geometry/types.ts";
 import { poseAtDistance } from "../geometry/segment.ts";
-import { type PlanInput, type PlanResult, type PlanService } from "./planService.ts";
+import { HIERARCHICAL_DISTANCE, type PlanInput, plannerAvailable, type PlanResult, type PlanService } from "./planService.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
 import { resolveUnit } from "./profiles.ts";
@@ -233,10 +233,15 @@ export class PathStream {
     const asked = req.planner ?? "PLANNER_AUTO";
     this.#busy = true;
     try {
-      // A fast first answer: grid A* (unless grid is what was asked, which is then final).
-      const first = await this.#plans.plan({ ...req, planner: "PLANNER_GRID" }, this.#abort.signal, true);
+      // A fast first answer: hierarchical search for long distances, grid A* otherwise (final if grid was asked).
+      const s = req.start ?? {}, g = req.goal ?? {};
+      const far = Math.hypot((g.x ?? 0) - (s.x ?? 0), (g.y ?? 0) - (s.y ?? 0)) >= HIERARCHICAL_DISTANCE;
+      const fast = far && asked !== "PLANNER_GRID" && plannerAvailable("hierarchical")
+        ? "PLANNER_HIERARCHICAL"
+        : "PLANNER_GRID";
+      const first = await this.#plans.plan({ ...req, planner: fast }, this.#abort.signal, true);
       this.#accept("INITIAL", first);
-      if (asked !== "PLANNER_GRID" && !this.#closed && first.outcome.status !== "unreachable") {
+      if (asked !== fast && !this.#closed && first.outcome.status !== "unreachable") {
         const refined = await this.#plans.plan(req, this.#abort.signal, true);
         this.#accept("REFINED", refined);
       }
