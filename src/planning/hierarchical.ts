@@ -30,10 +30,16 @@ export interface HierarchicalOptions {
   sampling: EntranceSampling;
   /** Half-width in tiles of the corridor re-searched around the refined path (0: no re-search). */
   corridorRadius: number;
+  /** Refine with unrestricted grid A* between waypoints instead of in-region A* (see hierarchicalSearch). */
+  freeWindows: boolean;
 }
 
 /** Defaults measured on the shared Moving AI maps (see bench/hierarchical.ts). */
-export const DEFAULT_HIERARCHICAL: HierarchicalOptions = { sampling: DEFAULT_SAMPLING, corridorRadius: 0 };
+export const DEFAULT_HIERARCHICAL: HierarchicalOptions = {
+  sampling: DEFAULT_SAMPLING,
+  corridorRadius: 0,
+  freeWindows: false,
+};
 
 const graphs = new WeakMap<RegionTable, Map<string, AbstractGraph>>();
 
@@ -91,7 +97,7 @@ export function hierarchicalPath(
   options: HierarchicalOptions = DEFAULT_HIERARCHICAL,
 ): HierarchicalPath {
   const layer = graph.layer;
-  const r = hierarchicalSearch(graph, startTile, goalTile, scratch, limits);
+  const r = hierarchicalSearch(graph, startTile, goalTile, scratch, limits, options.freeWindows);
   let expansions = r.abstractExpansions + r.regionExpansions + r.refineExpansions;
   if (r.path === null) {
     return { status: r.status, tiles: null, points: null, length: 0, tileLength: 0, expansions };

@@ -13,6 +13,7 @@ import type { Segment } from "../geometry/types.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 import { planCurved } from "./curved.ts";
+import { planHierarchical } from "./hierarchical.ts";
 
 /** Reusable per-worker state: the search workspace and spaces (allocated once, reused by every task). */
 export class PlanContext {
@@ -175,6 +176,9 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
       break;
     case "curved":
       out = planCurved(ctx, task, cancel);
+      break;
+    case "hierarchical":
+      out = planHierarchical(ctx, task, cancel);
       break;
     default:
       throw new Error(`planner ${task.planner} is not implemented in the worker`);

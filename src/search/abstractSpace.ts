@@ -23,6 +23,7 @@ import {
   astar,
   COST_SCALE,
   type SearchLimits,
+  type SearchResult,
   type SearchSpace,
   SearchWorkspace,
   type Successors,
@@ -52,18 +53,30 @@ export class RegionSpace implements SearchSpace {
   private readonly grid = new GridSpace();
   private regionOf: Int32Array = new Int32Array(0);
   private region = -1;
+  private goal = -1;
+  private layer: PassLayer | null = null;
+  private clearance = 0;
+  private neighborhood: Neighborhood = 8;
 
   /** Configures the layer, clearance class, neighbourhood and region table; returns this. */
   configure(layer: PassLayer, table: RegionTable, clearance: number, neighborhood: Neighborhood): this {
+    this.layer = layer;
+    this.clearance = clearance;
+    this.neighborhood = neighborhood;
     this.grid.configure(layer, clearance, neighborhood, 0);
     this.stateCount = this.grid.stateCount;
     this.regionOf = table.regionOf;
     return this;
   }
 
-  /** Restricts the search to region r; returns this. */
-  restrict(region: number): this {
+  /**
+   * Restricts the search to region r; with a goal tile (in r) the search stops there and uses the grid's
+   * octile heuristic, without one (-1) it is exhaustive with a zero heuristic. Returns this.
+   */
+  restrict(region: number, goalTile = -1): this {
     this.region = region;
+    this.goal = goalTile;
+    if (goalTile >= 0) this.grid.configure(this.layer!, this.clearance, this.neighborhood, goalTile);
     return this;
   }
 
@@ -84,14 +97,14 @@ export class RegionSpace implements SearchSpace {
     return kept;
   }
 
-  /** Zero: the search is exhaustive. */
-  heuristic(_state: number): number {
-    return 0;
+  /** The grid heuristic toward the goal tile, or zero without one. */
+  heuristic(state: number): number {
+    return this.goal < 0 ? 0 : this.grid.heuristic(state);
   }
 
-  /** Never: the search is exhaustive. */
-  isGoal(_state: number): boolean {
-    return false;
+  /** The goal tile (never without one: exhaustive). */
+  isGoal(state: number): boolean {
+    return state === this.goal;
   }
 }
 
@@ -314,6 +327,21 @@ export class AbstractGraph {
     const i0 = this.regionNodeStart[region];
     const k = this.regionNodeStart[region + 1] - i0;
     return this.distance[this.distanceOffset[region] + (i - i0) * k + (j - i0)];
+  }
+
+  /**
+   * In-region A* from tile `from` to tile `to` (same region) into `ws`; returns the search result (the path
+   * is read with reconstructPath). Bounded by the region's tile count.
+   */
+  searchInRegion(
+    from: number,
+    to: number,
+    ws: SearchWorkspace,
+    limits: SearchLimits,
+    out: SearchResult,
+  ): SearchResult {
+    const space = this.regionSpace.restrict(this.table.regionOf[from], to);
+    return astar(space, ws, [from], limits, out);
   }
 
   /**

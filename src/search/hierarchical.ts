@@ -83,8 +83,10 @@ function fail(
 
 /**
  * Finds a path from startTile to goalTile over `graph` (open tiles for the graph's clearance class), then
- * refines it with grid A* between consecutive abstract waypoints. Tiles in different components give
- * "unreachable" at once.
+ * refines it between consecutive abstract waypoints: by default with A* restricted to the waypoints' shared
+ * region (each leg bounded by the region's size, its cost equal to the abstract edge's), with `freeWindows`
+ * by unrestricted grid A* (never longer per leg, but may wander on mazes). Tiles in different components
+ * give "unreachable" at once.
  */
 export function hierarchicalSearch(
   graph: AbstractGraph,
@@ -92,6 +94,7 @@ export function hierarchicalSearch(
   goalTile: number,
   scratch: HierarchicalScratch,
   limits: HierarchicalLimits,
+  freeWindows = false,
 ): HierarchicalResult {
   const { table, layer } = graph;
   const startRegion = table.regionOf[startTile];
@@ -132,18 +135,14 @@ export function hierarchicalSearch(
   const abstractTiles = new Int32Array(states.length);
   for (let i = 0; i < states.length; i++) abstractTiles[i] = space.tileOf(states[i]);
 
-  const refined = refineWaypoints(
-    layer,
-    table.clearanceClass,
-    graph.neighborhood,
-    abstractTiles,
-    scratch,
-    {
-      maxExpansions: limits.maxExpansions - regionExpansions - abstractExpansions,
-      deadline,
-      cancel,
-    },
-  );
+  const refineLimits = {
+    maxExpansions: limits.maxExpansions - regionExpansions - abstractExpansions,
+    deadline,
+    cancel,
+  };
+  const refined = freeWindows
+    ? refineWaypoints(layer, table.clearanceClass, graph.neighborhood, abstractTiles, scratch, refineLimits)
+    : refineInRegions(graph, abstractTiles, scratch, refineLimits);
   if (refined.path === null) {
     return fail(refined.status, abstractExpansions, regionExpansions, refined.expansions);
   }
@@ -165,6 +164,64 @@ export interface Refinement {
   path: Int32Array | null;
   /** Grid expansions. */
   expansions: number;
+}
+
+/** Result kind of an A* status for refinement. */
+function failure(status: SearchResult["status"]): Refinement["status"] {
+  return status === "cancelled" ? "cancelled" : status === "exhausted" ? "unreachable" : "budget";
+}
+
+/**
+ * Refines an abstract path (start, entrance tiles, goal): crossing steps are taken as they are; every other
+ * leg joins two tiles of one region and is searched inside that region.
+ */
+export function refineInRegions(
+  graph: AbstractGraph,
+  waypoints: Int32Array,
+  scratch: HierarchicalScratch,
+  limits: HierarchicalLimits,
+): Refinement {
+  const ws = scratch.gridWorkspace;
+  const regionOf = graph.table.regionOf;
+  const width = graph.table.width;
+  const pieces: Int32Array[] = [];
+  let total = 1;
+  let expansions = 0;
+  for (let i = 0; i + 1 < waypoints.length; i++) {
+    const a = waypoints[i], b = waypoints[i + 1];
+    if (a === b) continue;
+    const d = a > b ? a - b : b - a;
+    if (regionOf[a] !== regionOf[b] && (d === 1 || d === width)) {
+      // An entrance crossing: one straight step.
+      pieces.push(Int32Array.of(a, b));
+      total++;
+      continue;
+    }
+    const r = graph.searchInRegion(a, b, ws, {
+      maxExpansions: Math.max(0, limits.maxExpansions - expansions),
+      deadline: limits.deadline,
+      cancel: limits.cancel,
+      trackNearest: false,
+    }, scratch.result);
+    expansions += r.expansions;
+    if (r.status !== "found") return { status: failure(r.status), path: null, expansions };
+    const piece = reconstructPath(ws, r.goal);
+    pieces.push(piece);
+    total += piece.length - 1;
+  }
+  return { status: "found", path: concatenate(waypoints[0], pieces, total), expansions };
+}
+
+/** Joins path pieces that each start where the previous one ended. */
+function concatenate(first: number, pieces: Int32Array[], total: number): Int32Array {
+  const path = new Int32Array(total);
+  path[0] = first;
+  let at = 1;
+  for (const piece of pieces) {
+    path.set(piece.subarray(1), at);
+    at += piece.length - 1;
+  }
+  return path;
 }
 
 /**
@@ -206,14 +263,7 @@ export function refineWaypoints(
     pieces.push(piece);
     total += piece.length - 1;
   }
-  const path = new Int32Array(total);
-  path[0] = waypoints[0];
-  let at = 1;
-  for (const piece of pieces) {
-    path.set(piece.subarray(1), at);
-    at += piece.length - 1;
-  }
-  return { status: "found", path, expansions };
+  return { status: "found", path: concatenate(waypoints[0], pieces, total), expansions };
 }
 
 /**
@@ -229,8 +279,6 @@ export class CorridorSpace implements SearchSpace {
   private grid: GridSpace = new GridSpace();
   private mark: Uint32Array = new Uint32Array(0);
   private generation = 0;
-  private width = 0;
-  private height = 0;
 
   /**
    * Marks every tile within `radius` (Chebyshev) of each tile of `path` as the corridor and targets the
@@ -246,8 +294,6 @@ export class CorridorSpace implements SearchSpace {
     const w = layer.width, h = layer.height;
     this.grid.configure(layer, clearance, neighborhood, path[path.length - 1]);
     this.stateCount = w * h;
-    this.width = w;
-    this.height = h;
     if (this.mark.length < w * h) {
       this.mark = new Uint32Array(w * h);
       this.generation = 0;
@@ -294,11 +340,6 @@ export class CorridorSpace implements SearchSpace {
   isGoal(state: number): boolean {
     return this.grid.isGoal(state);
   }
-
-  /** Map size of the corridor's layer. */
-  get size(): { width: number; height: number } {
-    return { width: this.width, height: this.height };
-  }
 }
 
 /**
@@ -328,6 +369,5 @@ export function corridorSearch(
       expansions: r.expansions,
     };
   }
-  const status = r.status === "cancelled" ? "cancelled" : r.status === "exhausted" ? "unreachable" : "budget";
-  return { status, path: null, expansions: r.expansions };
+  return { status: failure(r.status), path: null, expansions: r.expansions };
 }
