@@ -1,50 +1,74 @@
 /**
  * The article's simple smoothing (Listing 1): from a check point, skip waypoints while the unit can walk
- * straight to the one after; otherwise keep the waypoint and make it the new check point.
+ * straight from the check point to the waypoint after; otherwise keep the waypoint and make it the new check
+ * point.
  *
- * The result is never longer than the grid path (triangle inequality) and every consecutive pair is walkable
- * for the unit's disc, over terrain no costlier than the grid path it replaces.
+ * The result is never longer than the grid path (triangle inequality). The cost bound for a shortcut is the
+ * highest cost the replaced grid steps themselves cross (for a wide unit that includes tiles beside the path
+ * its disc passes over), so a shortcut never crosses costlier terrain than the steps it replaces, and each
+ * kept grid step passes its own bound. Hence every consecutive pair of
+ * the result is walkable whenever the grid steps are (which holds for grid paths from GridSpace with the same
+ * r: the clearance and no-corner-cutting rules keep each step's capsule off blocked squares).
  *
  * @module
  */
+
 import type { PassLayer } from "../maps/grid.ts";
-import { walkable } from "./walkable.ts";
+import { sweptMaxCost } from "./walkable.ts";
 
 /**
- * Smooths a tile path (tile ids, start first) for a disc of radius r; returns the kept points as (x, y) pairs at
- * tile centers, start and end included.
+ * Smooths a tile path (tile ids, start first) for a disc of radius r (r <= 0: point unit); returns the kept
+ * waypoints as (x, y) pairs at tile centers, start and end included.
  */
-export function smoothPath(layer: PassLayer, r: number, path: Int32Array, width: number): Float64Array {
-  const n = path.length;
-  const cx = (i: number) => (path[i] % width) + 0.5;
-  const cy = (i: number) => Math.floor(path[i] / width) + 0.5;
+export function smoothPath(layer: PassLayer, r: number, waypoints: Int32Array, width: number): Float64Array {
+  const n = waypoints.length;
   if (n <= 2) {
     const out = new Float64Array(n * 2);
     for (let i = 0; i < n; i++) {
-      out[2 * i] = cx(i);
-      out[2 * i + 1] = cy(i);
+      out[2 * i] = (waypoints[i] % width) + 0.5;
+      out[2 * i + 1] = ((waypoints[i] / width) | 0) + 0.5;
     }
     return out;
   }
-  const kept: number[] = [0];
+  const xs = new Float64Array(n);
+  const ys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    xs[i] = (waypoints[i] % width) + 0.5;
+    ys[i] = ((waypoints[i] / width) | 0) + 0.5;
+  }
+  // Cost bound per grid step: what its own capsule sweeps (or, for a step that is itself not walkable, the
+  // costs of its two tiles, so such a step stays and is not used to justify anything costlier).
+  const tileCost = layer.tileCost;
+  const stepCost = new Float64Array(n - 1);
+  for (let k = 0; k < n - 1; k++) {
+    const swept = sweptMaxCost(layer, r, xs[k], ys[k], xs[k + 1], ys[k + 1], Infinity);
+    stepCost[k] = swept !== Infinity ? swept : Math.max(tileCost[waypoints[k]], tileCost[waypoints[k + 1]]);
+  }
+
+  const kept = new Int32Array(n);
+  let keptCount = 0;
+  kept[keptCount++] = 0;
   let check = 0;
-  // Highest tile cost on the grid path from the check point to the candidate.
-  let maxCost = layer.tileCost[path[0]];
-  for (let i = 1; i < n - 1; i++) {
-    const nextCost = Math.max(maxCost, layer.tileCost[path[i]], layer.tileCost[path[i + 1]]);
-    if (walkable(layer, r, cx(check), cy(check), cx(i + 1), cy(i + 1), nextCost)) {
-      maxCost = nextCost;
+  // Highest step bound on the grid path from the check point to the current waypoint.
+  let bound = stepCost[0];
+  for (let current = 1; current < n - 1; current++) {
+    const extended = Math.max(bound, stepCost[current]);
+    if (
+      sweptMaxCost(layer, r, xs[check], ys[check], xs[current + 1], ys[current + 1], extended) <= extended
+    ) {
+      bound = extended;
       continue;
     }
-    kept.push(i);
-    check = i;
-    maxCost = Math.max(layer.tileCost[path[i]], layer.tileCost[path[i + 1]]);
+    kept[keptCount++] = current;
+    check = current;
+    bound = stepCost[current];
   }
-  kept.push(n - 1);
-  const out = new Float64Array(kept.length * 2);
-  kept.forEach((k, j) => {
-    out[2 * j] = cx(k);
-    out[2 * j + 1] = cy(k);
-  });
+  kept[keptCount++] = n - 1;
+
+  const out = new Float64Array(keptCount * 2);
+  for (let j = 0; j < keptCount; j++) {
+    out[2 * j] = xs[kept[j]];
+    out[2 * j + 1] = ys[kept[j]];
+  }
   return out;
 }

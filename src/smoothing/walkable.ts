@@ -1,87 +1,211 @@
 /**
- * Walkable(a, b) for a disc-shaped unit: the exact test the article's smoothing (Listing 1) needs.
+ * Exact straight-line walkability for a disc-shaped unit: the capsule swept by a disc of radius r along a
+ * segment must not overlap the interior of any blocked tile square (tiles outside the map count as blocked),
+ * and no tile the unit crosses may cost more than a given bound.
  *
- * The capsule swept by a disc of radius r moving from a to b must not overlap the interior of a blocked tile
- * square (tiles outside the map count as blocked), and no tile it overlaps may cost more than `maxCost`, so a
- * shortcut never crosses costlier terrain than the grid path it replaces. For r = 0 (the one-tile benchmark
- * agent) r = 1e-6 is used, so a line can neither slip through the shared corner of two diagonally blocked tiles
- * nor run along a blocked edge.
- *
- * Exact, not sampled: the distance between the segment and a square is 0 when they intersect, else the smallest
- * of the endpoint-to-square and corner-to-segment distances (disjoint convex shapes are closest at a vertex).
- * Only the tiles of each row band that the capsule can reach are visited; nothing is allocated.
+ * Frame: tile (i, j) is the square [i, i+1] x [j, j+1]; its center is (i + 0.5, j + 0.5). The capsule overlaps
+ * a square's interior iff the segment-to-square distance is < r, so touching at exactly r is allowed, matching
+ * the clearance rule (a disc of radius r at a tile center is legal iff clearance >= r). Costs count for tiles
+ * within distance < r (r > 0), or whose interior the segment enters (point unit).
  *
  * @module
  */
+
 import type { PassLayer } from "../maps/grid.ts";
 
-/** The radius used for a zero-size unit. */
+/**
+ * Radius used for point units (r <= POINT_RADIUS): a line then cannot slip through the shared corner of two
+ * diagonally blocked tiles nor run along a blocked tile's edge (distance 0 < POINT_RADIUS).
+ */
 export const POINT_RADIUS = 1e-6;
 
-/** Squared distance from point (px, py) to segment (ax, ay)-(bx, by). */
-function pointSegmentDistSq(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
-  const dx = bx - ax, dy = by - ay;
-  const len2 = dx * dx + dy * dy;
-  let t = len2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / len2 : 0;
-  t = t < 0 ? 0 : t > 1 ? 1 : t;
-  const ex = ax + t * dx - px, ey = ay + t * dy - py;
-  return ex * ex + ey * ey;
-}
-
-/** Squared distance from a point to the closed square [x, x+1] x [y, y+1]. */
-function pointSquareDistSq(px: number, py: number, x: number, y: number): number {
-  const ex = px < x ? x - px : px > x + 1 ? px - x - 1 : 0;
-  const ey = py < y ? y - py : py > y + 1 ? py - y - 1 : 0;
-  return ex * ex + ey * ey;
-}
-
-/** True if the segment meets the closed square [x, x+1] x [y, y+1] (Liang-Barsky clipping). */
-function segmentMeetsSquare(ax: number, ay: number, bx: number, by: number, x: number, y: number): boolean {
-  let t0 = 0, t1 = 1;
-  const dx = bx - ax, dy = by - ay;
-  // Each pair: p * t <= q for the four half-planes.
-  const ps = [-dx, dx, -dy, dy];
-  const qs = [ax - x, x + 1 - ax, ay - y, y + 1 - ay];
-  for (let i = 0; i < 4; i++) {
-    const p = ps[i], q = qs[i];
+/** True if the closed segment (ax, ay)-(bx, by) meets the closed box [x0, x1] x [y0, y1] (Liang-Barsky). */
+function segmentMeetsBox(
+  ax: number,
+  ay: number,
+  dx: number,
+  dy: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+): boolean {
+  let t0 = 0;
+  let t1 = 1;
+  // Each slab: p * t <= q.
+  for (let k = 0; k < 4; k++) {
+    const p = k === 0 ? -dx : k === 1 ? dx : k === 2 ? -dy : dy;
+    const q = k === 0 ? ax - x0 : k === 1 ? x1 - ax : k === 2 ? ay - y0 : y1 - ay;
     if (p === 0) {
       if (q < 0) return false;
     } else {
       const t = q / p;
       if (p < 0) {
-        if (t > t1) return false;
         if (t > t0) t0 = t;
-      } else {
-        if (t < t0) return false;
-        if (t < t1) t1 = t;
-      }
+      } else if (t < t1) t1 = t;
+      if (t0 > t1) return false;
     }
   }
   return true;
 }
 
-/** Squared distance between segment a-b and the closed unit square of tile (x, y). */
+/** True if the closed segment from (ax, ay) along (dx, dy) meets the open interior of tile square (i, j). */
+export function segmentEntersTile(
+  ax: number,
+  ay: number,
+  dx: number,
+  dy: number,
+  i: number,
+  j: number,
+): boolean {
+  let t0 = 0;
+  let t1 = 1;
+  // Each open slab: p * t < q.
+  for (let k = 0; k < 4; k++) {
+    const p = k === 0 ? -dx : k === 1 ? dx : k === 2 ? -dy : dy;
+    const q = k === 0 ? ax - i : k === 1 ? i + 1 - ax : k === 2 ? ay - j : j + 1 - ay;
+    if (p === 0) {
+      if (q <= 0) return false;
+    } else {
+      const t = q / p;
+      if (p < 0) {
+        if (t > t0) t0 = t;
+      } else if (t < t1) t1 = t;
+    }
+  }
+  // A point segment inside the square, or a piece of positive length crossing it.
+  return t0 < t1 || (dx === 0 && dy === 0);
+}
+
+/** Squared distance from point (px, py) to the box [x0, x1] x [y0, y1]. */
+function pointBoxDistance2(px: number, py: number, x0: number, y0: number, x1: number, y1: number): number {
+  const dx = px < x0 ? x0 - px : px > x1 ? px - x1 : 0;
+  const dy = py < y0 ? y0 - py : py > y1 ? py - y1 : 0;
+  return dx * dx + dy * dy;
+}
+
+/** Squared distance from point (px, py) to the segment from (ax, ay) along (dx, dy). */
+function pointSegmentDistance2(
+  px: number,
+  py: number,
+  ax: number,
+  ay: number,
+  dx: number,
+  dy: number,
+): number {
+  const len2 = dx * dx + dy * dy;
+  let t = len2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / len2 : 0;
+  if (t < 0) t = 0;
+  else if (t > 1) t = 1;
+  const ex = ax + t * dx - px;
+  const ey = ay + t * dy - py;
+  return ex * ex + ey * ey;
+}
+
+/**
+ * Squared distance between the segment (ax, ay)-(bx, by) and tile square (i, j). Two disjoint convex sets in
+ * the plane are closest at a vertex of one of them, so endpoints-to-box and corners-to-segment suffice.
+ */
 export function segmentSquareDistSq(
   ax: number,
   ay: number,
   bx: number,
   by: number,
-  x: number,
-  y: number,
+  i: number,
+  j: number,
 ): number {
-  if (segmentMeetsSquare(ax, ay, bx, by, x, y)) return 0;
-  let d = pointSquareDistSq(ax, ay, x, y);
-  d = Math.min(d, pointSquareDistSq(bx, by, x, y));
-  d = Math.min(d, pointSegmentDistSq(x, y, ax, ay, bx, by));
-  d = Math.min(d, pointSegmentDistSq(x + 1, y, ax, ay, bx, by));
-  d = Math.min(d, pointSegmentDistSq(x, y + 1, ax, ay, bx, by));
-  d = Math.min(d, pointSegmentDistSq(x + 1, y + 1, ax, ay, bx, by));
+  const dx = bx - ax;
+  const dy = by - ay;
+  const x1 = i + 1;
+  const y1 = j + 1;
+  if (segmentMeetsBox(ax, ay, dx, dy, i, j, x1, y1)) return 0;
+  let d = pointBoxDistance2(ax, ay, i, j, x1, y1);
+  let e = pointBoxDistance2(bx, by, i, j, x1, y1);
+  if (e < d) d = e;
+  e = pointSegmentDistance2(i, j, ax, ay, dx, dy);
+  if (e < d) d = e;
+  e = pointSegmentDistance2(x1, j, ax, ay, dx, dy);
+  if (e < d) d = e;
+  e = pointSegmentDistance2(i, y1, ax, ay, dx, dy);
+  if (e < d) d = e;
+  e = pointSegmentDistance2(x1, y1, ax, ay, dx, dy);
+  if (e < d) d = e;
   return d;
 }
 
 /**
- * True if a disc of radius r can move in a straight line from (ax, ay) to (bx, by) without overlapping a blocked
- * tile's interior, leaving the map, or overlapping a tile whose cost exceeds maxCost.
+ * The largest tileCost the unit crosses moving from (ax, ay) to (bx, by): tiles within distance < r of the
+ * segment, or for r <= 0 tiles whose interior the segment enters. Infinity if the capsule of radius
+ * max(r, {@link POINT_RADIUS}) overlaps a blocked or off-map tile. Stops early, returning a value
+ * > limit, as soon as the answer is known to exceed `limit`. Allocation-free.
+ */
+export function sweptMaxCost(
+  layer: PassLayer,
+  r: number,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  limit: number,
+): number {
+  const rr = r > POINT_RADIUS ? r : POINT_RADIUS;
+  const r2 = rr * rr;
+  const width = layer.width;
+  const height = layer.height;
+  const tileCost = layer.tileCost;
+  const dx = bx - ax;
+  const dy = by - ay;
+  let max = 0;
+  const jFirst = Math.floor(Math.min(ay, by) - rr);
+  const jLast = Math.floor(Math.max(ay, by) + rr);
+  for (let j = jFirst; j <= jLast; j++) {
+    // Part of the segment whose points can be within rr of row j: y in [j - rr, j + 1 + rr].
+    let t0 = 0;
+    let t1 = 1;
+    if (dy !== 0) {
+      let ta = (j - rr - ay) / dy;
+      let tb = (j + 1 + rr - ay) / dy;
+      if (ta > tb) {
+        const swap = ta;
+        ta = tb;
+        tb = swap;
+      }
+      if (ta > t0) t0 = ta;
+      if (tb < t1) t1 = tb;
+      if (t0 > t1) continue;
+    } else if (ay < j - rr || ay > j + 1 + rr) {
+      continue;
+    }
+    const xa = ax + t0 * dx;
+    const xb = ax + t1 * dx;
+    const iFirst = Math.floor((xa < xb ? xa : xb) - rr);
+    const iLast = Math.floor((xa < xb ? xb : xa) + rr);
+    const rowInside = j >= 0 && j < height;
+    for (let i = iFirst; i <= iLast; i++) {
+      const cost = rowInside && i >= 0 && i < width ? tileCost[j * width + i] : 0;
+      // Only tiles that would raise the answer need the exact test.
+      if (cost !== 0 && cost <= max) continue;
+      if (cost === 0) {
+        if (segmentSquareDistSq(ax, ay, bx, by, i, j) < r2) return Infinity;
+        continue;
+      }
+      // Costs count where the unit itself goes: within its true radius, or through the interior for a point
+      // unit (a point passing a tile's corner or running along its edge does not cross that terrain).
+      if (
+        r > 0 ? segmentSquareDistSq(ax, ay, bx, by, i, j) >= r * r : !segmentEntersTile(ax, ay, dx, dy, i, j)
+      ) {
+        continue;
+      }
+      max = cost;
+      if (max > limit) return max;
+    }
+  }
+  return max;
+}
+
+/**
+ * Walkable(A, B) of the simple smoothing: a disc of radius r moving straight from (ax, ay) to (bx, by)
+ * overlaps no blocked tile (nor the map outside) and no tile costing more than maxCost.
  */
 export function walkable(
   layer: PassLayer,
@@ -92,39 +216,6 @@ export function walkable(
   by: number,
   maxCost = Infinity,
 ): boolean {
-  const rr = r > POINT_RADIUS ? r : POINT_RADIUS;
-  const rr2 = rr * rr;
-  const { width, height, tileCost } = layer;
-  const minY = Math.min(ay, by) - rr, maxY = Math.max(ay, by) + rr;
-  const y0 = Math.floor(minY), y1 = Math.ceil(maxY) - 1;
-  const dx = bx - ax, dy = by - ay;
-  for (let ty = y0; ty <= y1; ty++) {
-    // The part of the segment whose disc can reach this row band: y in [ty - rr, ty + 1 + rr].
-    let xa: number, xb: number;
-    if (Math.abs(dy) < 1e-12) {
-      xa = Math.min(ax, bx);
-      xb = Math.max(ax, bx);
-    } else {
-      let t0 = (ty - rr - ay) / dy, t1 = (ty + 1 + rr - ay) / dy;
-      if (t0 > t1) {
-        const s = t0;
-        t0 = t1;
-        t1 = s;
-      }
-      t0 = t0 < 0 ? 0 : t0;
-      t1 = t1 > 1 ? 1 : t1;
-      if (t0 > t1) continue;
-      const xs = ax + t0 * dx, xe = ax + t1 * dx;
-      xa = Math.min(xs, xe);
-      xb = Math.max(xs, xe);
-    }
-    const x0 = Math.floor(xa - rr), x1 = Math.ceil(xb + rr) - 1;
-    for (let tx = x0; tx <= x1; tx++) {
-      const outside = tx < 0 || ty < 0 || tx >= width || ty >= height;
-      const cost = outside ? 0 : tileCost[ty * width + tx];
-      if (cost > 0 && cost <= maxCost) continue;
-      if (segmentSquareDistSq(ax, ay, bx, by, tx, ty) < rr2) return false;
-    }
-  }
-  return true;
+  const cost = sweptMaxCost(layer, r, ax, ay, bx, by, maxCost);
+  return cost !== Infinity && cost <= maxCost;
 }
