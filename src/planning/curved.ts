@@ -114,7 +114,13 @@ function forwardCurves(
   if (sides.length > 0) out.push(sides[0]!.segments);
   if (nextHeading !== undefined) out.push(dubinsShortest(p, pose(tx, ty, nextHeading), r).segments);
   if (sides.length > 1) out.push(sides[1]!.segments);
-  out.push(dubinsShortest(p, pose(tx, ty, Math.atan2(ty - p.y, tx - p.x)), r).segments);
+  const direct = Math.atan2(ty - p.y, tx - p.x);
+  out.push(dubinsShortest(p, pose(tx, ty, direct), r).segments);
+  if (nextHeading !== undefined) {
+    // Half way between arriving straight and lining up with the next leg: the corner is shared by both legs.
+    const half = direct + 0.5 * normalizeAngle(nextHeading - direct);
+    out.push(dubinsShortest(p, pose(tx, ty, half), r).segments);
+  }
   return out;
 }
 
@@ -238,21 +244,18 @@ function solveLegs(
   return { segs };
 }
 
-/** Inserts the middle grid tile of the failing leg (or of the nearest leg with room); false if none has room. */
+/**
+ * Inserts the middle grid tile of the failing leg, or else of a neighbouring leg (they set the failing leg's start
+ * heading and the heading it must line up with); false if none of them has a tile left to insert.
+ */
 function insertGridTile(ws: Waypoint[], leg: number, path: Int32Array, width: number): boolean {
-  for (let d = 0; d < ws.length; d++) {
-    for (const j of d === 0 ? [leg] : [leg - d, leg + d]) {
-      if (j < 0 || j >= ws.length - 1) continue;
-      const a = ws[j].grid, b = ws[j + 1].grid;
-      if (b - a <= 1) continue;
-      const mid = (a + b) >> 1;
-      ws.splice(j + 1, 0, {
-        x: (path[mid] % width) + 0.5,
-        y: Math.floor(path[mid] / width) + 0.5,
-        grid: mid,
-      });
-      return true;
-    }
+  for (const j of [leg, leg - 1, leg + 1]) {
+    if (j < 0 || j >= ws.length - 1) continue;
+    const a = ws[j].grid, b = ws[j + 1].grid;
+    if (b - a <= 1) continue;
+    const mid = (a + b) >> 1;
+    ws.splice(j + 1, 0, { x: (path[mid] % width) + 0.5, y: Math.floor(path[mid] / width) + 0.5, grid: mid });
+    return true;
   }
   return false;
 }
