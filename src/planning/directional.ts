@@ -1,0 +1,451 @@
+/**
+ * PLANNER_DIRECTIONAL: the article's Directional A* (Directional-8/24/48) on the one A* core, with the
+ * hit-check and heuristic tables of the unit's profile (loaded from tables/ when committed there, else built
+ * once per worker and cached), an obstacle-aware grid bound from one backward Dijkstra per query (its own
+ * workspace), analytic expansion to the exact goal pose, reverse motion and penalties, roads, and budgets.
+ *
+ * @module
+ */
+import { gunzipSync, gzipSync } from "node:zlib";
+import { applySpeedProfile } from "../motion/speedProfile.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import {
+  astar,
+  COST_SCALE,
+  newSearchResult,
+  reconstructPath,
+  type SearchSpace,
+  SearchWorkspace,
+  type Successors,
+} from "../search/astar.ts";
+import {
+  type DirectionalNeighborhood,
+  headingCount,
+  isDirectionalNeighborhood,
+} from "../search/directionTable.ts";
+import { type DirectionalGoal, DirectionalSpace, type TileWindow } from "../search/directionalSpace.ts";
+import { GridSpace } from "../search/gridSpace.ts";
+import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
+import {
+  buildHitCheckTable,
+  type HitCheckTable,
+  packTables,
+  tableKey,
+  type TableProfile,
+  unpackTables,
+} from "../search/hitCheckTable.ts";
+import type { UnitSpec } from "../service/profiles.ts";
+import type { PlanContext } from "./plan.ts";
+import type { PlanOutcome, PlanTask } from "./task.ts";
+
+/** Where committed tables live (src/tools/tables.ts writes them). */
+export const TABLE_DIR: URL = new URL("../../tables/", import.meta.url);
+
+/** Turning radius used for units that turn in place (radius 0): a small circle keeps the curves defined. */
+export const POINT_TURN_RADIUS = 0.5;
+
+/** A profile's tables and how they were obtained. */
+export interface TableSet {
+  /** Hit-check table. */
+  hit: HitCheckTable;
+  /** Heuristic table. */
+  heur: HeuristicTable;
+  /** "file" (read from tables/), "built" (computed now) or "cache" (earlier in this worker). */
+  source: "file" | "built" | "cache";
+  /** Milliseconds spent loading or building (0 from the cache). */
+  millis: number;
+}
+
+/** The table profile of a unit for a neighbourhood. */
+export function tableProfileOf(
+  unit: Pick<UnitSpec, "footprint" | "turningRadius" | "headings" | "canReverse">,
+  neighborhood: DirectionalNeighborhood,
+  reverse = unit.canReverse,
+): TableProfile {
+  return {
+    footprint: { ...unit.footprint },
+    turningRadius: unit.turningRadius > 0 ? unit.turningRadius : POINT_TURN_RADIUS,
+    headings: headingCount(neighborhood, unit.headings),
+    neighborhood,
+    reverse,
+  };
+}
+
+/** Builds both tables of a profile (deterministic). */
+export function buildTables(
+  profile: TableProfile,
+  onProgress?: (done: number, total: number) => void,
+): { hit: HitCheckTable; heur: HeuristicTable } {
+  const hit = buildHitCheckTable(profile, onProgress);
+  const heur = buildHeuristicTable(profile.turningRadius, profile.headings, profile.reverse);
+  return { hit, heur };
+}
+
+/** The packed (uncompressed) bytes of a profile's tables. */
+export function tableBytes(
+  profile: TableProfile,
+  onProgress?: (done: number, total: number) => void,
+): Uint8Array {
+  const { hit, heur } = buildTables(profile, onProgress);
+  return packTables(hit, heur);
+}
+
+/** The file name of a profile's tables in {@link TABLE_DIR}. */
+export function tableFileName(profile: TableProfile): string {
+  return `${tableKey(profile)}.bin.gz`;
+}
+
+/** The file content for packed tables: gzip level 9 (deterministic for a given zlib). */
+export function compressTables(packed: Uint8Array): Uint8Array {
+  return new Uint8Array(gzipSync(packed, { level: 9 }));
+}
+
+const tableCache = new Map<string, { hit: HitCheckTable; heur: HeuristicTable }>();
+
+/** The tables of a profile: from this worker's cache, else tables/<key>.bin, else built (and cached). */
+export function tablesFor(profile: TableProfile): TableSet {
+  const key = tableKey(profile);
+  const cached = tableCache.get(key);
+  if (cached) return { ...cached, source: "cache", millis: 0 };
+  const t0 = performance.now();
+  let tables: { hit: HitCheckTable; heur: HeuristicTable } | null = null;
+  let source: "file" | "built" = "built";
+  try {
+    const file = Deno.readFileSync(new URL(tableFileName(profile), TABLE_DIR));
+    tables = unpackTables(new Uint8Array(gunzipSync(file)));
+    source = "file";
+  } catch {
+    tables = null;
+  }
+  if (!tables) tables = buildTables(profile);
+  tableCache.set(key, tables);
+  return { ...tables, source, millis: performance.now() - t0 };
+}
+
+/** Drops every cached table (tests). */
+export function clearTableCache(): void {
+  tableCache.clear();
+}
+
+/** Dijkstra over the grid inside a window (heuristic 0, no goal): an exhaustive backward search. */
+class WindowedGrid implements SearchSpace {
+  stateCount = 0;
+  readonly maxSuccessors = 8;
+  grid = new GridSpace();
+  window: TileWindow = { x0: 0, y0: 0, x1: 0, y1: 0 };
+  width = 0;
+  road: Uint8Array | null = null;
+
+  configure(layer: PassLayer, window: TileWindow, roadsOnly: boolean): this {
+    // Clearance 0: any passable tile. The unit's center stays on passable tiles, so this never cuts it off.
+    this.grid.configure(layer, 0, 8, -1);
+    this.stateCount = this.grid.stateCount;
+    this.window = window;
+    this.width = layer.width;
+    this.road = roadsOnly ? layer.road : null;
+    return this;
+  }
+
+  expand(state: number, out: Successors, parent: number): number {
+    const n = this.grid.expand(state, out, parent);
+    const w = this.window;
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const t = out.ids[i];
+      const y = (t / this.width) | 0;
+      const x = t - y * this.width;
+      if (x < w.x0 || y < w.y0 || x >= w.x1 || y >= w.y1) continue;
+      if (this.road && this.road[t] !== 1) continue;
+      out.ids[k] = t;
+      out.costs[k] = out.costs[i];
+      k++;
+    }
+    return k;
+  }
+
+  heuristic(_state: number): number {
+    return 0;
+  }
+
+  isGoal(_state: number): boolean {
+    return false;
+  }
+}
+
+interface DirectionalState {
+  space: DirectionalSpace;
+  gridWorkspace: SearchWorkspace;
+  windowed: WindowedGrid;
+  bound: Float64Array;
+}
+
+const perContext = new WeakMap<PlanContext, DirectionalState>();
+
+function stateFor(ctx: PlanContext): DirectionalState {
+  let s = perContext.get(ctx);
+  if (!s) {
+    s = {
+      space: new DirectionalSpace(),
+      gridWorkspace: new SearchWorkspace(),
+      windowed: new WindowedGrid(),
+      bound: new Float64Array(0),
+    };
+    perContext.set(ctx, s);
+  }
+  return s;
+}
+
+/**
+ * The obstacle-aware lower bound per map tile (fixed point; Infinity where the goal tile cannot be reached
+ * inside the window, -1 outside the window). One backward Dijkstra from the goal tile, 8-connected without
+ * corner cutting, over passable tiles (road tiles only when confined to roads).
+ *
+ * Why a lower bound: the unit's center only crosses passable tiles, and a continuous path crossing a corner
+ * point would overlap all four tiles there, so the center's tiles form a 4-connected chain; a chain whose
+ * continuous length is L has at most L1 <= sqrt(2) * L unit steps plus one at each end. So the grid distance
+ * g satisfies g / sqrt(2) - 2 <= L (times the cheapest tile cost). With terrain costs above the minimum the
+ * tile-by-tile charging of the grid and of the curves differ, and the bound is then an estimate.
+ */
+export function gridBound(
+  ctx: PlanContext,
+  layer: PassLayer,
+  window: TileWindow,
+  goalTile: number,
+  roadsOnly: boolean,
+): Float64Array {
+  const st = stateFor(ctx);
+  const n = layer.width * layer.height;
+  if (st.bound.length < n) st.bound = new Float64Array(n);
+  const bound = st.bound;
+  bound.fill(-1, 0, n);
+  const space = st.windowed.configure(layer, window, roadsOnly);
+  const r = astar(space, st.gridWorkspace, [goalTile], {
+    maxExpansions: Infinity,
+    deadline: Infinity,
+    cancel: null,
+    trackNearest: false,
+  }, newSearchResult());
+  void r;
+  const ws = st.gridWorkspace;
+  const slack = 2 * layer.minCost * COST_SCALE;
+  for (let y = window.y0; y < window.y1; y++) {
+    for (let x = window.x0; x < window.x1; x++) {
+      const t = y * layer.width + x;
+      if (!ws.reached(t)) bound[t] = Infinity;
+      else bound[t] = Math.max(0, Math.floor(ws.g[t] / Math.SQRT2 - slack));
+    }
+  }
+  return bound;
+}
+
+/** What {@link directionalSearch} runs. */
+export interface DirectionalRequest {
+  /** Exact start pose. */
+  start: Pose;
+  /** Goal. */
+  goal: DirectionalGoal;
+  /** Neighbourhood. */
+  neighborhood: DirectionalNeighborhood;
+  /** Search window (default: around start and goal). */
+  window?: TileWindow;
+  /** Only road tiles are open. */
+  roadsOnly: boolean;
+  /** Reverse allowed. */
+  reverse: boolean;
+  /** Expansion budget. */
+  maxExpansions: number;
+  /** performance.now() deadline. */
+  deadline: number;
+  /** Analytic expansion interval (0: never). */
+  analyticInterval?: number;
+}
+
+/** What {@link directionalSearch} returns. */
+export interface DirectionalRun {
+  /** "found", "budget" (partial path to the state nearest the goal), "cancelled", "unreachable" or "no_legal_path". */
+  status: "found" | "budget" | "cancelled" | "unreachable" | "no_legal_path";
+  /** Chained segments. */
+  segments: Segment[];
+  /** Map tiles of the node states visited (start tile first). */
+  tiles: number[];
+  /** Expansions. */
+  expansions: number;
+  /** Tables' source and load/build milliseconds. */
+  tables: { source: string; millis: number; key: string };
+  /** A note. */
+  message: string;
+}
+
+/** Upper bound on window states, to keep the workspace small (about 32 bytes per state). */
+const MAX_WINDOW_STATES = 1 << 21;
+
+/** A window around start and goal with a margin that grows with their distance, capped in size. */
+export function windowAround(
+  layer: PassLayer,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  statesPerTile: number,
+): TileWindow {
+  const span = Math.max(Math.abs(ax - bx), Math.abs(ay - by));
+  let margin = 16 + (span >> 1);
+  for (;;) {
+    const w: TileWindow = {
+      x0: Math.max(0, Math.min(ax, bx) - margin),
+      y0: Math.max(0, Math.min(ay, by) - margin),
+      x1: Math.min(layer.width, Math.max(ax, bx) + 1 + margin),
+      y1: Math.min(layer.height, Math.max(ay, by) + 1 + margin),
+    };
+    if ((w.x1 - w.x0 + 8) * (w.y1 - w.y0 + 8) * statesPerTile <= MAX_WINDOW_STATES || margin <= 4) return w;
+    margin = Math.floor(margin * 0.75);
+  }
+}
+
+/** One directional search with the unit's tables; the path is verified with the exact sweep before returning. */
+export function directionalSearch(
+  ctx: PlanContext,
+  layer: PassLayer,
+  unit: UnitSpec,
+  req: DirectionalRequest,
+  cancel: Int32Array | null,
+): DirectionalRun {
+  const profile = tableProfileOf(unit, req.neighborhood, req.reverse);
+  const tables = tablesFor(profile);
+  const tinfo = {
+    source: tables.source,
+    millis: Math.round(tables.millis * 1000) / 1000,
+    key: tables.hit.key,
+  };
+  const sx = Math.floor(req.start.x), sy = Math.floor(req.start.y);
+  const gx = Math.floor(req.goal.x), gy = Math.floor(req.goal.y);
+  const statesPerTile = profile.headings * (req.reverse ? 2 : 1);
+  const window = req.window ?? windowAround(layer, sx, sy, gx, gy, statesPerTile);
+  const empty = (status: DirectionalRun["status"], message: string, expansions = 0): DirectionalRun => ({
+    status,
+    segments: [],
+    tiles: [],
+    expansions,
+    tables: tinfo,
+    message,
+  });
+  if (gx < window.x0 || gy < window.y0 || gx >= window.x1 || gy >= window.y1) {
+    return empty("unreachable", "goal outside the search window");
+  }
+  const st = stateFor(ctx);
+  const bound = gridBound(ctx, layer, window, gy * layer.width + gx, req.roadsOnly);
+  const space = st.space.configure({
+    layer,
+    hit: tables.hit,
+    heur: tables.heur,
+    window,
+    roadsOnly: req.roadsOnly,
+    footprint: unit.footprint,
+    turningRadius: profile.turningRadius,
+    reverse: req.reverse,
+    reversePenalty: Math.max(1, unit.reversePenalty),
+    turnPenalty: unit.turnPenalty,
+    cuspPenalty: unit.cuspPenalty,
+    start: req.start,
+    goal: req.goal,
+    gridBound: bound,
+    analyticInterval: req.analyticInterval ?? 8,
+  });
+  const r = astar(space, ctx.workspace, [space.startState], {
+    maxExpansions: req.maxExpansions,
+    deadline: req.deadline,
+    cancel,
+    trackNearest: true,
+  }, ctx.result);
+  if (r.status === "cancelled") return empty("cancelled", "cancelled", r.expansions);
+  let end = -1;
+  let status: DirectionalRun["status"] = "found";
+  if (r.status === "found") end = r.goal;
+  else if (r.status === "budget" || r.status === "deadline") {
+    end = r.best;
+    status = "budget";
+  } else return empty("unreachable", "no legal directional path in the search window", r.expansions);
+  const states = reconstructPath(ctx.workspace, end);
+  const segments: Segment[] = [];
+  const tiles: number[] = [sy * layer.width + sx];
+  let pose: Pose = { ...req.start };
+  for (let i = 1; i < states.length; i++) {
+    const segs = space.edgeSegments(states[i - 1], states[i], pose);
+    for (const s of segs) segments.push(s);
+    if (segs.length > 0) pose = segs[segs.length - 1].end;
+    const t = space.tileOf(states[i]);
+    if (t >= 0 && t !== tiles[tiles.length - 1]) tiles.push(t);
+  }
+  if (states[states.length - 1] === space.goalState) {
+    const t = gy * layer.width + gx;
+    if (t !== tiles[tiles.length - 1]) tiles.push(t);
+  }
+  // Legality is a promise: re-check every output segment with the exact sweep (and the road rule).
+  for (const s of segments) {
+    if (!space.curveIsOpen([s])) {
+      return empty("no_legal_path", "internal: a chained segment failed the sweep check", r.expansions);
+    }
+  }
+  return {
+    status,
+    segments,
+    tiles,
+    expansions: r.expansions,
+    tables: tinfo,
+    message: status === "budget" ? "search budget exhausted; partial path toward the goal" : "",
+  };
+}
+
+/** The neighbourhood and road confinement a task asks for (roads: Directional-8 or -24 by turning radius). */
+export function directionalMode(
+  layer: PassLayer,
+  task: PlanTask,
+): { neighborhood: DirectionalNeighborhood; roadsOnly: boolean } {
+  const roadsOnly = task.options.keepToRoads && layer.road[task.startTile] === 1 &&
+    layer.road[task.goalTile] === 1;
+  if (roadsOnly) return { neighborhood: task.unit.turningRadius < 1.5 ? 8 : 24, roadsOnly };
+  const n = task.neighborhood;
+  return { neighborhood: isDirectionalNeighborhood(n) ? n : 24, roadsOnly };
+}
+
+/** Wraps a run into a PlanOutcome (speed profile, waypoints, length). */
+export function directionalOutcome(
+  task: PlanTask,
+  run: DirectionalRun,
+  expansions: number,
+  note = "",
+): PlanOutcome {
+  const status = run.status === "found" ? (task.nearest ? "nearest" : "found") : run.status;
+  const segments = run.segments;
+  const length = segments.reduce((a, s) => a + s.length, 0);
+  const duration = segments.length > 0 ? applySpeedProfile(segments, task.unit) : 0;
+  const tableNote = `tables ${run.tables.key} ${run.tables.source} ${run.tables.millis} ms`;
+  return {
+    status,
+    segments,
+    length,
+    waypoints: task.wantWaypoints && run.tiles.length > 0 ? Int32Array.from(run.tiles) : null,
+    duration,
+    expansions,
+    searchMicros: 0,
+    planner: task.planner,
+    message: [run.message, note, tableNote].filter((s) => s !== "").join("; "),
+  };
+}
+
+/** PLANNER_DIRECTIONAL. */
+export function planDirectional(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
+  const layer = ctx.layer(task.layerKey);
+  const mode = directionalMode(layer, task);
+  const run = directionalSearch(ctx, layer, task.unit, {
+    start: task.start,
+    goal: task.goal,
+    neighborhood: mode.neighborhood,
+    roadsOnly: mode.roadsOnly,
+    reverse: task.unit.canReverse || task.options.allowBackingUp,
+    maxExpansions: task.maxExpansions,
+    deadline: performance.now() + task.maxMillis,
+  }, cancel);
+  return directionalOutcome(task, run, run.expansions);
+}

@@ -1,0 +1,597 @@
+/**
+ * The article's Directional A* as a {@link SearchSpace} for the one A* core: a state is a tile, a discrete
+ * heading and (for reversing units) the direction of the last motion. A transition to a child tile (an offset of
+ * the direction table) with any end heading is the shortest curve between the two tile-center poses, legal only
+ * if every cell of its hit-check table entry is open — no trigonometry in the loop.
+ *
+ * The search runs over a window of the map padded by the table's reach: the padding is marked blocked, so no
+ * transition can leave the window and no bounds test is needed. Cells are open when passable (and on a road
+ * when the search is confined to roads).
+ *
+ * Two extra states: the exact start pose (off-center, any heading; its successors are curves computed on the
+ * fly, as the article prescribes for the first node) and the exact goal pose, reached by analytic expansion (as
+ * in Hybrid A*: every few expansions, and at every expansion near the goal, the direct shortest curve to the
+ * goal pose is tried and taken when its sweep is open).
+ *
+ * Costs (fixed point, {@link COST_SCALE}): (forward length + reverse length * reversePenalty) * the child
+ * tile's cost + turnPenalty per radian + cuspPenalty per change of direction (inside a curve or between two).
+ *
+ * Heuristic: max(curve bound, grid bound), both admissible lower bounds (documented at {@link heuristic}).
+ *
+ * @module
+ */
+import { angleDistance } from "../geometry/angle.ts";
+import { dubinsLengthCoords } from "../geometry/dubins.ts";
+import { reedsSheppLengthCoords } from "../geometry/reedsShepp.ts";
+import { arcSegment, lineSegment } from "../geometry/segment.ts";
+import type { Footprint, Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
+import { directionTable, headingAngle, nearestHeading } from "./directionTable.ts";
+import { curveLowerBound, type HeuristicTable } from "./heuristicTable.ts";
+import {
+  curveCells,
+  FIRST_REVERSE,
+  type HitCheckTable,
+  IS_REEDS_SHEPP,
+  LAST_REVERSE,
+  measureCurve,
+  transitionCurve,
+  VARIANT_DUBINS,
+  VARIANT_REEDS_SHEPP,
+} from "./hitCheckTable.ts";
+
+/** The goal of a directional search. */
+export interface DirectionalGoal {
+  /** Goal point x (tiles). */
+  x: number;
+  /** Goal point y (tiles). */
+  y: number;
+  /** Required final heading, if any. */
+  heading?: number;
+  /** Accepted distance from the goal point for tile-center nodes. */
+  tolerance: number;
+  /** Accepted heading error (when a heading is given). */
+  headingTolerance: number;
+}
+
+/** A window of map tiles [x0, x1) x [y0, y1). */
+export interface TileWindow {
+  /** First column. */
+  x0: number;
+  /** First row. */
+  y0: number;
+  /** One past the last column. */
+  x1: number;
+  /** One past the last row. */
+  y1: number;
+}
+
+/** Everything a directional search needs. */
+export interface DirectionalSetup {
+  /** The map layer. */
+  layer: PassLayer;
+  /** Hit-check table of the unit's profile. */
+  hit: HitCheckTable;
+  /** Heuristic table of the unit's profile. */
+  heur: HeuristicTable;
+  /** The window the search may use. */
+  window: TileWindow;
+  /** Only road tiles are open. */
+  roadsOnly: boolean;
+  /** Footprint (for the on-the-fly start and analytic curves). */
+  footprint: Footprint;
+  /** Turning radius of the curves. */
+  turningRadius: number;
+  /** Reverse motion allowed (Reeds-Shepp curves). */
+  reverse: boolean;
+  /** Cost multiplier of reverse distance (>= 1). */
+  reversePenalty: number;
+  /** Cost per radian turned. */
+  turnPenalty: number;
+  /** Cost per change of direction. */
+  cuspPenalty: number;
+  /** The exact start pose. */
+  start: Pose;
+  /** The goal. */
+  goal: DirectionalGoal;
+  /**
+   * Optional obstacle-aware lower bound per map tile (fixed point; Infinity = goal unreachable from there,
+   * negative = unknown).
+   */
+  gridBound: Float64Array | null;
+  /** Analytic expansion every this many expansions (0: never). */
+  analyticInterval: number;
+}
+
+interface StrideCache {
+  stride: number;
+  transitionLocal: Int32Array;
+  cellLocal: Int32Array;
+}
+
+const strideCaches = new WeakMap<HitCheckTable, StrideCache>();
+
+function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
+  const cached = strideCaches.get(hit);
+  if (cached && cached.stride === stride) return cached;
+  const n = hit.dx.length;
+  const transitionLocal = new Int32Array(n);
+  for (let t = 0; t < n; t++) transitionLocal[t] = hit.dy[t] * stride + hit.dx[t];
+  const cells = hit.cells;
+  const cellLocal = new Int32Array(cells.length / 2);
+  for (let c = 0; c < cellLocal.length; c++) cellLocal[c] = cells[2 * c + 1] * stride + cells[2 * c];
+  const out = { stride, transitionLocal, cellLocal };
+  strideCaches.set(hit, out);
+  return out;
+}
+
+/** The directional search space (configure per query, reuse across queries). */
+export class DirectionalSpace implements SearchSpace {
+  /** Number of states (window tiles * headings * directions + start + goal). */
+  stateCount = 0;
+  /** Largest successor count of any state. */
+  maxSuccessors = 1;
+  /** The exact-start state id. */
+  startState = -1;
+  /** The exact-goal state id. */
+  goalState = -1;
+  /** Analytic expansions tried (for statistics). */
+  analyticTries = 0;
+
+  private setup!: DirectionalSetup;
+  private headings = 8;
+  private directions = 1;
+  private pad = 0;
+  private stride = 0;
+  private rows = 0;
+  private open = new Uint8Array(0);
+  private cost = new Float32Array(0);
+  private bound = new Float64Array(0);
+  private transitionLocal: Int32Array = new Int32Array(0);
+  private cellLocal: Int32Array = new Int32Array(0);
+  private lengthTerm = new Float64Array(0);
+  private penaltyTerm = new Float64Array(0);
+  private expansions = 0;
+  private startIds = new Int32Array(0);
+  private startCosts = new Float64Array(0);
+  private startVariant = new Map<number, number>();
+  private startIsGoal = false;
+  private minCostScale = COST_SCALE;
+  // Goal bookkeeping for the heuristic.
+  private goalTileX = 0;
+  private goalTileY = 0;
+  private goalTileHeading = -1;
+  private goalSlack = 0;
+  private goalNodes: number[] = [];
+  private goalHeadingMask = 0;
+  private goalNodeCap = false;
+  private nearDistance = 0;
+
+  /** Prepares a query (allocates only when the window grows). */
+  configure(setup: DirectionalSetup): this {
+    this.setup = setup;
+    const { hit, layer, window: w } = setup;
+    const H = hit.profile.headings;
+    this.headings = H;
+    this.directions = setup.reverse && hit.profile.reverse ? 2 : 1;
+    this.pad = hit.maxReach + 1;
+    this.stride = w.x1 - w.x0 + 2 * this.pad;
+    this.rows = w.y1 - w.y0 + 2 * this.pad;
+    const area = this.stride * this.rows;
+    if (this.open.length < area) {
+      this.open = new Uint8Array(area);
+      this.cost = new Float32Array(area);
+      this.bound = new Float64Array(area);
+    }
+    this.open.fill(0, 0, area);
+    const tileCost = layer.tileCost;
+    const road = layer.road;
+    for (let y = w.y0; y < w.y1; y++) {
+      for (let x = w.x0; x < w.x1; x++) {
+        const t = y * layer.width + x;
+        const lt = this.local(x, y);
+        const c = tileCost[t];
+        this.open[lt] = c > 0 && (!setup.roadsOnly || road[t] === 1) ? 1 : 0;
+        this.cost[lt] = c;
+        const gb = setup.gridBound ? setup.gridBound[t] : -1;
+        this.bound[lt] = gb >= 0 ? gb : 0;
+      }
+    }
+    const lo = localOffsets(hit, this.stride);
+    this.transitionLocal = lo.transitionLocal;
+    this.cellLocal = lo.cellLocal;
+    const n = hit.dx.length;
+    if (this.lengthTerm.length < n) {
+      this.lengthTerm = new Float64Array(n);
+      this.penaltyTerm = new Float64Array(n);
+    }
+    for (let t = 0; t < n; t++) {
+      this.lengthTerm[t] = hit.forwardLength[t] + hit.reverseLength[t] * setup.reversePenalty;
+      this.penaltyTerm[t] = hit.turn[t] * setup.turnPenalty + hit.cusps[t] * setup.cuspPenalty;
+    }
+    const N = area * H * this.directions;
+    this.startState = N;
+    this.goalState = N + 1;
+    this.stateCount = N + 2;
+    this.expansions = 0;
+    this.analyticTries = 0;
+    this.minCostScale = layer.minCost * COST_SCALE;
+    this.prepareGoal();
+    this.prepareStart();
+    let most = 0;
+    for (let h = 0; h < H; h++) most = Math.max(most, hit.transitionStart[h + 1] - hit.transitionStart[h]);
+    this.maxSuccessors = Math.max(most, this.startIds.length) + 1;
+    return this;
+  }
+
+  /** Local (padded window) index of map tile (x, y). */
+  private local(x: number, y: number): number {
+    return (y - this.setup.window.y0 + this.pad) * this.stride + (x - this.setup.window.x0 + this.pad);
+  }
+
+  /** Map tile (x, y) of a local index. */
+  private tileXY(lt: number): [number, number] {
+    const ly = (lt / this.stride) | 0;
+    const lx = lt - ly * this.stride;
+    return [lx - this.pad + this.setup.window.x0, ly - this.pad + this.setup.window.y0];
+  }
+
+  /** Encodes a node state. */
+  stateOf(x: number, y: number, heading: number, reverse: boolean): number {
+    return ((this.local(x, y) * this.headings) + heading) * this.directions +
+      (reverse && this.directions === 2 ? 1 : 0);
+  }
+
+  /** Decodes a node state into map tile x, y, heading index and last-motion-reverse flag. */
+  decode(state: number): { x: number; y: number; heading: number; reverse: boolean } {
+    const d = this.directions === 2 ? state & 1 : 0;
+    const s = this.directions === 2 ? state >>> 1 : state;
+    const h = s % this.headings;
+    const [x, y] = this.tileXY((s - h) / this.headings);
+    return { x, y, heading: h, reverse: d === 1 };
+  }
+
+  /** The pose of a state (exact start/goal poses for the two special states). */
+  poseOf(state: number, from = -1): Pose {
+    if (state === this.startState) return { ...this.setup.start };
+    if (state === this.goalState) return this.analyticTarget(from);
+    const d = this.decode(state);
+    return { x: d.x + 0.5, y: d.y + 0.5, heading: headingAngle(d.heading, this.headings) };
+  }
+
+  /** Map tile id of a node state (-1 for the special states). */
+  tileOf(state: number): number {
+    if (state >= this.startState) return -1;
+    const d = this.decode(state);
+    return d.y * this.setup.layer.width + d.x;
+  }
+
+  /** True if every cell a curve's footprint may overlap is open in the window. */
+  curveIsOpen(segs: readonly Segment[]): boolean {
+    const w = this.setup.window;
+    const cells = curveCells(segs, this.setup.footprint, w.x0 - this.pad, w.y0 - this.pad);
+    for (let i = 0; i < cells.length; i += 2) {
+      const lx = cells[i], ly = cells[i + 1];
+      if (lx < 0 || ly < 0 || lx >= this.stride || ly >= this.rows) return false;
+      if (this.open[ly * this.stride + lx] === 0) return false;
+    }
+    return true;
+  }
+
+  /** Fixed-point cost of a curve ending on map tile (x, y), after a motion in direction `lastDir` (0: none). */
+  curveCost(segs: readonly Segment[], endX: number, endY: number, lastDir: number): number {
+    const s = this.setup;
+    const m = measureCurve(segs);
+    const tc = this.cost[this.local(endX, endY)] || 1;
+    const cusps = m.cusps + (lastDir !== 0 && segs.length > 0 && m.first !== lastDir ? 1 : 0);
+    return Math.round(
+      COST_SCALE *
+        ((m.forward + m.reverse * s.reversePenalty) * tc + m.turn * s.turnPenalty + cusps * s.cuspPenalty),
+    );
+  }
+
+  private prepareGoal(): void {
+    const s = this.setup;
+    const g = s.goal;
+    const H = this.headings;
+    this.goalTileX = Math.floor(g.x);
+    this.goalTileY = Math.floor(g.y);
+    const cx = this.goalTileX + 0.5, cy = this.goalTileY + 0.5;
+    const len = s.reverse ? reedsSheppLengthCoords : dubinsLengthCoords;
+    const r = s.turningRadius;
+    // Triangle inequality: d(p -> goal) >= d(p -> (c, q)) - d(goal -> (c, q)) for the goal tile center c.
+    if (g.heading !== undefined) {
+      this.goalTileHeading = nearestHeading(g.heading, H);
+      this.goalSlack = len(g.x, g.y, g.heading, cx, cy, headingAngle(this.goalTileHeading, H), r);
+    } else {
+      // Any final heading: bound by the table's "any heading" column; the slack is the worst heading.
+      this.goalTileHeading = -1;
+      let worst = 0;
+      for (let i = 0; i < 256; i++) {
+        const a = (2 * Math.PI * i) / 256;
+        const q = nearestHeading(a, H);
+        worst = Math.max(worst, len(g.x, g.y, a, cx, cy, headingAngle(q, H), r));
+      }
+      // Margin for the sampling of the worst heading.
+      this.goalSlack = worst + (2 * Math.PI / 256) * r;
+    }
+    // Goal nodes: tile centers within tolerance, headings within tolerance.
+    this.goalNodes = [];
+    this.goalHeadingMask = 0;
+    if (g.heading === undefined) this.goalHeadingMask = (1 << H) - 1;
+    else {
+      for (let h = 0; h < H; h++) {
+        if (angleDistance(headingAngle(h, H), g.heading) <= g.headingTolerance) {
+          this.goalHeadingMask |= 1 << h;
+        }
+      }
+    }
+    const reach = Math.ceil(g.tolerance) + 1;
+    for (let y = this.goalTileY - reach; y <= this.goalTileY + reach; y++) {
+      for (let x = this.goalTileX - reach; x <= this.goalTileX + reach; x++) {
+        if (Math.hypot(x + 0.5 - g.x, y + 0.5 - g.y) <= g.tolerance) this.goalNodes.push(x, y);
+      }
+    }
+    this.goalNodeCap = this.goalNodes.length > 2 * 9;
+    if (this.goalHeadingMask === 0) this.goalNodes = [];
+    this.nearDistance = Math.max(4, 2 * r + 1);
+    this.startIsGoal = Math.hypot(s.start.x - g.x, s.start.y - g.y) <= g.tolerance &&
+      (g.heading === undefined || angleDistance(s.start.heading, g.heading) <= g.headingTolerance);
+  }
+
+  private prepareStart(): void {
+    const s = this.setup;
+    const H = this.headings;
+    const w = s.window;
+    const sx = Math.floor(s.start.x), sy = Math.floor(s.start.y);
+    const offsets = directionTable(s.hit.profile.neighborhood);
+    const best = new Map<number, number>();
+    this.startVariant.clear();
+    const r = s.turningRadius;
+    for (let o = -1; o < offsets.length / 2; o++) {
+      const x = sx + (o < 0 ? 0 : offsets[2 * o]);
+      const y = sy + (o < 0 ? 0 : offsets[2 * o + 1]);
+      if (x < w.x0 || y < w.y0 || x >= w.x1 || y >= w.y1) continue;
+      const lt = this.local(x, y);
+      if (this.open[lt] === 0 || this.bound[lt] === Infinity) continue;
+      for (let h = 0; h < H; h++) {
+        const target = { x: x + 0.5, y: y + 0.5, heading: headingAngle(h, H) };
+        for (let v = 0; v < (s.reverse ? 2 : 1); v++) {
+          const segs = transitionCurve(s.start, target, r, v);
+          if (v === VARIANT_REEDS_SHEPP && !segs.some((q) => q.direction < 0)) continue;
+          if (!this.curveIsOpen(segs)) continue;
+          const m = measureCurve(segs);
+          const id = this.stateOf(x, y, h, m.last < 0);
+          const c = this.curveCost(segs, x, y, 0);
+          const prev = best.get(id);
+          if (prev === undefined || c < prev) {
+            best.set(id, c);
+            this.startVariant.set(id, v);
+          }
+        }
+      }
+    }
+    this.startIds = new Int32Array(best.size);
+    this.startCosts = new Float64Array(best.size);
+    let i = 0;
+    for (const [id, c] of best) {
+      this.startIds[i] = id;
+      this.startCosts[i] = c;
+      i++;
+    }
+  }
+
+  /** The analytic target pose seen from state `from` (the goal heading, or the bearing to the goal). */
+  private analyticTarget(from: number): Pose {
+    const g = this.setup.goal;
+    if (g.heading !== undefined) return { x: g.x, y: g.y, heading: g.heading };
+    const p = from >= 0 ? this.poseOf(from) : this.setup.start;
+    return { x: g.x, y: g.y, heading: Math.atan2(g.y - p.y, g.x - p.x) };
+  }
+
+  /** The analytic curve from a state to the goal pose. */
+  analyticCurve(from: number): Segment[] {
+    const v = this.setup.reverse ? VARIANT_REEDS_SHEPP : VARIANT_DUBINS;
+    return transitionCurve(this.poseOf(from), this.analyticTarget(from), this.setup.turningRadius, v);
+  }
+
+  /** Successors: the table's open transitions, plus the goal by analytic expansion when it is free. */
+  expand(state: number, out: Successors, _parent: number): number {
+    const ids = out.ids;
+    const costs = out.costs;
+    let n = 0;
+    if (state === this.startState) {
+      for (let i = 0; i < this.startIds.length; i++) {
+        ids[n] = this.startIds[i];
+        costs[n] = this.startCosts[i];
+        n++;
+      }
+      return this.tryAnalytic(state, out, n, 0);
+    }
+    const H = this.headings;
+    const D = this.directions;
+    const dir = D === 2 ? state & 1 : 0;
+    const s = D === 2 ? state >>> 1 : state;
+    const h = s % H;
+    const lt = (s - h) / H;
+    const hit = this.setup.hit;
+    const tStart = hit.transitionStart;
+    const cellStart = hit.cellStart;
+    const endHeading = hit.endHeading;
+    const flags = hit.flags;
+    const open = this.open;
+    const bound = this.bound;
+    const cost = this.cost;
+    const tl = this.transitionLocal;
+    const cl = this.cellLocal;
+    const lengthTerm = this.lengthTerm;
+    const penaltyTerm = this.penaltyTerm;
+    const cusp = this.setup.cuspPenalty;
+    for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
+      const child = lt + tl[t];
+      if (open[child] === 0 || bound[child] === Infinity) continue;
+      let free = true;
+      for (let c = cellStart[t] + 1, ce = cellStart[t + 1]; c < ce; c++) {
+        if (open[lt + cl[c]] === 0) {
+          free = false;
+          break;
+        }
+      }
+      if (!free) continue;
+      const f = flags[t];
+      const firstRev = (f & FIRST_REVERSE) !== 0 ? 1 : 0;
+      ids[n] = ((child * H + endHeading[t]) * D) + (D === 2 && (f & LAST_REVERSE) !== 0 ? 1 : 0);
+      costs[n] = Math.round(
+        COST_SCALE * (lengthTerm[t] * cost[child] + penaltyTerm[t] + (firstRev !== dir ? cusp : 0)),
+      );
+      n++;
+    }
+    return this.tryAnalytic(state, out, n, D === 2 ? (dir === 1 ? -1 : 1) : 1);
+  }
+
+  private tryAnalytic(state: number, out: Successors, n: number, lastDir: number): number {
+    const interval = this.setup.analyticInterval;
+    if (interval <= 0) return n;
+    this.expansions++;
+    const p = this.poseOf(state);
+    const g = this.setup.goal;
+    const near = Math.hypot(p.x - g.x, p.y - g.y) <= this.nearDistance;
+    if (!near && this.expansions % interval !== 0) return n;
+    this.analyticTries++;
+    const segs = this.analyticCurve(state);
+    if (!this.curveIsOpen(segs)) return n;
+    out.ids[n] = this.goalState;
+    out.costs[n] = this.curveCost(segs, this.goalTileX, this.goalTileY, lastDir);
+    return n + 1;
+  }
+
+  /**
+   * Admissible estimate (fixed point) of the cost to the goal: the cost of any path is at least its length
+   * times layer.minCost (penalties only add, reversePenalty >= 1), and its length is at least:
+   * - the Euclidean distance to the goal point minus the tolerance;
+   * - the smaller of: the table bound to the nearest accepted goal node (a tile center within tolerance, a
+   *   heading within tolerance), and the table bound to the goal tile center minus the per-query slack
+   *   d(goal pose -> goal tile center pose) (triangle inequality of the curve distance), which covers the
+   *   exact goal reached by analytic expansion;
+   * - the obstacle-aware grid bound given by the caller (src/planning/directional.ts).
+   */
+  heuristic(state: number): number {
+    if (state === this.goalState) return 0;
+    const g = this.setup.goal;
+    let px: number, py: number, h: number, lt: number;
+    if (state === this.startState) {
+      px = this.setup.start.x;
+      py = this.setup.start.y;
+      return Math.max(0, Math.floor((Math.hypot(px - g.x, py - g.y) - g.tolerance) * this.minCostScale));
+    }
+    const D = this.directions;
+    const s = D === 2 ? state >>> 1 : state;
+    h = s % this.headings;
+    lt = (s - h) / this.headings;
+    const ly = (lt / this.stride) | 0;
+    const x = lt - ly * this.stride - this.pad + this.setup.window.x0;
+    const y = ly - this.pad + this.setup.window.y0;
+    px = x + 0.5;
+    py = y + 0.5;
+    const heur = this.setup.heur;
+    let curve = curveLowerBound(heur, this.goalTileX - x, this.goalTileY - y, h, this.goalTileHeading) -
+      this.goalSlack;
+    if (this.goalNodeCap) {
+      curve = Math.min(curve, Math.hypot(px - g.x, py - g.y) - g.tolerance);
+    } else {
+      const nodes = this.goalNodes;
+      const mask = this.goalHeadingMask;
+      const all = g.heading === undefined;
+      for (let i = 0; i < nodes.length && curve > 0; i += 2) {
+        const dx = nodes[i] - x, dy = nodes[i + 1] - y;
+        if (all) curve = Math.min(curve, curveLowerBound(heur, dx, dy, h, -1));
+        else {
+          for (let q = 0; q < this.headings; q++) {
+            if ((mask >> q) & 1) curve = Math.min(curve, curveLowerBound(heur, dx, dy, h, q));
+          }
+        }
+      }
+    }
+    const euclid = Math.hypot(px - g.x, py - g.y) - g.tolerance;
+    const length = curve > euclid ? curve : euclid;
+    const hc = length > 0 ? Math.floor(length * this.minCostScale) : 0;
+    const hb = this.bound[lt];
+    return hc > hb ? hc : hb;
+  }
+
+  /** Goal test: the goal state, or a tile-center node within tolerance (and heading tolerance). */
+  isGoal(state: number): boolean {
+    if (state === this.goalState) return true;
+    if (state === this.startState) return this.startIsGoal;
+    const g = this.setup.goal;
+    const d = this.decode(state);
+    if (Math.hypot(d.x + 0.5 - g.x, d.y + 0.5 - g.y) > g.tolerance) return false;
+    return g.heading === undefined ||
+      angleDistance(headingAngle(d.heading, this.headings), g.heading) <= g.headingTolerance;
+  }
+
+  /**
+   * The curve the search used between two consecutive states of a path, chained from `from` (the previous
+   * segment's end pose) so joins are exact: the pieces of the curve between the exact state poses are
+   * re-emitted from `from`.
+   */
+  edgeSegments(a: number, b: number, from: Pose): Segment[] {
+    const s = this.setup;
+    let variant = VARIANT_DUBINS;
+    if (b === this.goalState) variant = s.reverse ? VARIANT_REEDS_SHEPP : VARIANT_DUBINS;
+    else if (a === this.startState) variant = this.startVariant.get(b) ?? VARIANT_DUBINS;
+    else variant = this.tableVariant(a, b);
+    const exact = transitionCurve(this.poseOf(a), this.poseOf(b, a), s.turningRadius, variant);
+    const out: Segment[] = [];
+    let pose = from;
+    for (const seg of exact) {
+      const next = seg.curvature === 0
+        ? lineSegment(pose, seg.length, seg.direction)
+        : arcSegment(pose, seg.curvature, seg.length, seg.direction);
+      out.push(next);
+      pose = next.end;
+    }
+    return out;
+  }
+
+  /** The variant of the cheapest open table transition from a to b (what the search took). */
+  private tableVariant(a: number, b: number): number {
+    const hit = this.setup.hit;
+    const D = this.directions;
+    const sa = D === 2 ? a >>> 1 : a;
+    const ha = sa % this.headings;
+    const lta = (sa - ha) / this.headings;
+    const dirA = D === 2 ? a & 1 : 0;
+    const sb = D === 2 ? b >>> 1 : b;
+    const hb = sb % this.headings;
+    const ltb = (sb - hb) / this.headings;
+    const lastB = D === 2 ? b & 1 : 0;
+    let bestCost = Infinity;
+    let variant = VARIANT_DUBINS;
+    for (let t = hit.transitionStart[ha]; t < hit.transitionStart[ha + 1]; t++) {
+      if (lta + this.transitionLocal[t] !== ltb || hit.endHeading[t] !== hb) continue;
+      const f = hit.flags[t];
+      if (D === 2 && ((f & LAST_REVERSE) !== 0 ? 1 : 0) !== lastB) continue;
+      let free = true;
+      for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
+        if (this.open[lta + this.cellLocal[c]] === 0) {
+          free = false;
+          break;
+        }
+      }
+      if (!free) continue;
+      const firstRev = (f & FIRST_REVERSE) !== 0 ? 1 : 0;
+      const c = Math.round(
+        COST_SCALE *
+          (this.lengthTerm[t] * this.cost[ltb] + this.penaltyTerm[t] +
+            (firstRev !== dirA ? this.setup.cuspPenalty : 0)),
+      );
+      if (c < bestCost) {
+        bestCost = c;
+        variant = (f & IS_REEDS_SHEPP) !== 0 ? VARIANT_REEDS_SHEPP : VARIANT_DUBINS;
+      }
+    }
+    return variant;
+  }
+}

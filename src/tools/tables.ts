@@ -1,0 +1,54 @@
+/**
+ * `deno task tables`: regenerates tables/ — the hit-check and heuristic tables of the built-in profiles that
+ * have a turning radius, for Directional-8 and Directional-24 (the service default), with a progress bar on
+ * stderr. Files are `<key>.bin.gz` (see src/search/hitCheckTable.ts for the packed format).
+ *
+ * @module
+ */
+import type { DirectionalNeighborhood } from "../search/directionTable.ts";
+import type { TableProfile } from "../search/hitCheckTable.ts";
+import { BUILTIN_PROFILES } from "../service/profiles.ts";
+import {
+  compressTables,
+  TABLE_DIR,
+  tableBytes,
+  tableFileName,
+  tableProfileOf,
+} from "../planning/directional.ts";
+
+/** Neighbourhoods whose tables are committed. */
+export const COMMITTED_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [8, 24];
+
+/** The profiles whose tables are committed: every built-in unit with a turning radius, per neighbourhood. */
+export function committedProfiles(): { name: string; profile: TableProfile }[] {
+  const out: { name: string; profile: TableProfile }[] = [];
+  for (const [name, unit] of Object.entries(BUILTIN_PROFILES)) {
+    if (!(unit.turningRadius > 0)) continue;
+    for (const n of COMMITTED_NEIGHBORHOODS) out.push({ name, profile: tableProfileOf(unit, n) });
+  }
+  return out;
+}
+
+function bar(label: string, done: number, total: number): void {
+  const width = 30;
+  const fill = Math.round((width * done) / total);
+  const text = `\r${label.padEnd(44)} [${"#".repeat(fill)}${"-".repeat(width - fill)}] ${done}/${total}`;
+  Deno.stderr.writeSync(new TextEncoder().encode(text));
+}
+
+/** Writes every committed table into `dir`; returns the file names. */
+export function generateTables(dir: URL = TABLE_DIR): string[] {
+  Deno.mkdirSync(dir, { recursive: true });
+  const names: string[] = [];
+  for (const { name, profile } of committedProfiles()) {
+    const file = tableFileName(profile);
+    const label = `${name} D-${profile.neighborhood}`;
+    const bytes = compressTables(tableBytes(profile, (d, t) => bar(label, d, t)));
+    Deno.writeFileSync(new URL(file, dir), bytes);
+    Deno.stderr.writeSync(new TextEncoder().encode(`  ${file} ${(bytes.length / 1024).toFixed(0)} KiB\n`));
+    names.push(file);
+  }
+  return names;
+}
+
+if (import.meta.main) generateTables();
