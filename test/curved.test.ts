@@ -167,6 +167,15 @@ function checkPath(res: Wire, c: CheckSpec): string[] {
       if (c.turningRadius > 0 && !c.headings && angleGap(p.heading, s.start.heading) > 1e-6) {
         errs.push(`segment ${i}: heading join`);
       }
+      // A heading jump is a turn in place: the footprint must stay clear while it rotates (0.01 rad steps).
+      const jump = Math.atan2(Math.sin(s.start.heading - p.heading), Math.cos(s.start.heading - p.heading));
+      const steps = Math.ceil(Math.abs(jump) / 0.01);
+      for (let k = 1; k < steps; k++) {
+        if (overlaps(c.grid, s.start.x, s.start.y, p.heading + (jump * k) / steps, c.shape)) {
+          errs.push(`segment ${i}: footprint hits a blocked tile turning in place`);
+          break;
+        }
+      }
     }
     if (c.turningRadius > 0 && Math.abs(s.curvature) > 1 / c.turningRadius + 1e-9) {
       if (!c.tighter) errs.push(`segment ${i}: curvature ${s.curvature} above 1/${c.turningRadius}`);
@@ -456,6 +465,15 @@ describe("fixed-angle art over gRPC", () => {
       const { tally, errs } = await runCases("yard", uc, 15, 20 + headings);
       expect(errs).toEqual([]);
       expect(tally.found).toBeGreaterThan(5);
+      const jeep = {
+        ...UNITS[1],
+        label: `jeep ${headings} headings`,
+        unit: { name: "jeep", headings },
+        headings,
+      };
+      const j = await runCases("yard", jeep, 15, 40 + headings);
+      expect(j.errs).toEqual([]);
+      expect(j.tally.found).toBeGreaterThan(5);
       const soldier: UnitCase = {
         label: "soldier",
         unit: { name: "soldier", headings },

@@ -7,7 +7,8 @@ import { describe, expect, test } from "vitest";
 import { arcSegment, lineSegment } from "../src/geometry/segment.ts";
 import { pathHitsBlocked } from "../src/geometry/sweep.ts";
 import type { Segment } from "../src/geometry/types.ts";
-import { isLegalHeading, snapHeading, toFixedAngles } from "../src/planning/fixedAngle.ts";
+import { isLegalHeading, snapHeading, toFixedAngles, turnHitsBlocked } from "../src/planning/fixedAngle.ts";
+import { footprintHitsBlocked } from "../src/geometry/sweep.ts";
 
 function openLayer(width: number, height: number, blocked: [number, number][] = []) {
   const tileCost = new Float32Array(width * height).fill(1);
@@ -59,10 +60,24 @@ describe("fixed-angle rewriting", () => {
     expect(isLegalHeading(Math.PI / 8, 8)).toBe(false);
   });
 
+  test("a rectangle turning in place can hit a wall half way though both end headings fit", () => {
+    // Open rows 1 and 2 only (height 2): a 0.8 x 1.9 rectangle fits at 0 and 90 degrees, but its diagonal 2.06 does not.
+    const blocked: [number, number][] = [];
+    for (let x = 0; x < 10; x++) blocked.push([x, 0], [x, 3]);
+    const layer = openLayer(10, 4, blocked);
+    const fp = { radius: 0, width: 0.8, length: 1.9 };
+    expect(footprintHitsBlocked(layer, 5, 2, 0, fp)).toBe(false);
+    expect(footprintHitsBlocked(layer, 5, 2, Math.PI / 2, fp)).toBe(false);
+    expect(turnHitsBlocked(layer, 5, 2, 0, Math.PI / 2, fp)).toBe(true);
+    expect(turnHitsBlocked(layer, 5, 2, 0, 0.2, fp)).toBe(false);
+    // A disc turning is the disc.
+    expect(turnHitsBlocked(layer, 5, 2, 0, 3, { radius: 0.9, width: 0, length: 0 })).toBe(false);
+  });
+
   test("a line at 30 degrees becomes 0 and 45 degree lines meeting at their intersection (Figure 15)", () => {
     const layer = openLayer(20, 20);
     const line = lineSegment({ x: 2, y: 2, heading: Math.PI / 6 }, 10);
-    const out = toFixedAngles([line], 8, { layer, footprint: disc, turnRadius: 0.3, check: true })!;
+    const out = toFixedAngles([line], 8, { layer, footprint: disc, check: true })!;
     expect(out.length).toBe(2);
     const hs = out.map((s) => s.start.heading).sort();
     expect(hs[0]).toBeCloseTo(0, 12);
@@ -79,7 +94,7 @@ describe("fixed-angle rewriting", () => {
   test("a legal line stays one line", () => {
     const layer = openLayer(20, 20);
     const line = lineSegment({ x: 10, y: 10, heading: Math.PI / 8 }, 5, -1);
-    const out = toFixedAngles([line], 16, { layer, footprint: disc, turnRadius: 0.3, check: true })!;
+    const out = toFixedAngles([line], 16, { layer, footprint: disc, check: true })!;
     expect(out.length).toBe(1);
     expect(out[0].direction).toBe(-1);
   });
@@ -88,7 +103,7 @@ describe("fixed-angle rewriting", () => {
     // From (2.5, 2.5) to (8.5, 5.5): order (0 deg, then 45) passes (5..8, 2.5); block (6, 2) to forbid it.
     const layer = openLayer(12, 10, [[6, 2]]);
     const line = lineSegment({ x: 2.5, y: 2.5, heading: Math.atan2(3, 6) }, Math.hypot(6, 3));
-    const out = toFixedAngles([line], 8, { layer, footprint: disc, turnRadius: 0.3, check: true })!;
+    const out = toFixedAngles([line], 8, { layer, footprint: disc, check: true })!;
     expect(out).not.toBeNull();
     expect(out[0].start.heading).toBeCloseTo(Math.PI / 4, 12);
     expect(pathHitsBlocked(layer, out, disc)).toBe(false);
@@ -106,7 +121,7 @@ describe("fixed-angle rewriting", () => {
     const line = lineSegment({ x: 1.5, y: 2.5, heading: Math.atan2(0.2, 1) }, 20 * Math.hypot(1, 0.2));
     expect(pathHitsBlocked(layer, [line], { radius: 0.2, width: 0, length: 0 })).toBe(false);
     const fp = { radius: 0.2, width: 0, length: 0 };
-    const out = toFixedAngles([line], 8, { layer, footprint: fp, turnRadius: 0.2, check: true })!;
+    const out = toFixedAngles([line], 8, { layer, footprint: fp, check: true })!;
     expect(out).not.toBeNull();
     expect(out.length).toBeGreaterThan(2);
     expect(pathHitsBlocked(layer, out, fp)).toBe(false);
@@ -117,7 +132,7 @@ describe("fixed-angle rewriting", () => {
     const layer = openLayer(40, 40);
     for (const headings of [8, 16]) {
       const arc = arcSegment({ x: 20, y: 20, heading: 0.1 }, 1 / 5, 5 * 3);
-      const out = toFixedAngles([arc], headings, { layer, footprint: disc, turnRadius: 0.3, check: true })!;
+      const out = toFixedAngles([arc], headings, { layer, footprint: disc, check: true })!;
       checkLegal(out, headings, arc.end.x, arc.end.y);
       // Every point stays outside the circle and within radius / cos(pi / headings) of its center.
       const cx = 20 - Math.sin(0.1) * 5, cy = 20 + Math.cos(0.1) * 5;
@@ -146,7 +161,7 @@ describe("fixed-angle rewriting", () => {
         segs.push(s);
         p = s.end;
       }
-      const out = toFixedAngles(segs, headings, { layer, footprint: disc, turnRadius: 0.3, check: true })!;
+      const out = toFixedAngles(segs, headings, { layer, footprint: disc, check: true })!;
       checkLegal(out, headings, p.x, p.y);
       // Reverse stretches stay reverse.
       expect(out.some((s) => s.direction < 0)).toBe(segs.some((s) => s.direction < 0));

@@ -29,12 +29,12 @@ import { dubinsShortest } from "../geometry/dubins.ts";
 import { normalizeAngle } from "../geometry/angle.ts";
 import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
 import { lineSegment, pathLength } from "../geometry/segment.ts";
-import { discHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
+import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Footprint, Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
-import { toFixedAngles } from "./fixedAngle.ts";
+import { toFixedAngles, turnHitsBlocked } from "./fixedAngle.ts";
 import { gridSearch, type PlanContext } from "./plan.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
@@ -66,8 +66,6 @@ interface LegEnv {
   layer: PassLayer;
   footprint: Footprint;
   radius: number;
-  /** Disc that must be free where a turn-in-place unit turns (rectangles sweep their bounding disc). */
-  turnDisc: number;
   rectangle: boolean;
   goalHeading: number | undefined;
   check: boolean;
@@ -181,11 +179,10 @@ function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): Candida
   return out;
 }
 
-/** True if the candidate is legal: no segment hits a blocked tile; a turn-in-place rectangle's disc is free. */
+/** True if the candidate is legal: no segment hits a blocked tile, nor a turn-in-place rectangle turning. */
 function legal(c: Candidate, p: Pose, env: LegEnv): boolean {
   if (env.radius === 0 && env.rectangle && c.segs.length > 0) {
-    const turn = Math.abs(normalizeAngle(c.segs[0].start.heading - p.heading));
-    if (turn > 1e-12 && discHitsBlocked(env.layer, p.x, p.y, env.turnDisc)) return false;
+    if (turnHitsBlocked(env.layer, p.x, p.y, p.heading, c.segs[0].start.heading, env.footprint)) return false;
   }
   for (const s of c.segs) if (segmentHitsBlocked(env.layer, s, env.footprint)) return false;
   return true;
@@ -301,7 +298,6 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
     layer,
     footprint: unit.footprint,
     radius: unit.turningRadius,
-    turnDisc: unit.boundingRadius,
     rectangle,
     goalHeading,
     check,
@@ -358,7 +354,6 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
     const fixed = toFixedAngles(segs, unit.headings, {
       layer,
       footprint: unit.footprint,
-      turnRadius: unit.boundingRadius,
       check,
     });
     if (!fixed) {

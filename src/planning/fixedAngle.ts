@@ -20,7 +20,7 @@
  */
 import { normalizeAngle } from "../geometry/angle.ts";
 import { arcCenter, lineSegment } from "../geometry/segment.ts";
-import { discHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
+import { footprintHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Footprint, Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 
@@ -33,13 +33,8 @@ const MAX_SPLIT_DEPTH = 8;
 export interface FixedAngleContext {
   /** Blocked tiles (tileCost 0). */
   layer: PassLayer;
-  /** The unit's footprint. */
+  /** The unit's footprint (also checked while it turns in place between two lines). */
   footprint: Footprint;
-  /**
-   * Radius of the disc that must be free where the unit turns in place between two lines (the footprint's
-   * bounding radius; for a disc footprint its radius).
-   */
-  turnRadius: number;
   /** When false, nothing is checked (an approximation was requested); the result is never null then. */
   check: boolean;
 }
@@ -53,6 +48,41 @@ export function snapHeading(heading: number, headings: number): number {
 /** True if `heading` is a multiple of 2*pi / headings (within 1e-9). */
 export function isLegalHeading(heading: number, headings: number): boolean {
   return Math.abs(normalizeAngle(heading - snapHeading(heading, headings))) <= LEGAL_EPS;
+}
+
+/** Largest heading step between the sampled poses of a rectangle turning in place, radians. */
+const TURN_SAMPLE_STEP = 0.05;
+
+/**
+ * True if the footprint may overlap a blocked tile while turning in place at (x, y) from heading h0 to h1 (the
+ * shorter way). A disc does not change; a rectangle is sampled every {@link TURN_SAMPLE_STEP} radians and grown
+ * by the most any of its points moves between two samples (half-diagonal * step / 2), so the check is
+ * conservative.
+ */
+export function turnHitsBlocked(
+  layer: PassLayer,
+  x: number,
+  y: number,
+  h0: number,
+  h1: number,
+  footprint: Footprint,
+): boolean {
+  if (!(footprint.width > 0) && !(footprint.length > 0)) {
+    return footprintHitsBlocked(layer, x, y, h0, footprint);
+  }
+  const turn = normalizeAngle(h1 - h0);
+  const steps = Math.max(1, Math.ceil(Math.abs(turn) / TURN_SAMPLE_STEP));
+  const halfDiagonal = 0.5 * Math.hypot(footprint.width, footprint.length);
+  const grow = (halfDiagonal * Math.abs(turn)) / steps / 2 + 1e-12;
+  const grown = {
+    radius: footprint.radius,
+    width: footprint.width + 2 * grow,
+    length: footprint.length + 2 * grow,
+  };
+  for (let i = 0; i <= steps; i++) {
+    if (footprintHitsBlocked(layer, x, y, h0 + (turn * i) / steps, grown)) return true;
+  }
+  return false;
 }
 
 /** Builds the legal lines from `from` to (bx, by) driven in `direction`; null when no free route was found. */
@@ -96,7 +126,14 @@ function legalLines(
       !fc.check ||
       (!segmentHitsBlocked(fc.layer, first, fc.footprint) &&
         !segmentHitsBlocked(fc.layer, second, fc.footprint) &&
-        !discHitsBlocked(fc.layer, first.end.x, first.end.y, fc.turnRadius))
+        !turnHitsBlocked(
+          fc.layer,
+          first.end.x,
+          first.end.y,
+          first.end.heading,
+          second.start.heading,
+          fc.footprint,
+        ))
     ) {
       return [first, second].filter((seg) => seg.length > 0);
     }
@@ -106,9 +143,20 @@ function legalLines(
   const head = legalLines(fx, fy, mx, my, direction, headings, fc, depth + 1);
   if (!head) return null;
   const end = head.length > 0 ? head[head.length - 1].end : { x: fx, y: fy };
-  if (head.length > 0 && fc.check && discHitsBlocked(fc.layer, end.x, end.y, fc.turnRadius)) return null;
   const tail = legalLines(end.x, end.y, bx, by, direction, headings, fc, depth + 1);
-  return tail ? head.concat(tail) : null;
+  if (!tail) return null;
+  if (
+    fc.check && head.length > 0 && tail.length > 0 &&
+    turnHitsBlocked(
+      fc.layer,
+      end.x,
+      end.y,
+      head[head.length - 1].end.heading,
+      tail[0].start.heading,
+      fc.footprint,
+    )
+  ) return null;
+  return head.concat(tail);
 }
 
 /** Points an arc is replaced by (excluding its start, including its end): a polygon around or in its circle. */
@@ -154,8 +202,7 @@ function throughPoints(
     const last = out.length > 0 ? out[out.length - 1] : null;
     if (
       fc.check && last && lines.length > 0 &&
-      Math.abs(normalizeAngle(lines[0].start.heading - last.end.heading)) > LEGAL_EPS &&
-      discHitsBlocked(fc.layer, x, y, fc.turnRadius)
+      turnHitsBlocked(fc.layer, x, y, last.end.heading, lines[0].start.heading, fc.footprint)
     ) return null;
     for (const line of lines) out.push(line);
     if (lines.length > 0) {
@@ -197,8 +244,7 @@ export function toFixedAngles(
     const last = out.length > 0 ? out[out.length - 1] : null;
     if (
       fc.check && last && lines.length > 0 &&
-      Math.abs(normalizeAngle(lines[0].start.heading - last.end.heading)) > LEGAL_EPS &&
-      discHitsBlocked(fc.layer, x, y, fc.turnRadius)
+      turnHitsBlocked(fc.layer, x, y, last.end.heading, lines[0].start.heading, fc.footprint)
     ) return null;
     for (const line of lines) out.push(line);
     if (lines.length > 0) {
