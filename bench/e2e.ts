@@ -17,7 +17,15 @@ const ROOT = resolve(import.meta.dirname ?? ".", "..");
 
 async function startServer(): Promise<{ port: number; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "arcpath-bench-"));
-  const proc = spawn(Deno.execPath(), ["run", "-A", join(ROOT, "src/main.ts"), "--listen", "127.0.0.1:0", "--data", dir], {
+  const proc = spawn(Deno.execPath(), [
+    "run",
+    "-A",
+    join(ROOT, "src/main.ts"),
+    "--listen",
+    "127.0.0.1:0",
+    "--data",
+    dir,
+  ], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "ignore"],
     env: { ...process.env, ARCPATH_LOG_LEVEL: "warn" },
@@ -55,7 +63,9 @@ export async function benchE2e(seconds = 4): Promise<string> {
   try {
     const { Client } = loadPathfinder();
     const client = new Client(`127.0.0.1:${srv.port}`, grpc.credentials.createInsecure());
-    const hdef = protoLoader.loadSync(join(ROOT, "node_modules/grpc-health-check/proto/health/v1/health.proto"));
+    const hdef = protoLoader.loadSync(
+      join(ROOT, "node_modules/grpc-health-check/proto/health/v1/health.proto"),
+    );
     // deno-lint-ignore no-explicit-any
     const hpkg = grpc.loadPackageDefinition(hdef) as any;
     const health = new hpkg.grpc.health.v1.Health(`127.0.0.1:${srv.port}`, grpc.credentials.createInsecure());
@@ -73,7 +83,9 @@ export async function benchE2e(seconds = 4): Promise<string> {
         }, (e: unknown, r: unknown) => (e ? rej(e) : res(r)));
       });
     const empty = () =>
-      new Promise((res, rej) => health.Check({ service: "" }, (e: unknown, r: unknown) => (e ? rej(e) : res(r))));
+      new Promise((res, rej) =>
+        health.Check({ service: "" }, (e: unknown, r: unknown) => (e ? rej(e) : res(r)))
+      );
     // Warm up both paths (JIT, worker shares).
     await closedLoop(8, 1, plan);
     await closedLoop(8, 1, empty);

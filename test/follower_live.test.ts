@@ -50,11 +50,22 @@ test("live Curve and Plan responses follow the segment contract in Python", asyn
         ignore_goal_heading: mode === "arc",
       });
       expect(res.length).toBeGreaterThan(0);
-      paths.push({ name: `${mode}-${i}`, start, goal, ignoreGoalHeading: mode === "arc", segments: res.segments });
+      paths.push({
+        name: `${mode}-${i}`,
+        start,
+        goal,
+        ignoreGoalHeading: mode === "arc",
+        segments: res.segments,
+      });
     }
   }
   // Plans on the yard demo map: a turn-in-place unit (smooth polyline) and turning-radius units (curved).
-  const pairs = [[25.5, 5.5, 55.5, 25.5], [25.5, 50.5, 55.5, 40.5], [30.5, 35.5, 58.5, 5.5], [26.5, 60.5, 38.5, 45.5]];
+  const pairs = [[25.5, 5.5, 55.5, 25.5], [25.5, 50.5, 55.5, 40.5], [30.5, 35.5, 58.5, 5.5], [
+    26.5,
+    60.5,
+    38.5,
+    45.5,
+  ]];
   let curved = 0;
   for (const [sx, sy, gx, gy] of pairs) {
     const smooth = await call(srv.client, "Plan", {

@@ -10,7 +10,13 @@
  */
 import type { Pose } from "../geometry/types.ts";
 import { poseAtDistance } from "../geometry/segment.ts";
-import { HIERARCHICAL_DISTANCE, type PlanInput, plannerAvailable, type PlanResult, type PlanService } from "./planService.ts";
+import {
+  HIERARCHICAL_DISTANCE,
+  type PlanInput,
+  plannerAvailable,
+  type PlanResult,
+  type PlanService,
+} from "./planService.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
 import { resolveUnit } from "./profiles.ts";

@@ -88,7 +88,8 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string): P
 }
 
 /** Calls a unary method and returns a promise (rejects with the gRPC error). */
-export function call<T = any>( // deno-lint-ignore no-explicit-any
+// deno-lint-ignore no-explicit-any
+export function call<T = any>(
   // deno-lint-ignore no-explicit-any
   client: any,
   method: string,
