@@ -3,8 +3,13 @@
  * integration of the speed-versus-distance envelope.
  */
 import { describe, expect, test } from "vitest";
-import { applySpeedProfile, fluidTurningRadius, trapezoidDuration } from "../src/motion/speedProfile.ts";
-import { arcSegment, lineSegment } from "../src/geometry/segment.ts";
+import {
+  applySpeedProfile,
+  fluidTurningRadius,
+  splitAtSpeedPhases,
+  trapezoidDuration,
+} from "../src/motion/speedProfile.ts";
+import { arcSegment, lineSegment, poseAtTime } from "../src/geometry/segment.ts";
 import type { Segment } from "../src/geometry/types.ts";
 import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
 
@@ -188,6 +193,70 @@ describe("invariants on random paths", () => {
         sum += s.duration!;
       }
       expect(total).toBeCloseTo(sum, 9);
+    }
+  });
+});
+
+describe("splitting at the speed phases", () => {
+  test("a straight line: poseAtTime on the pieces follows the trapezoid exactly", () => {
+    const segs = [lineSegment({ x: 0, y: 0, heading: 0 }, 20)];
+    const u = unit({});
+    applySpeedProfile(segs, u);
+    const pieces = splitAtSpeedPhases(segs, u);
+    expect(pieces.length).toBe(3);
+    // Up 2 s (4 tiles), cruise 2 s (8 tiles), brake 4 s (8 tiles).
+    expect(pieces.map((p) => p.duration)).toEqual([
+      expect.closeTo(2, 12),
+      expect.closeTo(2, 12),
+      expect.closeTo(4, 12),
+    ]);
+    expect(poseAtTime(pieces, 1).x).toBeCloseTo(1, 12);
+    expect(poseAtTime(pieces, 3).x).toBeCloseTo(8, 12);
+    expect(poseAtTime(pieces, 6).x).toBeCloseTo(18, 12);
+    // Unsplit, the segment's speed is taken as linear in time over 8 s: not the trapezoid.
+    expect(Math.abs(poseAtTime(segs, 3).x - 8)).toBeGreaterThan(0.4);
+  });
+
+  test("random paths: constant acceleration per piece, same geometry and total time", () => {
+    const r = rng(9);
+    for (let trial = 0; trial < 100; trial++) {
+      const u = unit({
+        maxSpeed: 1 + 6 * r(),
+        acceleration: 0.5 + 3 * r(),
+        deceleration: 0.5 + 3 * r(),
+        lateralAcceleration: 0.5 + 4 * r(),
+      });
+      const segs: Segment[] = [];
+      let pose = { x: 0, y: 0, heading: 0 };
+      for (let i = 0; i < 5; i++) {
+        const dir = r() < 0.2 ? -1 : 1;
+        const len = 0.1 + 8 * r();
+        const seg = r() < 0.5
+          ? lineSegment(pose, len, dir)
+          : arcSegment(pose, (r() < 0.5 ? 1 : -1) / (1 + 3 * r()), len, dir);
+        segs.push(seg);
+        pose = seg.end;
+      }
+      const total = applySpeedProfile(segs, u);
+      const pieces = splitAtSpeedPhases(segs, u);
+      let sum = 0;
+      for (const [i, p] of pieces.entries()) {
+        sum += p.duration!;
+        const acc = (p.endSpeed! ** 2 - p.startSpeed! ** 2) / (2 * p.length);
+        const ok = [u.acceleration, -u.deceleration, 0].some((a) => Math.abs(acc - a) < 1e-6);
+        expect(ok).toBe(true);
+        if (i > 0) {
+          expect(Math.hypot(p.start.x - pieces[i - 1].end.x, p.start.y - pieces[i - 1].end.y)).toBeLessThan(
+            1e-9,
+          );
+          if (p.direction === pieces[i - 1].direction) {
+            expect(p.startSpeed).toBeCloseTo(pieces[i - 1].endSpeed!, 9);
+          }
+        }
+      }
+      expect(sum).toBeCloseTo(total, 9);
+      const end = pieces[pieces.length - 1].end;
+      expect(Math.hypot(end.x - pose.x, end.y - pose.y)).toBeLessThan(1e-9);
     }
   });
 });

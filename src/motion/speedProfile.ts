@@ -26,6 +26,7 @@
  * @module
  */
 import { normalizeAngle } from "../geometry/angle.ts";
+import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
 import type { UnitSpec } from "../service/profiles.ts";
 
@@ -139,4 +140,67 @@ export function applySpeedProfile(segments: Segment[], unit: SpeedLimits): numbe
     total += seg.duration;
   }
   return total;
+}
+
+/** Appends a piece of `seg` from distance u0 to u1 (same curvature and direction) with the given speeds. */
+function pushPiece(
+  out: Segment[],
+  seg: Segment,
+  from: Segment | null,
+  u0: number,
+  u1: number,
+  v0: number,
+  v1: number,
+) {
+  const start = from ? from.end : seg.start;
+  const length = u1 - u0;
+  const piece = seg.curvature === 0
+    ? lineSegment(start, length, seg.direction)
+    : arcSegment(start, seg.curvature, length, seg.direction);
+  piece.startSpeed = v0;
+  piece.endSpeed = v1;
+  // Constant acceleration: the mean speed is the average of the ends.
+  piece.duration = v0 + v1 > 0 ? (2 * length) / (v0 + v1) : 0;
+  if (seg.touchesBlocked) piece.touchesBlocked = true;
+  if (seg.tightened) piece.tightened = true;
+  out.push(piece);
+  return piece;
+}
+
+/**
+ * Splits profiled segments (after {@link applySpeedProfile}) at the ends of their acceleration, cruise and
+ * braking phases, so every piece has constant acceleration. On such pieces `poseAtTime` (speed linear in time
+ * from startSpeed to endSpeed) is exact. Geometry is unchanged: the pieces chain end to start. Segments without
+ * a profile are copied as they are.
+ */
+export function splitAtSpeedPhases(segments: readonly Segment[], unit: SpeedLimits): Segment[] {
+  const out: Segment[] = [];
+  for (const seg of segments) {
+    const v0 = seg.startSpeed, v1 = seg.endSpeed;
+    if (v0 === undefined || v1 === undefined || !(seg.length > 0) || !(unit.maxSpeed > 0)) {
+      out.push({ ...seg, start: { ...seg.start }, end: { ...seg.end } });
+      continue;
+    }
+    const a = unit.acceleration, b = unit.deceleration, L = seg.length;
+    const cap = segmentSpeedCap(seg, unit);
+    let peak = Math.sqrt((2 * a * b * L + b * v0 * v0 + a * v1 * v1) / (a + b));
+    peak = Math.min(Math.max(peak, v0, v1), Math.max(cap, v0, v1));
+    const up = Math.min(L, Math.max(0, (peak * peak - v0 * v0) / (2 * a)));
+    const down = Math.min(L - up, Math.max(0, (peak * peak - v1 * v1) / (2 * b)));
+    const cuts = [0, up, L - down, L].filter((u, i, all) => i === 0 || u > all[i - 1] + 1e-12);
+    const speeds = (
+      u: number,
+    ) => (u <= up
+      ? Math.sqrt(v0 * v0 + 2 * a * u)
+      : u >= L - down
+      ? Math.sqrt(v1 * v1 + 2 * b * (L - u))
+      : peak);
+    let prev: Segment | null = null;
+    for (let i = 1; i < cuts.length; i++) {
+      const s0 = i === 1 ? v0 : speeds(cuts[i - 1]);
+      const s1 = i === cuts.length - 1 ? v1 : speeds(cuts[i]);
+      prev = pushPiece(out, seg, prev, cuts[i - 1], cuts[i], Math.min(s0, peak), Math.min(s1, peak));
+    }
+  }
+  return out;
 }
