@@ -259,6 +259,8 @@ export interface DirectionalRequest {
   deadline: number;
   /** Analytic expansion interval (0: never). */
   analyticInterval?: number;
+  /** Node states only on map tiles marked 1 (pre-smoothing along a grid path). */
+  nodeMask?: Uint8Array | null;
 }
 
 /** What {@link directionalSearch} returns. */
@@ -351,6 +353,7 @@ export function directionalSearch(
     goal: req.goal,
     gridBound: bound,
     analyticInterval: req.analyticInterval ?? 8,
+    nodeMask: req.nodeMask ?? null,
   });
   const r = astar(space, ctx.workspace, [space.startState], {
     maxExpansions: req.maxExpansions,
@@ -435,7 +438,11 @@ export function directionalOutcome(
 }
 
 /** PLANNER_DIRECTIONAL. */
-export function planDirectional(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
+export function planDirectional(
+  ctx: PlanContext,
+  task: PlanTask,
+  cancel: Int32Array | null = null,
+): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
   const mode = directionalMode(layer, task);
   const run = directionalSearch(ctx, layer, task.unit, {

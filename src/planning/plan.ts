@@ -14,6 +14,8 @@ import { applySpeedProfile } from "../motion/speedProfile.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 import { planCurved } from "./curved.ts";
 import { planHierarchical } from "./hierarchical.ts";
+import { planDirectional } from "./directional.ts";
+import { planHybrid } from "./hybrid.ts";
 
 /** Reusable per-worker state: the search workspace and spaces (allocated once, reused by every task). */
 export class PlanContext {
@@ -179,6 +181,12 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
       break;
     case "hierarchical":
       out = planHierarchical(ctx, task, cancel);
+      break;
+    case "directional":
+      out = planDirectional(ctx, task, cancel);
+      break;
+    case "hybrid":
+      out = planHybrid(ctx, task, cancel);
       break;
     default:
       throw new Error(`planner ${task.planner} is not implemented in the worker`);

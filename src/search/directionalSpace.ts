@@ -102,6 +102,11 @@ export interface DirectionalSetup {
   gridBound: Float64Array | null;
   /** Analytic expansion every this many expansions (0: never). */
   analyticInterval: number;
+  /**
+   * Optional per-map-tile mask: node states only on tiles marked 1 (the pre-smoothing pass keeps nodes on the
+   * grid path; sweeps may still cross any open tile).
+   */
+  nodeMask?: Uint8Array | null;
 }
 
 interface StrideCache {
@@ -146,6 +151,7 @@ export class DirectionalSpace implements SearchSpace {
   private stride = 0;
   private rows = 0;
   private open = new Uint8Array(0);
+  private nodeOk = new Uint8Array(0);
   private cost = new Float32Array(0);
   private bound = new Float64Array(0);
   private transitionLocal: Int32Array = new Int32Array(0);
@@ -183,8 +189,10 @@ export class DirectionalSpace implements SearchSpace {
       this.open = new Uint8Array(area);
       this.cost = new Float32Array(area);
       this.bound = new Float64Array(area);
+      this.nodeOk = new Uint8Array(area);
     }
     this.open.fill(0, 0, area);
+    this.nodeOk.fill(0, 0, area);
     const tileCost = layer.tileCost;
     const road = layer.road;
     for (let y = w.y0; y < w.y1; y++) {
@@ -193,6 +201,7 @@ export class DirectionalSpace implements SearchSpace {
         const lt = this.local(x, y);
         const c = tileCost[t];
         this.open[lt] = c > 0 && (!setup.roadsOnly || road[t] === 1) ? 1 : 0;
+        this.nodeOk[lt] = this.open[lt] === 1 && (!setup.nodeMask || setup.nodeMask[t] === 1) ? 1 : 0;
         this.cost[lt] = c;
         const gb = setup.gridBound ? setup.gridBound[t] : -1;
         this.bound[lt] = gb >= 0 ? gb : 0;
@@ -354,7 +363,7 @@ export class DirectionalSpace implements SearchSpace {
       const y = sy + (o < 0 ? 0 : offsets[2 * o + 1]);
       if (x < w.x0 || y < w.y0 || x >= w.x1 || y >= w.y1) continue;
       const lt = this.local(x, y);
-      if (this.open[lt] === 0 || this.bound[lt] === Infinity) continue;
+      if (this.nodeOk[lt] === 0 || this.bound[lt] === Infinity) continue;
       for (let h = 0; h < H; h++) {
         const target = { x: x + 0.5, y: y + 0.5, heading: headingAngle(h, H) };
         for (let v = 0; v < (s.reverse ? 2 : 1); v++) {
@@ -421,6 +430,7 @@ export class DirectionalSpace implements SearchSpace {
     const endHeading = hit.endHeading;
     const flags = hit.flags;
     const open = this.open;
+    const nodeOk = this.nodeOk;
     const bound = this.bound;
     const cost = this.cost;
     const tl = this.transitionLocal;
@@ -430,7 +440,7 @@ export class DirectionalSpace implements SearchSpace {
     const cusp = this.setup.cuspPenalty;
     for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
       const child = lt + tl[t];
-      if (open[child] === 0 || bound[child] === Infinity) continue;
+      if (nodeOk[child] === 0 || bound[child] === Infinity) continue;
       let free = true;
       for (let c = cellStart[t] + 1, ce = cellStart[t + 1]; c < ce; c++) {
         if (open[lt + cl[c]] === 0) {
@@ -479,21 +489,19 @@ export class DirectionalSpace implements SearchSpace {
   heuristic(state: number): number {
     if (state === this.goalState) return 0;
     const g = this.setup.goal;
-    let px: number, py: number, h: number, lt: number;
     if (state === this.startState) {
-      px = this.setup.start.x;
-      py = this.setup.start.y;
-      return Math.max(0, Math.floor((Math.hypot(px - g.x, py - g.y) - g.tolerance) * this.minCostScale));
+      const p = this.setup.start;
+      return Math.max(0, Math.floor((Math.hypot(p.x - g.x, p.y - g.y) - g.tolerance) * this.minCostScale));
     }
     const D = this.directions;
     const s = D === 2 ? state >>> 1 : state;
-    h = s % this.headings;
-    lt = (s - h) / this.headings;
+    const h = s % this.headings;
+    const lt = (s - h) / this.headings;
     const ly = (lt / this.stride) | 0;
     const x = lt - ly * this.stride - this.pad + this.setup.window.x0;
     const y = ly - this.pad + this.setup.window.y0;
-    px = x + 0.5;
-    py = y + 0.5;
+    const px = x + 0.5;
+    const py = y + 0.5;
     const heur = this.setup.heur;
     let curve = curveLowerBound(heur, this.goalTileX - x, this.goalTileY - y, h, this.goalTileHeading) -
       this.goalSlack;

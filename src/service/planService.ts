@@ -79,7 +79,7 @@ export function plannerAvailable(p: PlannerName): boolean {
 }
 
 /** Planners the workers can run today. */
-const AVAILABLE = new Set<PlannerName>(["grid", "smooth", "curved", "hierarchical"]);
+const AVAILABLE = new Set<PlannerName>(["grid", "smooth", "curved", "hierarchical", "directional", "hybrid"]);
 
 function finite(field: string, v: unknown): number {
   const x = typeof v === "number" ? v : Number.NaN;
