@@ -406,6 +406,33 @@ describe("PLANNER_CURVED legality on the shared Moving AI maps", () => {
   }
 });
 
+describe("budgets", () => {
+  test(
+    "an exhausted expansion budget gives BUDGET_EXHAUSTED with a message and a legal partial path",
+    async () => {
+      const res = await call(srv.client, "Plan", {
+        map: { id: "yard" },
+        unit: { turning_radius: 1.5, radius: 0.4 },
+        start: { x: 30.5, y: 5.5, heading: 1.5 },
+        goal: { x: 55.5, y: 55.5 },
+        planner: "PLANNER_CURVED",
+        options: { max_expansions: 40 },
+      });
+      expect(res.status).toBe("PLAN_STATUS_BUDGET_EXHAUSTED");
+      expect(res.message).toMatch(/budget/);
+      const segs: Wire[] = res.segments;
+      expect(segs.length).toBeGreaterThan(0);
+      expect(Math.hypot(segs[0].start.x - 30.5, segs[0].start.y - 5.5)).toBeLessThan(1e-9);
+      const g = grids.get("yard")!;
+      for (const s of segs) expect(segmentCollides(g, s, { radius: 0.4, width: 0, length: 0 })).toBe(false);
+      const end = segs[segs.length - 1].end;
+      // Partial: it stops well short of the goal.
+      expect(Math.hypot(end.x - 55.5, end.y - 55.5)).toBeGreaterThan(10);
+    },
+    60_000,
+  );
+});
+
 describe("backing up out of a dead end", () => {
   const req = (backing: boolean) => ({
     map: { id: "deadend" },

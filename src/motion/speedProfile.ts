@@ -19,9 +19,10 @@
  *   or a triangle when the segment is too short to reach the cap. Its duration is integrated exactly
  *   (v^2 = v0^2 + 2 a s on the ramps, L/c on the cruise).
  *
- * `poseAtTime` in src/geometry/segment.ts interpolates speed linearly in time within a segment from startSpeed
- * to endSpeed over the stored duration; for a segment with a cruise phase that is an approximation of where
- * the unit is mid-segment (it still arrives at the segment's end exactly on time).
+ * `poseAtTime` in src/geometry/segment.ts takes the speed as linear in time within a segment (from startSpeed
+ * to endSpeed over the stored duration): for a segment with several phases that is an approximation of where
+ * the unit is mid-segment (it still reaches the segment's end exactly on time). {@link splitAtSpeedPhases}
+ * splits segments at the phase changes so that it is exact.
  *
  * @module
  */
