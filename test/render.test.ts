@@ -8,7 +8,14 @@ import { inflateSync } from "node:zlib";
 import { join } from "node:path";
 import { arcSegment, lineSegment } from "../src/geometry/segment.ts";
 import type { Segment } from "../src/geometry/types.ts";
-import { planInProcess, renderPng, renderSvg, segmentPathData } from "../src/tools/render.ts";
+import {
+  planInProcess,
+  renderPng,
+  renderSvg,
+  segmentFromWire,
+  segmentPathData,
+} from "../src/tools/render.ts";
+import { segmentToWire } from "../src/server/wire.ts";
 import { resolveUnit } from "../src/service/profiles.ts";
 import { ROOT } from "./helpers/server.ts";
 
@@ -78,6 +85,20 @@ describe("SVG", () => {
     // More than a half turn is drawn as two arcs.
     const big = arcSegment({ x: 2, y: 3, heading: 0 }, -1, 4);
     expect(count(segmentPathData(big), / A/g)).toBe(2);
+  });
+});
+
+describe("paths from JSON", () => {
+  test("wire segments (a PlanResponse's) draw the same as the originals", () => {
+    const segs = handPath();
+    segs[1].tightened = true;
+    const wire = JSON.parse(JSON.stringify({ segments: segs.map(segmentToWire) }));
+    const back = wire.segments.map(segmentFromWire);
+    const fp = { radius: 0.4, width: 0, length: 0 };
+    expect(renderSvg({ layer: smallLayer(), segments: back, footprint: fp })).toBe(
+      renderSvg({ layer: smallLayer(), segments: segs, footprint: fp }),
+    );
+    expect(back[1].tightened).toBe(true);
   });
 });
 
