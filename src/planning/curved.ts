@@ -287,7 +287,9 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
   let g = 0;
   for (let k = 1; k < smooth.length / 2 - 1; k++) {
     const sx = smooth[2 * k], sy = smooth[2 * k + 1];
-    while ((path[g] % width) + 0.5 !== sx || Math.floor(path[g] / width) + 0.5 !== sy) g++;
+    while (
+      g < path.length - 1 && ((path[g] % width) + 0.5 !== sx || Math.floor(path[g] / width) + 0.5 !== sy)
+    ) g++;
     ws.push({ x: sx, y: sy, grid: g });
   }
   ws.push({ x: goalX, y: goalY, grid: path.length - 1 });
