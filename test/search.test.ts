@@ -5,6 +5,7 @@ import type { PassLayer } from "../src/maps/grid.ts";
 import {
   astar,
   COST_SCALE,
+  newSearchResult,
   reconstructPath,
   type SearchLimits,
   SearchWorkspace,
@@ -395,18 +396,20 @@ describe("workspace reuse", () => {
     const shared = new SearchWorkspace();
     const space = new GridSpace();
     const limits: SearchLimits = { ...unlimited(), trackNearest: true };
+    const reused = newSearchResult();
     for (let i = 0; i < 100; i++) {
       const layer = layers[i % 2];
       const s = pickOpen(rand, layer);
       const goal = pickOpen(rand, layer);
       const nb: Neighborhood = i % 3 === 0 ? 4 : 8;
       space.configure(layer, 0, nb, goal);
-      const a = astar(space, shared, [s], limits);
+      const a = astar(space, shared, Int32Array.of(s), limits, reused);
+      expect(a).toBe(reused);
       const pa = a.status === "found" ? Array.from(reconstructPath(shared, a.goal)) : [];
       const fresh = new SearchWorkspace();
       const b = astar(new GridSpace().configure(layer, 0, nb, goal), fresh, [s], limits);
       const pb = b.status === "found" ? Array.from(reconstructPath(fresh, b.goal)) : [];
-      expect(a).toEqual(b);
+      expect({ ...a }).toEqual(b);
       expect(pa).toEqual(pb);
     }
   });

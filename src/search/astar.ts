@@ -205,8 +205,8 @@ export function astar(
   let goal = -1;
 
   // `next` is a state taken straight from the last expansion's successors when it would have been the heap's
-  // next pop anyway (its key beats the top): skipping that push + pop saves two full-depth heap walks on most
-  // expansions along f-ties (measured ~1.4x fewer heap operations on open maps). Still exact A* order.
+  // next pop anyway (its key beats the top): skipping that push + pop saves two full-depth heap walks. Still
+  // exact A* order. Measured on the shared Moving AI set: 2-25% of pops skipped per map, ~13% less time.
   let next = -1;
   while (next >= 0 || heap.size > 0) {
     if ((expansions & POLL_MASK) === 0) {
