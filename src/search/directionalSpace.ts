@@ -354,7 +354,9 @@ export class DirectionalSpace implements SearchSpace {
     const H = this.headings;
     const w = s.window;
     const sx = Math.floor(s.start.x), sy = Math.floor(s.start.y);
-    const offsets = directionTable(s.hit.profile.neighborhood);
+    // The first curves are computed exactly, so they may reach a little further than the table: at least the
+    // 5x5 square, which an off-center start with a tight turning radius needs to line up with the grid.
+    const offsets = directionTable(s.hit.profile.neighborhood === 8 ? 24 : s.hit.profile.neighborhood);
     const best = new Map<number, number>();
     this.startVariant.clear();
     const r = s.turningRadius;
