@@ -1,0 +1,168 @@
+/**
+ * Directional A* and the fast hybrid, in-process: per scenario set, median and p95 milliseconds, expansions and
+ * path length for PLANNER_DIRECTIONAL (Directional-24) and PLANNER_HYBRID vs PLANNER_SMOOTH on the same queries.
+ *
+ * Run alone: deno run -A bench/directional.ts
+ *
+ * @module
+ */
+import { buildPassLayer, clearanceClass } from "../src/maps/layer.ts";
+import { movingAiTerrain } from "../src/maps/terrain.ts";
+import type { PassLayer } from "../src/maps/grid.ts";
+import { PlanContext, runPlanTask } from "../src/planning/plan.ts";
+import type { PlannerName, PlanTask } from "../src/planning/task.ts";
+import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
+
+function layerOf(rows: string[]): PassLayer {
+  const height = rows.length, width = rows[0].length;
+  const tiles = new Uint8Array(new SharedArrayBuffer(width * height));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) tiles[y * width + x] = rows[y].charCodeAt(x);
+  }
+  return buildPassLayer({ width, height, tiles }, movingAiTerrain());
+}
+
+function carve(w: number, h: number, rects: number[][]): string[] {
+  const g = Array.from({ length: h }, () => Array.from({ length: w }, () => "@"));
+  for (const [x0, y0, x1, y1] of rects) {
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) g[y][x] = ".";
+  }
+  return g.map((r) => r.join(""));
+}
+
+interface Query {
+  start: { x: number; y: number; heading: number };
+  goal: { x: number; y: number; heading?: number };
+}
+
+function task(layer: PassLayer, unit: UnitSpec, q: Query, planner: PlannerName): PlanTask {
+  return {
+    planner,
+    layerKey: "L",
+    startTile: Math.floor(q.start.y) * layer.width + Math.floor(q.start.x),
+    goalTile: Math.floor(q.goal.y) * layer.width + Math.floor(q.goal.x),
+    start: q.start,
+    goal: { ...q.goal, tolerance: 0.5, headingTolerance: 0.2 },
+    clearance: clearanceClass(unit.boundingRadius),
+    unit,
+    neighborhood: planner === "smooth" ? 8 : 24,
+    maxExpansions: 200000,
+    maxMillis: 5000,
+    nearest: false,
+    wantWaypoints: false,
+    options: {
+      ignoreObstaclesInCurves: false,
+      tighterTurns: false,
+      allowBackingUp: false,
+      keepToRoads: false,
+    },
+  };
+}
+
+function stats(xs: number[]): { median: number; p95: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  return {
+    median: s[Math.floor(s.length / 2)] ?? NaN,
+    p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))] ?? NaN,
+  };
+}
+
+function scenarios(): { name: string; layer: PassLayer; unit: UnitSpec; queries: Query[] }[] {
+  const out: { name: string; layer: PassLayer; unit: UnitSpec; queries: Query[] }[] = [];
+  // Parking: a 64x64 lot with rows of blocks; park into a bay facing a given heading.
+  const lotRects = [[1, 1, 62, 62]];
+  const lot = carve(64, 64, lotRects).map((r, y) =>
+    r.split("").map((c, x) => (y % 10 >= 4 && y % 10 <= 5 && x % 16 >= 4 && x % 16 <= 12 ? "@" : c)).join("")
+  );
+  const parkingLayer = layerOf(lot);
+  const pq: Query[] = [];
+  for (let i = 0; i < 12; i++) {
+    pq.push({
+      start: { x: 2.5 + (i % 3), y: 2.5 + 4 * (i % 5), heading: 0 },
+      goal: { x: 10.5 + 8 * (i % 6), y: 7.5 + 10 * (i % 5), heading: i % 2 ? 0 : Math.PI },
+    });
+  }
+  out.push({ name: "parking 64x64", layer: parkingLayer, unit: { ...BUILTIN_PROFILES.jeep }, queries: pq });
+  // U-turn in a 5-wide corridor with a dead end.
+  const corridor = layerOf(carve(64, 20, [[1, 1, 20, 18], [21, 7, 62, 11]]));
+  const uq: Query[] = [];
+  for (let i = 0; i < 10; i++) {
+    uq.push({ start: { x: 58.5 - i, y: 9.5, heading: 0 }, goal: { x: 8.5, y: 9.5, heading: Math.PI } });
+  }
+  out.push({ name: "U-turn corridor", layer: corridor, unit: { ...BUILTIN_PROFILES.tank }, queries: uq });
+  // Narrow doors: rooms joined by 3-wide doors.
+  const rooms = carve(64, 64, [[1, 1, 62, 62]]).map((r, y) =>
+    r.split("").map((c, x) => ((x === 21 || x === 42) && !(y % 21 >= 9 && y % 21 <= 11) ? "@" : c)).join("")
+  );
+  const doorLayer = layerOf(rooms);
+  const dq: Query[] = [];
+  for (let i = 0; i < 12; i++) {
+    dq.push({ start: { x: 5.5, y: 5.5 + 4 * i, heading: 0 }, goal: { x: 58.5, y: 55.5 - 4 * i } });
+  }
+  out.push({ name: "narrow doors", layer: doorLayer, unit: { ...BUILTIN_PROFILES.tank }, queries: dq });
+  // Long detours on a shared map.
+  try {
+    const text = Deno.readTextFileSync(new URL("../../shared/data/movingai/arena.map", import.meta.url));
+    const lines = text.split(/\r?\n/);
+    const h = Number(lines.find((l) => l.startsWith("height"))!.split(/\s+/)[1]);
+    const s = lines.indexOf("map") + 1;
+    const layer = layerOf(lines.slice(s, s + h));
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = () => {
+      for (;;) {
+        const x = Math.floor(next() * layer.width), y = Math.floor(next() * layer.height);
+        if (layer.clearance[y * layer.width + x] >= 1.5) return { x: x + 0.5, y: y + 0.5 };
+      }
+    };
+    const lq: Query[] = [];
+    while (lq.length < 12) {
+      const a = pick(), b = pick();
+      if (Math.hypot(a.x - b.x, a.y - b.y) > 20) lq.push({ start: { ...a, heading: 0 }, goal: b });
+    }
+    out.push({ name: "arena detours", layer, unit: { ...BUILTIN_PROFILES.tank }, queries: lq });
+  } catch { /* shared maps absent */ }
+  return out;
+}
+
+/** Runs the benchmark; returns a text report. */
+export async function benchDirectional(): Promise<string> {
+  await Promise.resolve();
+  const lines: string[] = [];
+  for (const sc of scenarios()) {
+    const ctx = new PlanContext((k) => (k === "L" ? sc.layer : undefined));
+    // Warm the tables and the JIT.
+    for (const p of ["directional", "hybrid", "smooth"] as PlannerName[]) {
+      runPlanTask(ctx, task(sc.layer, sc.unit, sc.queries[0], p), null);
+    }
+    const res: Record<string, { ms: number[]; exp: number[]; len: number[]; found: number }> = {};
+    for (const p of ["directional", "hybrid", "smooth"] as PlannerName[]) {
+      const r = { ms: [] as number[], exp: [] as number[], len: [] as number[], found: 0 };
+      for (const q of sc.queries) {
+        const t0 = performance.now();
+        const o = runPlanTask(ctx, task(sc.layer, sc.unit, q, p), null);
+        r.ms.push(performance.now() - t0);
+        r.exp.push(o.expansions);
+        if (o.status === "found") {
+          r.found++;
+          r.len.push(o.length);
+        }
+      }
+      res[p] = r;
+    }
+    for (const p of ["directional", "hybrid", "smooth"]) {
+      const r = res[p];
+      const ms = stats(r.ms), ex = stats(r.exp), len = stats(r.len);
+      lines.push(
+        `${sc.name.padEnd(16)} ${p.padEnd(12)} found ${r.found}/${sc.queries.length}  median ${
+          ms.median.toFixed(2)
+        } ms  p95 ${ms.p95.toFixed(2)} ms  expansions ${ex.median}  length ${len.median?.toFixed(2)}`,
+      );
+    }
+    const ratio = stats(res.hybrid.ms).median / stats(res.smooth.ms).median;
+    lines.push(`${sc.name.padEnd(16)} hybrid/smooth median ratio ${ratio.toFixed(2)}`);
+  }
+  return lines.join("\n");
+}
+
+if (import.meta.main) console.log(await benchDirectional());
