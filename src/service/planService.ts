@@ -9,6 +9,7 @@ import type { Pose } from "../geometry/types.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from "../maps/regions.ts";
 import type { PlannerName, PlanOutcome, PlanTask } from "../planning/task.ts";
+import { PlanContext, runPlanTask } from "../planning/plan.ts";
 import { invalid, ServiceError } from "./errors.ts";
 import type { LayerEntry, MapStore, MapVersion } from "./mapStore.ts";
 import type { WorkerPool } from "./pool.ts";
@@ -70,6 +71,9 @@ const PLANNERS: Record<string, PlannerName | "auto"> = {
   PLANNER_HIERARCHICAL: "hierarchical",
 };
 
+/** Queries whose start and goal tiles are at most this far apart (Chebyshev) may use the inline fast lane. */
+export const FAST_LANE_DISTANCE = 24;
+
 /** PLANNER_AUTO (and a stream's first answer) use hierarchical search from this straight-line distance on. */
 export const HIERARCHICAL_DISTANCE = 96;
 
@@ -98,9 +102,19 @@ export class PlanService {
   readonly #pool: WorkerPool;
   readonly #limits: PlanLimits;
   readonly #testHooks: boolean;
+  readonly #fastLaneExpansions: number;
+  readonly #inlineShared = new Map<string, unknown>();
+  readonly #inlineContext = new PlanContext((key) => this.#inlineShared.get(key));
 
   /** Creates the service over a store and a pool. */
-  constructor(store: MapStore, pool: WorkerPool, limits: PlanLimits, testHooks = false) {
+  constructor(
+    store: MapStore,
+    pool: WorkerPool,
+    limits: PlanLimits,
+    testHooks = false,
+    fastLaneExpansions = 2048,
+  ) {
+    this.#fastLaneExpansions = fastLaneExpansions;
     this.#store = store;
     this.#pool = pool;
     this.#limits = limits;
@@ -211,6 +225,10 @@ export class PlanService {
         },
         debugCrash,
       };
+      if (this.#fastLaneFits(task, width)) {
+        const inline = this.#runInline(task, entry, regions);
+        if (inline) return { outcome: inline, mapVersion: mv, queueMicros: 0, fromRegionTable: false };
+      }
       const { value, queueMicros } = await this.#pool.run<PlanOutcome>(
         task,
         this.#sharedFor(entry, cls, regions),
@@ -226,6 +244,32 @@ export class PlanService {
       return { outcome: value, mapVersion: mv, queueMicros, fromRegionTable: false };
     } finally {
       unpin();
+    }
+  }
+
+  /** Short grid and smooth queries qualify for the inline fast lane. */
+  #fastLaneFits(task: PlanTask, width: number): boolean {
+    if (task.planner !== "grid" && task.planner !== "smooth") return false;
+    if (task.debugCrash || this.#fastLaneExpansions <= 0) return false;
+    const dx = Math.abs((task.startTile % width) - (task.goalTile % width));
+    const dy = Math.abs(Math.floor(task.startTile / width) - Math.floor(task.goalTile / width));
+    return Math.max(dx, dy) <= FAST_LANE_DISTANCE;
+  }
+
+  /**
+   * The article's second matrix for interspersed fast searches: a short query runs right here on a small
+   * expansion budget, saving two thread hops. Returns null when the budget was too small (the pool takes over).
+   */
+  #runInline(task: PlanTask, entry: LayerEntry, regions: RegionTable): PlanOutcome | null {
+    const budget = Math.min(task.maxExpansions, this.#fastLaneExpansions);
+    this.#inlineShared.set(entry.key, entry.layer);
+    this.#inlineShared.set(task.regionKey!, regions);
+    try {
+      const out = runPlanTask(this.#inlineContext, { ...task, maxExpansions: budget }, null);
+      if (out.status === "budget" && budget < task.maxExpansions) return null;
+      return out;
+    } finally {
+      this.#inlineShared.clear();
     }
   }
 
