@@ -167,3 +167,40 @@ describe("PLANNER_SMOOTH", () => {
     expect(checked).toBeGreaterThan(100);
   }, 600_000);
 });
+
+describe("fixed-angle art on PLANNER_SMOOTH", () => {
+  test("a unit with 8 or 16 headings gets only legal headings, still collision-free", async () => {
+    const grid = blockGrid(mapText("arena.map"));
+    let checked = 0;
+    for (const headings of [8, 16]) {
+      const step = (2 * Math.PI) / headings;
+      for (const q of queries("arena.map").filter((_, i) => i % 4 === 0)) {
+        const res = await call(
+          srv.client,
+          "Plan",
+          planReq("arena.map", q.sx, q.sy, q.gx, q.gy, {
+            planner: "PLANNER_SMOOTH",
+            unit: { headings },
+          }),
+        );
+        if (res.status !== "PLAN_STATUS_FOUND") {
+          expect(res.status).toBe("PLAN_STATUS_NO_LEGAL_PATH");
+          continue;
+        }
+        for (const s of res.segments) {
+          const k = s.start.heading / step;
+          expect(Math.abs(k - Math.round(k))).toBeLessThan(1e-9);
+        }
+        for (let i = 1; i < res.segments.length; i++) {
+          const a = res.segments[i - 1].end, b = res.segments[i].start;
+          expect(Math.hypot(a.x - b.x, a.y - b.y)).toBeLessThan(1e-9);
+        }
+        expect(firstCollision(grid, res.segments, 0)).toBeNull();
+        const last = res.segments.at(-1).end;
+        expect(Math.hypot(last.x - (q.gx + 0.5), last.y - (q.gy + 0.5))).toBeLessThan(1e-9);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(60);
+  }, 300_000);
+});

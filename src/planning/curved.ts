@@ -36,7 +36,7 @@ import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { toFixedAngles, turnHitsBlocked } from "./fixedAngle.ts";
 import { gridSearch, type PlanContext } from "./plan.ts";
-import type { PlanOutcome, PlanTask } from "./task.ts";
+import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /** Each tighter-turn retry multiplies the radius by this. */
 export const TIGHTEN_FACTOR = 0.75;
@@ -73,21 +73,6 @@ interface LegEnv {
   backing: boolean;
   cancel: Int32Array | null;
   deadline: number;
-}
-
-function outcome(task: PlanTask, partial: Partial<PlanOutcome>): PlanOutcome {
-  return {
-    status: "found",
-    segments: [],
-    length: 0,
-    waypoints: null,
-    duration: 0,
-    expansions: 0,
-    searchMicros: 0,
-    planner: task.planner,
-    message: "",
-    ...partial,
-  };
 }
 
 function pose(x: number, y: number, heading: number): Pose {
@@ -264,9 +249,9 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
   const unit = task.unit;
   const search = gridSearch(ctx, layer, task, 4, cancel);
   const expansions = search.expansions;
-  if (search.status === "cancelled") return outcome(task, { status: "cancelled", expansions });
+  if (search.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
   if (!search.path) {
-    return outcome(task, {
+    return planOutcome(task.planner, {
       status: search.status === "budget" ? "budget" : "unreachable",
       expansions,
       message: search.status === "budget" ? "search budget exhausted before any progress" : "no path",
@@ -323,9 +308,9 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
     }
     if (solved.stopped) {
       if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
-        return outcome(task, { status: "cancelled", expansions });
+        return planOutcome(task.planner, { status: "cancelled", expansions });
       }
-      return outcome(task, {
+      return planOutcome(task.planner, {
         status: "budget",
         expansions,
         waypoints,
@@ -333,7 +318,7 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
       });
     }
     if (insertions++ >= MAX_INSERTIONS || !insertGridTile(ws, solved.failedLeg, path, width)) {
-      return outcome(task, {
+      return planOutcome(task.planner, {
         status: "no_legal_path",
         expansions,
         waypoints,
@@ -359,7 +344,7 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
       check,
     });
     if (!fixed) {
-      return outcome(task, {
+      return planOutcome(task.planner, {
         status: "no_legal_path",
         expansions,
         waypoints,
@@ -384,7 +369,7 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
   if (segs.some((s, i) => i > 0 && s.direction !== segs![i - 1].direction)) notes.push("backs up (cusps)");
   if (partial) notes.push("search budget exhausted; partial path toward the goal");
   const duration = applySpeedProfile(segs, unit);
-  return outcome(task, {
+  return planOutcome(task.planner, {
     status: partial ? "budget" : task.nearest ? "nearest" : "found",
     segments: segs,
     length: pathLength(segs),

@@ -22,7 +22,7 @@ import {
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import type { Segment } from "../geometry/types.ts";
 import { type PlanContext, polylineSegments } from "./plan.ts";
-import type { PlanOutcome, PlanTask } from "./task.ts";
+import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /** Tuning of the hierarchical planner. */
 export interface HierarchicalOptions {
@@ -139,17 +139,7 @@ const scratches = new WeakMap<PlanContext, HierarchicalScratch>();
 
 /** HIERARCHICAL planner entry (see the module doc). */
 export function planHierarchical(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
-  const base: PlanOutcome = {
-    status: "found",
-    segments: [],
-    length: 0,
-    waypoints: null,
-    duration: 0,
-    expansions: 0,
-    searchMicros: 0,
-    planner: task.planner,
-    message: "",
-  };
+  const base = planOutcome(task.planner, {});
   const layer = ctx.layer(task.layerKey);
   const table = task.regionKey === undefined
     ? undefined

@@ -11,7 +11,8 @@ import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
-import type { PlanOutcome, PlanTask } from "./task.ts";
+import { toFixedAngles } from "./fixedAngle.ts";
+import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 import { planCurved } from "./curved.ts";
 import { planHierarchical } from "./hierarchical.ts";
 import { planDirectional } from "./directional.ts";
@@ -116,30 +117,15 @@ export function tileCenters(path: Int32Array, width: number): Float64Array {
   return pts;
 }
 
-function outcome(task: PlanTask, partial: Partial<PlanOutcome>): PlanOutcome {
-  return {
-    status: "found",
-    segments: [],
-    length: 0,
-    waypoints: null,
-    duration: 0,
-    expansions: 0,
-    searchMicros: 0,
-    planner: task.planner,
-    message: "",
-    ...partial,
-  };
-}
-
 /** GRID and SMOOTH: grid A*, then (SMOOTH) the article's simple smoothing. */
 function planGridOrSmooth(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
   const search = gridSearch(ctx, layer, task, task.neighborhood as Neighborhood, cancel);
   if (search.status === "cancelled") {
-    return outcome(task, { status: "cancelled", expansions: search.expansions });
+    return planOutcome(task.planner, { status: "cancelled", expansions: search.expansions });
   }
   if (!search.path) {
-    return outcome(task, {
+    return planOutcome(task.planner, {
       status: search.status === "budget" ? "budget" : "unreachable",
       expansions: search.expansions,
       message: search.status === "budget" ? "search budget exhausted before any progress" : "no path",
@@ -155,9 +141,26 @@ function planGridOrSmooth(ctx: PlanContext, task: PlanTask, cancel: Int32Array |
   } else {
     const pts = smoothPath(layer, task.unit.boundingRadius, path, layer.width);
     segments = polylineSegments(pts);
+    if (task.unit.headings > 0) {
+      // Fixed-angle art: every straight stretch at one of the unit's legal headings, still collision-free.
+      const fixed = toFixedAngles(segments, task.unit.headings, {
+        layer,
+        footprint: task.unit.footprint,
+        check: true,
+      });
+      if (!fixed) {
+        return planOutcome(task.planner, {
+          status: "no_legal_path",
+          expansions: search.expansions,
+          waypoints: task.wantWaypoints ? path : null,
+          message: `no collision-free path along the ${task.unit.headings} legal headings of the unit's art`,
+        });
+      }
+      segments = fixed;
+    }
     length = segments.reduce((a, s) => a + s.length, 0);
   }
-  return outcome(task, {
+  return planOutcome(task.planner, {
     status,
     segments,
     length,

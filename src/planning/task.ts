@@ -82,3 +82,19 @@ export interface PlanOutcome {
   /** A note for the client. */
   message: string;
 }
+
+/** An outcome with defaults (found, empty path, zero figures) overridden by `partial`. */
+export function planOutcome(planner: PlannerName, partial: Partial<PlanOutcome>): PlanOutcome {
+  return {
+    status: "found",
+    segments: [],
+    length: 0,
+    waypoints: null,
+    duration: 0,
+    expansions: 0,
+    searchMicros: 0,
+    planner,
+    message: "",
+    ...partial,
+  };
+}
