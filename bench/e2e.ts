@@ -5,42 +5,11 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { loadPathfinder } from "../src/server/proto.ts";
-
-const ROOT = resolve(import.meta.dirname ?? ".", "..");
-
-async function startServer(): Promise<{ port: number; stop: () => void }> {
-  const dir = mkdtempSync(join(tmpdir(), "arcpath-bench-"));
-  const proc = spawn(Deno.execPath(), [
-    "run",
-    "-A",
-    join(ROOT, "src/main.ts"),
-    "--listen",
-    "127.0.0.1:0",
-    "--data",
-    dir,
-  ], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "ignore"],
-    env: { ...process.env, ARCPATH_LOG_LEVEL: "warn" },
-  });
-  let out = "";
-  const port = await new Promise<number>((res, rej) => {
-    proc.stdout!.on("data", (d) => {
-      out += d.toString();
-      const m = /ARCPATH_READY port=(\d+)/.exec(out);
-      if (m) res(Number(m[1]));
-    });
-    proc.on("exit", (c) => rej(new Error(`server exited ${c}`)));
-  });
-  return { port, stop: () => proc.kill("SIGTERM") };
-}
+import { ROOT, startBenchServer } from "./server.ts";
 
 /** Runs `fn` with `inFlight` concurrent loops for `seconds`; returns completed calls per second. */
 async function closedLoop(inFlight: number, seconds: number, fn: () => Promise<unknown>): Promise<number> {
@@ -59,10 +28,9 @@ async function closedLoop(inFlight: number, seconds: number, fn: () => Promise<u
 
 /** Measures and returns a markdown table. */
 export async function benchE2e(seconds = 4): Promise<string> {
-  const srv = await startServer();
+  const srv = await startBenchServer();
   try {
-    const { Client } = loadPathfinder();
-    const client = new Client(`127.0.0.1:${srv.port}`, grpc.credentials.createInsecure());
+    const client = srv.client;
     const hdef = protoLoader.loadSync(
       join(ROOT, "node_modules/grpc-health-check/proto/health/v1/health.proto"),
     );
@@ -95,7 +63,6 @@ export async function benchE2e(seconds = 4): Promise<string> {
       const p = await closedLoop(n, seconds, plan);
       rows.push(`| ${n} | ${e.toFixed(0)} | ${p.toFixed(0)} | ${(100 * p / e).toFixed(0)}% |`);
     }
-    client.close();
     health.close();
     return rows.join("\n") +
       `\n\nSmall queries: the first 40 arena.map.scen queries (path lengths 1-~8), PLANNER_GRID; empty RPC = ` +

@@ -1,7 +1,7 @@
 /**
  * `deno task bench`: every benchmark of the project, printed as markdown tables.
  *
- * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,e2e] [--seconds N]
+ * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,e2e,stream] [--seconds N]
  *
  * Figures are medians over repeated runs, with a peer measured in the same run where one exists
  * (PathFinding.js for grid A*, plain A* for hierarchical, an empty RPC for Plan throughput, SMOOTH for HYBRID).
@@ -11,6 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { benchE2e } from "./e2e.ts";
+import { benchStream } from "./stream.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -40,4 +41,8 @@ for (const b of benches) {
 if (want("e2e")) {
   console.log(`## e2e: Plan throughput over gRPC\n`);
   console.log(await benchE2e(Number(values.seconds ?? 4)));
+}
+if (want("stream")) {
+  console.log(`\n## stream: first and refined updates, replans under patch load\n`);
+  console.log(await benchStream(Number(values.seconds ?? 4)));
 }

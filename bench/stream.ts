@@ -1,0 +1,124 @@
+/**
+ * Stream benchmarks over real gRPC: time to the first and the refined update on long queries, and replans per
+ * second while patches land on a map many streams are following.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { medianP95, ROOT, startBenchServer, unary } from "./server.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+function field(w: number, h: number): string {
+  const rows: string[] = [];
+  for (let y = 0; y < h; y++) {
+    let r = "";
+    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
+    rows.push(r);
+  }
+  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
+}
+
+/** Measures and returns markdown tables. */
+export async function benchStream(seconds = 5): Promise<string> {
+  const srv = await startBenchServer();
+  const out: string[] = [];
+  try {
+    // 1. Time to first and refined update on the longest Aftershock queries (first: hierarchical, refined: smooth).
+    const shared = join(ROOT, "../shared/data/movingai");
+    await unary(srv.client, "PutMap", {
+      id: "aftershock",
+      movingai: readFileSync(join(shared, "Aftershock.map"), "utf8"),
+    });
+    const qs = readFileSync(join(shared, "Aftershock.map.scen"), "utf8").trim().split("\n").slice(1)
+      .map((l) => l.split(/\s+/).map(Number)).sort((a, b) => b[8] - a[8]).slice(0, 20);
+    const first: number[] = [], refined: number[] = [];
+    let firstPlanner = "";
+    // The first query twice: the first run warms up (JIT, region distances), and is dropped.
+    for (const q of [qs[0], ...qs]) {
+      const t0 = performance.now();
+      const times = await new Promise<number[]>((resolve, reject) => {
+        const st = srv.client.Stream();
+        const t: number[] = [];
+        st.on("data", (u: Any) => {
+          t.push(performance.now() - t0);
+          if (u.kind === "UPDATE_KIND_INITIAL") firstPlanner = u.plan.stats.planner;
+          if (t.length === 2) st.end();
+        });
+        st.on("end", () => resolve(t));
+        st.on("error", reject);
+        st.write({
+          plan: {
+            map: { id: "aftershock" },
+            start: { x: q[4] + 0.5, y: q[5] + 0.5 },
+            goal: { x: q[6] + 0.5, y: q[7] + 0.5 },
+            planner: "PLANNER_SMOOTH",
+          },
+        });
+      });
+      first.push(times[0]);
+      refined.push(times[1]);
+    }
+    const f = medianP95(first.slice(1)), r = medianP95(refined.slice(1));
+    out.push(
+      "| stream, 20 longest Aftershock queries | median ms | p95 ms |",
+      "|---|---:|---:|",
+      `| first update (${firstPlanner}) | ${f.median.toFixed(1)} | ${f.p95.toFixed(1)} |`,
+      `| refined update (PLANNER_SMOOTH) | ${r.median.toFixed(1)} | ${r.p95.toFixed(1)} |`,
+      "",
+    );
+
+    // 2. Replans per second: 100 streams cross a 128x128 field; walls appear and vanish across their paths.
+    const w = 128, h = 128, n = 100;
+    await unary(srv.client, "PutMap", { id: "field", movingai: field(w, h) });
+    let replans = 0;
+    const streams = Array.from({ length: n }, (_, i) => {
+      const st = srv.client.Stream();
+      st.on("data", (u: Any) => {
+        if (u.kind === "UPDATE_KIND_REPLANNED") replans++;
+      });
+      st.on("error", () => {});
+      st.write({
+        plan: {
+          map: { id: "field" },
+          start: { x: 3.5, y: 3.5 + i },
+          goal: { x: 124.5, y: 124.5 - i },
+          planner: "PLANNER_GRID",
+        },
+      });
+      return st;
+    });
+    await new Promise((res) => setTimeout(res, 1000));
+    replans = 0;
+    const patchMs: number[] = [];
+    const end = performance.now() + seconds * 1000;
+    let k = 0;
+    while (performance.now() < end) {
+      const x = 40 + (k * 13) % 48, y = 10 + (k * 29) % 100;
+      const t0 = performance.now();
+      await unary(srv.client, "PatchMap", {
+        map: { id: "field" },
+        edits: [{ x, y, width: 1, height: 8, tile: k % 2 === 0 ? "@" : "." }],
+      });
+      patchMs.push(performance.now() - t0);
+      k++;
+    }
+    await new Promise((res) => setTimeout(res, 1000));
+    const p = medianP95(patchMs);
+    out.push(
+      `| patch load: ${n} streams on a ${w}x${h} map, ${seconds} s | value |`,
+      "|---|---:|",
+      `| patches applied | ${k} (${(k / seconds).toFixed(0)}/s) |`,
+      `| PatchMap latency median / p95 | ${p.median.toFixed(2)} / ${p.p95.toFixed(2)} ms |`,
+      `| replanned updates delivered | ${replans} (${(replans / seconds).toFixed(0)}/s) |`,
+    );
+    for (const st of streams) st.end();
+  } finally {
+    srv.stop();
+  }
+  return out.join("\n");
+}
+
+if (import.meta.main) console.log(await benchStream());
