@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { Pose } from "../geometry/types.ts";
-import { poseAtDistance } from "../geometry/segment.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import { poseAlong, poseAtDistance } from "../geometry/segment.ts";
 import {
   HIERARCHICAL_DISTANCE,
   type PlanInput,
@@ -116,6 +116,8 @@ export class PathStream {
   #closed = false;
   readonly #abort = new AbortController();
   #margin = 1;
+  /** The current path sampled every 1/SAMPLES_PER_TILE tile as (x, y, distance) triples, made once per path. */
+  #samples: Float64Array = new Float64Array(0);
   /** Patches that arrived while a plan was running: the path it returns is checked against them. */
   #patchesDuringPlan: PatchEvent[] = [];
 
@@ -207,29 +209,20 @@ export class PathStream {
       this.#distance = p.distance;
       if (!p.pose && segs.length > 0) this.#pose = poseAtDistance(segs, p.distance);
     } else if (p.pose && segs.length > 0) {
-      this.#distance = nearestDistanceAlong(segs, this.#pose!);
+      this.#distance = nearestDistanceAlong(this.#samples, this.#pose!);
     }
   }
 
   /** True if a patched rectangle comes within the footprint margin of the untravelled part of the path. */
   #touchesRemaining(e: PatchEvent): boolean {
-    const segs = this.#result!.outcome.segments;
+    const pts = this.#samples;
     const m = this.#margin;
-    let travelled = 0;
-    for (const seg of segs) {
-      const end = travelled + seg.length;
-      if (end >= this.#distance) {
-        const n = Math.max(1, Math.ceil(seg.length * SAMPLES_PER_TILE));
-        for (let i = 0; i <= n; i++) {
-          const u = (seg.length * i) / n;
-          if (travelled + u < this.#distance) continue;
-          const p = poseAtDistance([seg], u);
-          for (const r of e.rects) {
-            if (p.x > r.x0 - m && p.x < r.x1 + m && p.y > r.y0 - m && p.y < r.y1 + m) return true;
-          }
-        }
+    for (let i = 0; i < pts.length; i += 3) {
+      if (pts[i + 2] < this.#distance) continue;
+      const x = pts[i], y = pts[i + 1];
+      for (const r of e.rects) {
+        if (x > r.x0 - m && x < r.x1 + m && y > r.y0 - m && y < r.y1 + m) return true;
       }
-      travelled = end;
     }
     return false;
   }
@@ -297,6 +290,7 @@ export class PathStream {
       return;
     }
     this.#result = r;
+    this.#samples = samplePath(r.outcome.segments);
     if (kind === "INITIAL" || kind === "REFINED") this.#distance = 0;
     this.#send(kind, r, status === "budget" ? "budget_exhausted" : "", r.outcome.message);
     // The map changed while this plan ran: if a change touches the new path, plan again (coalesced).
@@ -328,18 +322,34 @@ export class PathStream {
   }
 }
 
-/** The distance along the path of the sample nearest to a pose (4 samples per tile). */
-function nearestDistanceAlong(segs: readonly { length: number }[], pose: Pose): number {
-  const total = segs.reduce((a, s) => a + s.length, 0);
-  const n = Math.max(1, Math.ceil(total * SAMPLES_PER_TILE));
+/** Samples a path every 1/SAMPLES_PER_TILE tile: (x, y, distance from the start) triples. */
+function samplePath(segs: readonly Segment[]): Float64Array {
+  let n = 0;
+  for (const seg of segs) n += Math.max(1, Math.ceil(seg.length * SAMPLES_PER_TILE)) + 1;
+  const out = new Float64Array(n * 3);
+  let k = 0, travelled = 0;
+  for (const seg of segs) {
+    const m = Math.max(1, Math.ceil(seg.length * SAMPLES_PER_TILE));
+    for (let i = 0; i <= m; i++) {
+      const u = (seg.length * i) / m;
+      const p = poseAlong(seg, u);
+      out[k++] = p.x;
+      out[k++] = p.y;
+      out[k++] = travelled + u;
+    }
+    travelled += seg.length;
+  }
+  return out;
+}
+
+/** The distance along the path of the sample nearest to a pose. */
+function nearestDistanceAlong(samples: Float64Array, pose: Pose): number {
   let best = 0, bestD = Infinity;
-  for (let i = 0; i <= n; i++) {
-    const s = (total * i) / n;
-    const p = poseAtDistance(segs as never, s);
-    const d = Math.hypot(p.x - pose.x, p.y - pose.y);
+  for (let i = 0; i < samples.length; i += 3) {
+    const d = Math.hypot(samples[i] - pose.x, samples[i + 1] - pose.y);
     if (d < bestD) {
       bestD = d;
-      best = s;
+      best = samples[i + 2];
     }
   }
   return best;
