@@ -7,6 +7,7 @@
 import type { PassLayer } from "../maps/grid.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../search/astar.ts";
 import { gridPathLength, GridSpace, type Neighborhood } from "../search/gridSpace.ts";
+import { expandJumpPath, JumpPointSpace, useJumpPoints } from "../search/jumpPointSpace.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
@@ -26,6 +27,8 @@ export class PlanContext {
   readonly workspace: SearchWorkspace = new SearchWorkspace();
   /** The grid space, reconfigured per search. */
   readonly grid: GridSpace = new GridSpace();
+  /** The jump-point space, used instead of {@link grid} for 8-connected searches on uniform-cost layers. */
+  readonly jumpPoint: JumpPointSpace = new JumpPointSpace();
   /** The search result object, reused. */
   readonly result = newSearchResult();
 
@@ -52,7 +55,11 @@ export interface GridSearch {
   expansions: number;
 }
 
-/** Runs grid A* from the task's start tile to its goal tile. */
+/**
+ * Runs grid A* from the task's start tile to its goal tile: over jump points when the search is 8-connected on
+ * a uniform-cost layer (same optimal costs, far fewer expansions), else tile by tile. Paths are full tile paths
+ * either way; expansions are the A* core's.
+ */
 export function gridSearch(
   ctx: PlanContext,
   layer: PassLayer,
@@ -60,20 +67,27 @@ export function gridSearch(
   neighborhood: Neighborhood,
   cancel: Int32Array | null,
 ): GridSearch {
-  const space = ctx.grid.configure(layer, task.clearance, neighborhood, task.goalTile);
+  const jump = useJumpPoints(layer, neighborhood);
+  const space = jump
+    ? ctx.jumpPoint.configure(layer, task.clearance, task.goalTile)
+    : ctx.grid.configure(layer, task.clearance, neighborhood, task.goalTile);
   const r = astar(space, ctx.workspace, [task.startTile], {
     maxExpansions: task.maxExpansions,
     deadline: performance.now() + task.maxMillis,
     cancel,
     trackNearest: true,
   }, ctx.result);
+  const tilePath = (state: number) => {
+    const path = reconstructPath(ctx.workspace, state);
+    return jump ? expandJumpPath(layer, path) : path;
+  };
   switch (r.status) {
     case "found":
-      return { path: reconstructPath(ctx.workspace, r.goal), status: "found", expansions: r.expansions };
+      return { path: tilePath(r.goal), status: "found", expansions: r.expansions };
     case "budget":
     case "deadline":
       return {
-        path: r.best >= 0 ? reconstructPath(ctx.workspace, r.best) : null,
+        path: r.best >= 0 ? tilePath(r.best) : null,
         status: "budget",
         expansions: r.expansions,
       };
