@@ -1,6 +1,8 @@
 /**
- * Grid A* benchmark on the shared Moving AI maps: our A* (GridSpace, 8-connected, no corner cutting) against
- * PathFinding.js's AStarFinder with the same movement rules. Both run in-process on the same queries.
+ * Grid A* benchmark on the shared Moving AI maps: our grid search through the service's own code path
+ * (`gridSearch`: jump points on these uniform-cost maps, full tile path out) against PathFinding.js's
+ * AStarFinder with the same movement rules (8-connected, no corner cutting), plus plain tile-by-tile A*
+ * (GridSpace) on the same queries. All run in-process on the same queries.
  *
  * Run alone: `node_modules/.bin/deno run -A bench/grid.ts`.
  *
@@ -13,6 +15,8 @@ import PF from "pathfinding";
 import type { PassLayer } from "../src/maps/grid.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace, unlimited } from "../src/search/astar.ts";
 import { gridPathLength, GridSpace } from "../src/search/gridSpace.ts";
+import { gridSearch, PlanContext } from "../src/planning/plan.ts";
+import type { PlanTask } from "../src/planning/task.ts";
 
 /** PathFinding.js is ~100x slower on 512x512 maps; it runs on every PF_STRIDE-th query to bound the time. */
 const PF_STRIDE = 5;
@@ -107,39 +111,72 @@ export async function benchGrid(): Promise<string> {
   const allOursOnPfSubset: number[] = [];
   let totalExpansions = 0;
   let totalOurUs = 0;
+  const plainVsJump: string[] = [];
+  const allPlain: number[] = [];
   for (const mapFile of mapFiles) {
     const m = loadMap(dir, mapFile);
     const layer = layerOf(m);
-    const space = new GridSpace();
-    const ws = new SearchWorkspace();
-    const limits = unlimited();
-    const result = newSearchResult();
+    const ctx = new PlanContext(() => undefined);
+    // The fields gridSearch reads; no limits.
+    const task = {
+      startTile: 0,
+      goalTile: 0,
+      clearance: 0,
+      maxExpansions: Infinity,
+      maxMillis: 1e9,
+    } as PlanTask;
 
-    // Warm-up pass (JIT, workspace growth), also checks our answers against the file's optimal lengths.
+    // Warm-up pass (JIT, workspace growth, open mask), also checks our answers against the optimal lengths.
     let wrong = 0;
     for (const q of m.queries) {
-      space.configure(layer, 0, 8, q.goal);
-      astar(space, ws, [q.start], limits, result);
-      const length = gridPathLength(layer, reconstructPath(ws, result.goal), m.width);
+      task.startTile = q.start;
+      task.goalTile = q.goal;
+      const found = gridSearch(ctx, layer, task, 8, null);
+      const length = gridPathLength(layer, found.path!, m.width);
       if (Math.abs(length - q.optimal) > 0.01) wrong++;
     }
     if (wrong > 0) throw new Error(`${mapFile}: ${wrong} queries disagree with the optimal lengths`);
 
     const ours: number[] = [];
-    const startArr = new Int32Array(1);
     let expansions = 0;
     let oursUs = 0;
     for (const q of m.queries) {
-      startArr[0] = q.start;
       const t0 = performance.now();
-      space.configure(layer, 0, 8, q.goal);
-      astar(space, ws, startArr, limits, result);
-      reconstructPath(ws, result.goal);
+      task.startTile = q.start;
+      task.goalTile = q.goal;
+      const found = gridSearch(ctx, layer, task, 8, null);
       const us = (performance.now() - t0) * 1000;
       ours.push(us);
-      expansions += result.expansions;
+      expansions += found.expansions;
       oursUs += us;
     }
+
+    // Plain tile-by-tile A* (GridSpace) on the same queries, path reconstructed, for the JPS-vs-plain row.
+    const space = new GridSpace();
+    const ws = new SearchWorkspace();
+    const limits = unlimited();
+    const result = newSearchResult();
+    const startArr = new Int32Array(1);
+    const plain: number[] = [];
+    for (let pass = 0; pass < 2; pass++) {
+      plain.length = 0;
+      for (const q of m.queries) {
+        startArr[0] = q.start;
+        const t0 = performance.now();
+        space.configure(layer, 0, 8, q.goal);
+        astar(space, ws, startArr, limits, result);
+        reconstructPath(ws, result.goal);
+        plain.push((performance.now() - t0) * 1000);
+      }
+    }
+    allPlain.push(...plain);
+    plain.sort((a, b) => a - b);
+    const sortedOurs = ours.slice().sort((a, b) => a - b);
+    plainVsJump.push(
+      `| ${mapFile} | ${fmt(quantile(plain, 0.5))} | ${fmt(quantile(sortedOurs, 0.5))} | ${
+        (quantile(plain, 0.5) / quantile(sortedOurs, 0.5)).toFixed(1)
+      } |`,
+    );
 
     // PathFinding.js: matrix[y][x] = 1 for blocked.
     const matrix: number[][] = [];
@@ -192,12 +229,26 @@ export async function benchGrid(): Promise<string> {
       `${(pfMedian / quantile(allOursOnPfSubset, 0.5)).toFixed(1)} | ` +
       `${(totalExpansions / (totalOurUs / 1e6) / 1e6).toFixed(1)} M |`,
   );
+  allPlain.sort((a, b) => a - b);
+  plainVsJump.push(
+    `| **all** | ${fmt(quantile(allPlain, 0.5))} | ${fmt(ourMedian)} | ${
+      (quantile(allPlain, 0.5) / ourMedian).toFixed(1)
+    } |`,
+  );
   return [
     "Grid A* on the shared Moving AI set (8-connected, no corner cutting), in-process, per-query wall time.",
-    `Ours: every query (after a warm-up pass). PathFinding.js (AStarFinder, OnlyWhenNoObstacles, grid.clone() ` +
-    `per search): every ${PF_STRIDE}th query; the "all" ratio compares medians over that same subset.`,
+    `Ours: every query (after a warm-up pass) through gridSearch, the service's path (jump points on these ` +
+    `uniform-cost maps, expanded to the full tile path); expansions are the A* core's (jump points).`,
+    `PathFinding.js (AStarFinder, OnlyWhenNoObstacles, grid.clone() per search): every ${PF_STRIDE}th query; ` +
+    `the "all" ratio compares medians over that same subset.`,
     "",
     ...rows,
+    "",
+    "Jump points (gridSearch) vs plain tile-by-tile A* (GridSpace, timed on a second pass) on every query:",
+    "",
+    "| map | GridSpace median µs | gridSearch (JPS) median µs | speed-up |",
+    "| --- | ---: | ---: | ---: |",
+    ...plainVsJump,
   ].join("\n");
 }
 
