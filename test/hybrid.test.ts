@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { planHybrid } from "../src/planning/hybrid.ts";
 import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
-import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./directional.test.ts";
+import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./helpers/pathCheck.ts";
 import { mapText } from "./helpers/movingai.ts";
 
 describe("hybrid", () => {
@@ -13,7 +13,8 @@ describe("hybrid", () => {
     const goal = { x: 20.5, y: 18.5 };
     const out = planHybrid(contextOf(layer), taskOf(layer, tank, start, goal, { planner: "hybrid" }));
     expect(out.status).toBe("found");
-    expect(out.message).toContain("pre-smoothing");
+    // The fast lane (curves fitted to the smoothed grid path) or the pre-smoothing pass answers in the open.
+    expect(out.message).toMatch(/curves fitted|pre-smoothing/);
     expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
   });
 

@@ -261,12 +261,14 @@ export interface DirectionalRequest {
   analyticInterval?: number;
   /** Node states only on map tiles marked 1 (pre-smoothing along a grid path). */
   nodeMask?: Uint8Array | null;
+  /** Pre-smoothing: path index per map tile (see DirectionalSetup.pathIndex); failure returns "partial". */
+  pathIndex?: Int32Array | null;
 }
 
 /** What {@link directionalSearch} returns. */
 export interface DirectionalRun {
   /** "found", "budget" (partial path to the state nearest the goal), "cancelled", "unreachable" or "no_legal_path". */
-  status: "found" | "budget" | "cancelled" | "unreachable" | "no_legal_path";
+  status: "found" | "budget" | "cancelled" | "unreachable" | "no_legal_path" | "partial";
   /** Chained segments. */
   segments: Segment[];
   /** Map tiles of the node states visited (start tile first). */
@@ -354,8 +356,9 @@ export function directionalSearch(
     gridBound: bound,
     analyticInterval: req.analyticInterval ?? 8,
     nodeMask: req.nodeMask ?? null,
+    pathIndex: req.pathIndex ?? null,
   });
-  const r = astar(space, ctx.workspace, [space.startState], {
+  const r = astar(space, ctx.workspace, [space.snappedStart >= 0 ? space.snappedStart : space.startState], {
     maxExpansions: req.maxExpansions,
     deadline: req.deadline,
     cancel,
@@ -365,9 +368,13 @@ export function directionalSearch(
   let end = -1;
   let status: DirectionalRun["status"] = "found";
   if (r.status === "found") end = r.goal;
-  else if (r.status === "budget" || r.status === "deadline") {
+  else if ((r.status === "budget" || r.status === "deadline") && !req.pathIndex) {
     end = r.best;
     status = "budget";
+  } else if (req.pathIndex && space.farthestState >= 0) {
+    // Pre-smoothing failed: the legal path up to the farthest path point reached (the failure point).
+    end = space.farthestState;
+    status = "partial";
   } else return empty("unreachable", "no legal directional path in the search window", r.expansions);
   const states = reconstructPath(ctx.workspace, end);
   const segments: Segment[] = [];
@@ -419,7 +426,12 @@ export function directionalOutcome(
   expansions: number,
   note = "",
 ): PlanOutcome {
-  const status = run.status === "found" ? (task.nearest ? "nearest" : "found") : run.status;
+  // A pre-smoothing "partial" path is not an answer to the task: report it as a budget stop.
+  const status = run.status === "found"
+    ? (task.nearest ? "nearest" : "found")
+    : run.status === "partial"
+    ? "budget"
+    : run.status;
   const segments = run.segments;
   const length = segments.reduce((a, s) => a + s.length, 0);
   const duration = segments.length > 0 ? applySpeedProfile(segments, task.unit) : 0;

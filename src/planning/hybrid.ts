@@ -1,57 +1,213 @@
 /**
- * PLANNER_HYBRID: the article's fast hybrid. A 4-connected grid A*, then the pre-smoothing pass — a
- * Directional-24 search whose nodes stay on the grid path's tiles (it hops one or two tiles ahead and picks the
- * headings that make every turn legal), with a small expansion budget so a hopeless corridor gives up early —
- * and, when that fails, a full Directional search within the task's remaining budget. Every path it returns
- * comes from the directional machinery, so it is legal (swept footprint, curvature) by construction and
- * re-verified by the exact sweep; no smoothing is applied over curved parts.
+ * PLANNER_HYBRID: the article's fast hybrid ("Performance and Hybrid Solutions").
+ *
+ * 0. Fast lane (the common case, open terrain): the curve fitting of PLANNER_CURVED along the smoothed
+ *    4-connected grid path (src/planning/curved.ts), time-capped at {@link FIT_MILLIS}; taken only when every
+ *    segment passes the exact sweep and the curvature limit (no tightened or obstacle-ignoring curves).
+ * 1. 4-connected grid A* (gridSearch with neighbourhood 4).
+ * 2. Pre-smoothing forward: a Directional-24 search whose nodes stay on the grid path's tiles (hops of one or
+ *    two path tiles, every table heading), giving up on nodes six or more path points behind the farthest one
+ *    reached (DirectionalSetup.pathIndex); its farthest node is the failure point a.
+ * 3. The same backward from the goal, on the reversed problem: start at the goal with its heading flipped by pi,
+ *    aim at the start with its heading flipped. Driving a curve backwards in time with the heading flipped is
+ *    again a curve of the same family (forward pieces stay forward, curvature changes sign) sweeping the same
+ *    cells (footprints are symmetric under a half turn), so a legal reversed path is a legal forward one, also
+ *    for forward-only units. Its failure point is b.
+ * 4. Directional-8 from a to b (exact poses, b's heading flipped back) in a window around them, only when they
+ *    are at most {@link MAX_GAP} tiles apart (else step 7).
+ * 5. The three pieces are attached, re-emitted from one chained pose so joins are exact.
+ * 6. Final simple smoothing: collinear lines merged, then stretches replaced by one shortest curve (Dubins, or
+ *    Reeds-Shepp for reversing units) when it is shorter, no more cusps and its sweep is legal.
+ * 7. When any of this fails, a full directional search within the remaining budget (the article's fallback).
+ *
+ * Every returned path is re-verified with the exact sweep and the curvature limit before "found".
  *
  * @module
  */
-import { corridorMask, corridorWindow } from "../search/pathCorridor.ts";
-import { directionalMode, directionalOutcome, directionalSearch } from "./directional.ts";
+import { dubinsShortest } from "../geometry/dubins.ts";
+import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
+import { arcSegment, lineSegment } from "../geometry/segment.ts";
+import { segmentHitsBlocked } from "../geometry/sweep.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { applySpeedProfile } from "../motion/speedProfile.ts";
+import { corridorWindow } from "../search/pathCorridor.ts";
+import { planCurved } from "./curved.ts";
+import {
+  directionalMode,
+  directionalOutcome,
+  type DirectionalRun,
+  directionalSearch,
+  POINT_TURN_RADIUS,
+} from "./directional.ts";
 import { gridSearch, type PlanContext } from "./plan.ts";
-import type { PlanOutcome, PlanTask } from "./task.ts";
+import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
-/** Expansions the pre-smoothing pass may spend per path tile (plus a constant): it gives up beyond that. */
+/** Time cap of the curve-fitting fast lane, milliseconds. */
+export const FIT_MILLIS = 4;
+/** Largest x or y distance (tiles) between the two failure points for the Directional-8 stitch. */
+export const MAX_GAP = 12;
+/** Expansions the pre-smoothing pass may spend per path tile (plus a constant). */
 export const PRESMOOTH_EXPANSIONS_PER_TILE = 40;
+/** Curve checks the final smoothing may spend. */
+const SMOOTH_CHECKS = 48;
+
+interface HybridScratch {
+  mask: Uint8Array;
+  index: Int32Array;
+}
+
+const scratchOf = new WeakMap<PlanContext, HybridScratch>();
+
+/** Per-context map-sized path mask and path index, all clear (0 / -1) between uses. */
+function scratch(ctx: PlanContext, n: number): HybridScratch {
+  let s = scratchOf.get(ctx);
+  if (!s || s.mask.length !== n) {
+    s = { mask: new Uint8Array(n), index: new Int32Array(n).fill(-1) };
+    scratchOf.set(ctx, s);
+  }
+  return s;
+}
+
+/** Reverses a segment in time with the heading flipped: the same curve, driven the other way round. */
+function flipped(p: Pose): Pose {
+  return { x: p.x, y: p.y, heading: p.heading + Math.PI };
+}
+
+/** Re-emits `segs` chained from `from` (exact joins); with `reversed`, the time-reversed, heading-flipped path. */
+function chain(out: Segment[], from: Pose, segs: readonly Segment[], reversed: boolean): Pose {
+  let pose = from;
+  const n = segs.length;
+  for (let i = 0; i < n; i++) {
+    const s = reversed ? segs[n - 1 - i] : segs[i];
+    const k = reversed ? -s.curvature : s.curvature;
+    const next = k === 0
+      ? lineSegment(pose, s.length, s.direction)
+      : arcSegment(pose, k, s.length, s.direction);
+    out.push(next);
+    pose = next.end;
+  }
+  return pose;
+}
+
+/** True when every segment is within the curvature limit and its exact sweep is free. */
+function legalPath(layer: PassLayer, task: PlanTask, segs: readonly Segment[]): boolean {
+  const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
+  for (const s of segs) {
+    if (Math.abs(s.curvature) > 1 / r + 1e-9) return false;
+    if (s.tightened || s.touchesBlocked) return false;
+    if (segmentHitsBlocked(layer, s, task.unit.footprint)) return false;
+  }
+  return true;
+}
+
+function cusps(segs: readonly Segment[], from: number, to: number): number {
+  let c = 0;
+  for (let i = from + 1; i < to; i++) if (segs[i].direction !== segs[i - 1].direction) c++;
+  return c;
+}
+
+/**
+ * The final simple smoothing: merges collinear lines, then greedily replaces stretches by one shortest curve
+ * when it is shorter, has no more cusps and sweeps only open tiles. Joins stay exact.
+ */
+export function finalSmoothing(
+  layer: PassLayer,
+  task: PlanTask,
+  segs: Segment[],
+  reverse: boolean,
+): Segment[] {
+  // Collinear line merge.
+  const merged: Segment[] = [];
+  for (const s of segs) {
+    const last = merged[merged.length - 1];
+    if (
+      last && last.curvature === 0 && s.curvature === 0 && last.direction === s.direction &&
+      Math.abs(Math.sin(last.start.heading - s.start.heading)) < 1e-9 &&
+      Math.cos(last.start.heading - s.start.heading) > 0
+    ) {
+      merged[merged.length - 1] = lineSegment(last.start, last.length + s.length, last.direction);
+    } else merged.push(s);
+  }
+  const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
+  let budget = SMOOTH_CHECKS;
+  let out = merged;
+  for (let i = 0; i < out.length - 1 && budget > 0; i++) {
+    for (let j = out.length; j >= i + 2 && budget > 0; j--) {
+      let len = 0;
+      for (let k = i; k < j; k++) len += out[k].length;
+      const a = out[i].start, b = out[j - 1].end;
+      const curve = reverse ? reedsSheppShortest(a, b, r) : dubinsShortest(a, b, r);
+      if (curve.length >= len - 1e-6) continue;
+      if (cusps(curve.segments, 0, curve.segments.length) > cusps(out, i, j)) continue;
+      budget--;
+      if (!legalPath(layer, task, curve.segments)) continue;
+      const next: Segment[] = out.slice(0, i);
+      let pose = chain(next, a, curve.segments, false);
+      pose = chain(next, pose, out.slice(j), false);
+      out = next;
+      break;
+    }
+  }
+  return out;
+}
 
 /** PLANNER_HYBRID (see the module doc). */
 export function planHybrid(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null = null): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
-  const deadline = performance.now() + task.maxMillis;
+  const t0 = performance.now();
+  const deadline = t0 + task.maxMillis;
   const mode = directionalMode(layer, task);
   const reverse = task.unit.canReverse || task.options.allowBackingUp;
+  const unit = task.unit;
   let expansions = 0;
-  const grid = gridSearch(ctx, layer, task, 4, cancel);
-  expansions += grid.expansions;
-  if (grid.status === "cancelled") return directionalOutcome(task, emptyRun("cancelled"), expansions);
-  if (grid.status === "found" && grid.path) {
-    const path = grid.path;
-    const run = directionalSearch(ctx, layer, task.unit, {
-      start: task.start,
-      goal: task.goal,
-      neighborhood: mode.roadsOnly ? mode.neighborhood : 24,
-      roadsOnly: mode.roadsOnly,
-      reverse,
-      window: corridorWindow(path, layer.width, layer.height, 6),
-      nodeMask: corridorMask(path, layer.width, layer.height),
-      maxExpansions: Math.min(
-        task.maxExpansions - expansions,
-        PRESMOOTH_EXPANSIONS_PER_TILE * path.length + 1000,
-      ),
-      deadline,
+  const done = (segments: Segment[], note: string, waypoints: Int32Array | null): PlanOutcome =>
+    planOutcome(task.planner, {
+      status: task.nearest ? "nearest" : "found",
+      segments,
+      length: segments.reduce((a, s) => a + s.length, 0),
+      duration: applySpeedProfile(segments, unit),
+      waypoints: task.wantWaypoints ? waypoints : null,
+      expansions,
+      message: note,
+    });
+
+  // 0. Fast lane: curves fitted to the smoothed grid path.
+  if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly) {
+    const fit = planCurved(ctx, {
+      ...task,
+      planner: "curved",
+      maxMillis: Math.min(task.maxMillis, FIT_MILLIS),
+      options: { ...task.options, ignoreObstaclesInCurves: false, tighterTurns: false },
     }, cancel);
-    expansions += run.expansions;
-    if (run.status === "cancelled") return directionalOutcome(task, run, expansions);
-    if (run.status === "found") {
-      const out = directionalOutcome(task, run, expansions, "pre-smoothing along the grid path");
-      if (task.wantWaypoints) out.waypoints = path;
-      return out;
+    expansions += fit.expansions;
+    if (fit.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
+    if ((fit.status === "found" || fit.status === "nearest") && legalPath(layer, task, fit.segments)) {
+      return done(fit.segments, "curves fitted to the smoothed grid path", fit.waypoints);
     }
   }
-  // The corridor has no legal curve: search properly (the article's fallback to Directional-24).
-  const run = directionalSearch(ctx, layer, task.unit, {
+
+  // 1. 4-connected grid A*.
+  const grid = gridSearch(ctx, layer, task, 4, cancel);
+  expansions += grid.expansions;
+  if (grid.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
+  if (grid.status === "unreachable") {
+    return planOutcome(task.planner, { status: "unreachable", expansions, message: "no grid path" });
+  }
+  const note: string[] = [];
+  if (grid.status === "found" && grid.path && grid.path.length >= 2) {
+    const stitched = stitch(ctx, layer, task, grid.path, mode, reverse, deadline, cancel);
+    expansions += stitched.expansions;
+    if (stitched.cancelled) return planOutcome(task.planner, { status: "cancelled", expansions });
+    if (stitched.segments) {
+      let segs = stitched.segments;
+      if (!mode.roadsOnly) segs = finalSmoothing(layer, task, segs, reverse);
+      if (legalPath(layer, task, segs)) return done(segs, stitched.note, grid.path);
+    }
+    note.push(stitched.note);
+  }
+  // 7. Fallback: a full directional search (the article's Directional-24).
+  const run = directionalSearch(ctx, layer, unit, {
     start: task.start,
     goal: task.goal,
     neighborhood: mode.neighborhood,
@@ -61,16 +217,133 @@ export function planHybrid(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
     deadline,
   }, cancel);
   expansions += run.expansions;
-  return directionalOutcome(task, run, expansions, "full directional search after the pre-smoothing failed");
+  note.push("full directional search");
+  return directionalOutcome(task, run, expansions, note.filter((s) => s !== "").join("; "));
 }
 
-function emptyRun(status: "cancelled") {
+interface Stitch {
+  segments: Segment[] | null;
+  expansions: number;
+  cancelled: boolean;
+  note: string;
+}
+
+/** Steps 2-5: pre-smoothing both ways, Directional-8 between the failure points, attached. */
+function stitch(
+  ctx: PlanContext,
+  layer: PassLayer,
+  task: PlanTask,
+  path: Int32Array,
+  mode: ReturnType<typeof directionalMode>,
+  reverse: boolean,
+  deadline: number,
+  cancel: Int32Array | null,
+): Stitch {
+  const W = layer.width;
+  const n = path.length;
+  const sc = scratch(ctx, W * layer.height);
+  let expansions = 0;
+  const presmooth = (start: Pose, goal: Pose | null, reversed: boolean) => {
+    for (let i = 0; i < n; i++) {
+      const t = reversed ? path[n - 1 - i] : path[i];
+      sc.mask[t] = 1;
+      if (sc.index[t] < 0) sc.index[t] = i;
+    }
+    const run = directionalSearch(ctx, layer, task.unit, {
+      start,
+      goal: goal
+        ? { x: goal.x, y: goal.y, heading: goal.heading, tolerance: 1e-6, headingTolerance: 1e-6 }
+        : { ...task.goal },
+      neighborhood: mode.roadsOnly ? mode.neighborhood : 24,
+      roadsOnly: mode.roadsOnly,
+      reverse,
+      window: corridorWindow(path, W, layer.height, 3),
+      nodeMask: sc.mask,
+      pathIndex: sc.index,
+      maxExpansions: Math.min(task.maxExpansions - expansions, PRESMOOTH_EXPANSIONS_PER_TILE * n + 1000),
+      deadline,
+    }, cancel);
+    for (let i = 0; i < n; i++) {
+      sc.mask[path[i]] = 0;
+      sc.index[path[i]] = -1;
+    }
+    expansions += run.expansions;
+    return run;
+  };
+  const fail = (note: string, cancelled = false): Stitch => ({ segments: null, expansions, cancelled, note });
+  // 2. Forward.
+  const fwd = presmooth(task.start, null, false);
+  if (fwd.status === "cancelled") return fail("", true);
+  if (fwd.status === "found") {
+    return {
+      segments: fwd.segments,
+      expansions,
+      cancelled: false,
+      note: "pre-smoothing along the grid path",
+    };
+  }
+  if (fwd.status !== "partial") return fail("pre-smoothing failed");
+  // 3. Backward on the reversed problem.
+  const gx = task.goal.x, gy = task.goal.y;
+  let backHeading: number;
+  if (task.goal.heading !== undefined) backHeading = task.goal.heading + Math.PI;
+  else {
+    const prev = path[n - 2];
+    backHeading = Math.atan2(Math.floor(prev / W) + 0.5 - gy, (prev % W) + 0.5 - gx);
+  }
+  const backStart: Pose = { x: gx, y: gy, heading: backHeading };
+  const bwd = presmooth(backStart, flipped(task.start), true);
+  if (bwd.status === "cancelled") return fail("", true);
+  const joined: Segment[] = [];
+  if (bwd.status === "found") {
+    // The reversed problem solved whole: drive it back.
+    chain(joined, task.start, bwd.segments, true);
+    return {
+      segments: joined,
+      expansions,
+      cancelled: false,
+      note: "backward pre-smoothing",
+    };
+  }
+  if (bwd.status !== "partial") return fail("backward pre-smoothing failed");
+  const a = fwd.segments.length > 0 ? fwd.segments[fwd.segments.length - 1].end : task.start;
+  const bBack = bwd.segments.length > 0 ? bwd.segments[bwd.segments.length - 1].end : backStart;
+  const b = flipped(bBack);
+  // 4. Directional-8 between the failure points.
+  if (Math.abs(a.x - b.x) > MAX_GAP || Math.abs(a.y - b.y) > MAX_GAP) {
+    return fail("failure points too far apart for the Directional-8 stitch");
+  }
+  const ax = Math.floor(a.x), ay = Math.floor(a.y), bx = Math.floor(b.x), by = Math.floor(b.y);
+  const margin = 4;
+  const mid = directionalSearch(ctx, layer, task.unit, {
+    start: a,
+    goal: { x: b.x, y: b.y, heading: b.heading, tolerance: 1e-6, headingTolerance: 1e-6 },
+    neighborhood: 8,
+    roadsOnly: mode.roadsOnly,
+    reverse,
+    window: {
+      x0: Math.max(0, Math.min(ax, bx) - margin),
+      y0: Math.max(0, Math.min(ay, by) - margin),
+      x1: Math.min(layer.width, Math.max(ax, bx) + 1 + margin),
+      y1: Math.min(layer.height, Math.max(ay, by) + 1 + margin),
+    },
+    maxExpansions: Math.max(0, task.maxExpansions - expansions),
+    deadline,
+  }, cancel);
+  expansions += mid.expansions;
+  if (mid.status === "cancelled") return fail("", true);
+  if (mid.status !== "found") return fail("Directional-8 stitch failed");
+  // 5. Attach: forward piece, stitch, backward piece driven back; one chained pose keeps joins exact.
+  let pose = chain(joined, task.start, fwd.segments, false);
+  pose = chain(joined, pose, mid.segments, false);
+  chain(joined, pose, bwd.segments, true);
   return {
-    status,
-    segments: [],
-    tiles: [],
-    expansions: 0,
-    tables: { source: "", millis: 0, key: "" },
-    message: "",
+    segments: joined,
+    expansions,
+    cancelled: false,
+    note: "pre-smoothing both ways, Directional-8 stitch",
   };
 }
+
+/** Re-exported for tests: the run type the hybrid composes. */
+export type { DirectionalRun };

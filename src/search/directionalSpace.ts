@@ -24,13 +24,13 @@ import { angleDistance } from "../geometry/angle.ts";
 import { dubinsLengthCoords } from "../geometry/dubins.ts";
 import { reedsSheppLengthCoords } from "../geometry/reedsShepp.ts";
 import { arcSegment, lineSegment } from "../geometry/segment.ts";
+import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Footprint, Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
 import { directionTable, headingAngle, nearestHeading } from "./directionTable.ts";
 import { curveLowerBound, type HeuristicTable } from "./heuristicTable.ts";
 import {
-  curveCells,
   FIRST_REVERSE,
   type HitCheckTable,
   IS_REEDS_SHEPP,
@@ -107,13 +107,27 @@ export interface DirectionalSetup {
    * grid path; sweeps may still cross any open tile).
    */
   nodeMask?: Uint8Array | null;
+  /**
+   * Optional per-map-tile index on a grid path (-1 off the path), for the pre-smoothing pass: a node more than
+   * {@link PRESMOOTH_BACKTRACK} points behind the farthest point reached is not expanded (the article's
+   * "searches back six or more points: fail"), and the farthest node is recorded as the failure point.
+   */
+  pathIndex?: Int32Array | null;
 }
+
+/** The pre-smoothing pass gives up on nodes this many path points behind the farthest one reached. */
+export const PRESMOOTH_BACKTRACK = 6;
 
 interface StrideCache {
   stride: number;
   transitionLocal: Int32Array;
   cellLocal: Int32Array;
+  /** Per transition: the largest |dx| or |dy| of its cells (Chebyshev reach). */
+  reach: Uint8Array;
 }
+
+/** Goal slack per goal place in its tile and curve family (see prepareGoal). */
+const slackCache = new Map<string, number>();
 
 const strideCaches = new WeakMap<HitCheckTable, StrideCache>();
 
@@ -126,7 +140,15 @@ function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
   const cells = hit.cells;
   const cellLocal = new Int32Array(cells.length / 2);
   for (let c = 0; c < cellLocal.length; c++) cellLocal[c] = cells[2 * c + 1] * stride + cells[2 * c];
-  const out = { stride, transitionLocal, cellLocal };
+  const reach = new Uint8Array(n);
+  for (let t = 0; t < n; t++) {
+    let m = 0;
+    for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
+      m = Math.max(m, Math.abs(cells[2 * c]), Math.abs(cells[2 * c + 1]));
+    }
+    reach[t] = m;
+  }
+  const out = { stride, transitionLocal, cellLocal, reach };
   strideCaches.set(hit, out);
   return out;
 }
@@ -156,6 +178,9 @@ export class DirectionalSpace implements SearchSpace {
   private bound = new Float64Array(0);
   private transitionLocal: Int32Array = new Int32Array(0);
   private cellLocal: Int32Array = new Int32Array(0);
+  private reach: Uint8Array = new Uint8Array(0);
+  /** Per local tile: the radius of the largest all-open square centered there (0 when the tile is closed). */
+  private freeReach = new Uint8Array(0);
   private lengthTerm = new Float64Array(0);
   private penaltyTerm = new Float64Array(0);
   private expansions = 0;
@@ -173,6 +198,20 @@ export class DirectionalSpace implements SearchSpace {
   private goalHeadingMask = 0;
   private goalNodeCap = false;
   private nearDistance = 0;
+  /** The layer exact curves are swept against (the map, or a road-only view of the window). */
+  private exactLayer!: PassLayer;
+  /** Map-sized open mask for road-confined searches (1 = open road tile inside the window). */
+  private roadOpen = new Uint8Array(0);
+  /** The window the road mask currently marks (cleared lazily on the next road query). */
+  private roadWindow: TileWindow | null = null;
+  /** Pre-smoothing: path index per local tile (-1 off the path), or null. */
+  private localPathIndex: Int32Array | null = null;
+  /** Pre-smoothing: the largest path index of an expanded node, and that node (the failure point). */
+  farthestIndex = -1;
+  /** See {@link farthestIndex}. */
+  farthestState = -1;
+  /** The node state the start pose snaps to (a tile center with a table heading), or -1. */
+  snappedStart = -1;
 
   /** Prepares a query (allocates only when the window grows). */
   configure(setup: DirectionalSetup): this {
@@ -190,9 +229,16 @@ export class DirectionalSpace implements SearchSpace {
       this.cost = new Float32Array(area);
       this.bound = new Float64Array(area);
       this.nodeOk = new Uint8Array(area);
+      this.freeReach = new Uint8Array(area);
     }
     this.open.fill(0, 0, area);
     this.nodeOk.fill(0, 0, area);
+    this.localPathIndex = null;
+    if (setup.pathIndex) {
+      this.localPathIndex = new Int32Array(area).fill(-1);
+    }
+    this.farthestIndex = -1;
+    this.farthestState = -1;
     const tileCost = layer.tileCost;
     const road = layer.road;
     for (let y = w.y0; y < w.y1; y++) {
@@ -203,13 +249,17 @@ export class DirectionalSpace implements SearchSpace {
         this.open[lt] = c > 0 && (!setup.roadsOnly || road[t] === 1) ? 1 : 0;
         this.nodeOk[lt] = this.open[lt] === 1 && (!setup.nodeMask || setup.nodeMask[t] === 1) ? 1 : 0;
         this.cost[lt] = c;
+        if (this.localPathIndex) this.localPathIndex[lt] = setup.pathIndex![t];
         const gb = setup.gridBound ? setup.gridBound[t] : -1;
         this.bound[lt] = gb >= 0 ? gb : 0;
       }
     }
+    this.exactLayer = setup.roadsOnly ? this.roadLayer(layer, w) : layer;
     const lo = localOffsets(hit, this.stride);
     this.transitionLocal = lo.transitionLocal;
     this.cellLocal = lo.cellLocal;
+    this.reach = lo.reach;
+    this.computeFreeReach(area);
     const n = hit.dx.length;
     if (this.lengthTerm.length < n) {
       this.lengthTerm = new Float64Array(n);
@@ -227,11 +277,56 @@ export class DirectionalSpace implements SearchSpace {
     this.analyticTries = 0;
     this.minCostScale = layer.minCost * COST_SCALE;
     this.prepareGoal();
-    this.prepareStart();
+    this.snappedStart = this.snapStart();
+    if (this.snappedStart >= 0) {
+      this.startIds = new Int32Array(0);
+      this.startCosts = new Float64Array(0);
+    } else this.prepareStart();
     let most = 0;
     for (let h = 0; h < H; h++) most = Math.max(most, hit.transitionStart[h + 1] - hit.transitionStart[h]);
     this.maxSuccessors = Math.max(most, this.startIds.length) + 1;
     return this;
+  }
+
+  /**
+   * Chebyshev distance transform of the open mask (two exact passes): freeReach = (distance to the nearest
+   * closed tile) - 1, capped at 255. A transition whose cells all lie within freeReach of its origin is open
+   * without scanning them (the common case in open terrain).
+   */
+  private computeFreeReach(area: number): void {
+    const d = this.freeReach;
+    const open = this.open;
+    const W = this.stride, R = this.rows;
+    for (let y = 0; y < R; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        if (open[i] === 0 || x === 0 || y === 0 || x === W - 1 || y === R - 1) {
+          d[i] = 0;
+          continue;
+        }
+        let m = d[i - 1];
+        const a = d[i - W - 1], b = d[i - W], c = d[i - W + 1];
+        if (a < m) m = a;
+        if (b < m) m = b;
+        if (c < m) m = c;
+        d[i] = m + 1 > 255 ? 255 : m + 1;
+      }
+    }
+    for (let y = R - 2; y >= 1; y--) {
+      for (let x = W - 2; x >= 1; x--) {
+        const i = y * W + x;
+        if (d[i] === 0) continue;
+        let m = d[i];
+        const e = d[i + 1] + 1, a = d[i + W - 1] + 1, b = d[i + W] + 1, c = d[i + W + 1] + 1;
+        if (e < m) m = e;
+        if (a < m) m = a;
+        if (b < m) m = b;
+        if (c < m) m = c;
+        d[i] = m;
+      }
+    }
+    // Distance 1 (a closed neighbour) means only the tile itself is surely open: reach 0.
+    for (let i = 0; i < area; i++) if (d[i] > 0) d[i]--;
   }
 
   /** Local (padded window) index of map tile (x, y). */
@@ -276,16 +371,58 @@ export class DirectionalSpace implements SearchSpace {
     return d.y * this.setup.layer.width + d.x;
   }
 
-  /** True if every cell a curve's footprint may overlap is open in the window. */
+  /**
+   * True if the curve's footprint overlaps no blocked tile (exact sweep of src/geometry/sweep.ts, early exit,
+   * no allocation); for road-confined searches, no tile outside the window's road tiles either.
+   */
   curveIsOpen(segs: readonly Segment[]): boolean {
-    const w = this.setup.window;
-    const cells = curveCells(segs, this.setup.footprint, w.x0 - this.pad, w.y0 - this.pad);
-    for (let i = 0; i < cells.length; i += 2) {
-      const lx = cells[i], ly = cells[i + 1];
-      if (lx < 0 || ly < 0 || lx >= this.stride || ly >= this.rows) return false;
-      if (this.open[ly * this.stride + lx] === 0) return false;
-    }
+    const L = this.exactLayer;
+    const fp = this.setup.footprint;
+    for (let i = 0; i < segs.length; i++) if (segmentHitsBlocked(L, segs[i], fp)) return false;
     return true;
+  }
+
+  /** A layer view whose open tiles are the window's passable road tiles (reuses one map-sized mask). */
+  private roadLayer(layer: PassLayer, w: TileWindow): PassLayer {
+    const n = layer.width * layer.height;
+    if (this.roadOpen.length !== n) {
+      this.roadOpen = new Uint8Array(n);
+      this.roadWindow = null;
+    }
+    const mask = this.roadOpen;
+    const old = this.roadWindow;
+    if (old) {
+      for (let y = old.y0; y < old.y1; y++) {
+        mask.fill(0, y * layer.width + old.x0, y * layer.width + old.x1);
+      }
+    }
+    for (let y = w.y0; y < w.y1; y++) {
+      for (let x = w.x0; x < w.x1; x++) {
+        const t = y * layer.width + x;
+        mask[t] = layer.tileCost[t] > 0 && layer.road[t] === 1 ? 1 : 0;
+      }
+    }
+    this.roadWindow = { ...w };
+    // Only width, height and the zero test of tileCost are read by the sweep.
+    return { ...layer, tileCost: mask as unknown as Float32Array };
+  }
+
+  /**
+   * The node state of the start when it is exactly a tile center with a table heading (then the table's
+   * transitions apply to it and no exact start curves are needed), else -1.
+   */
+  private snapStart(): number {
+    const s = this.setup;
+    const p = s.start;
+    const x = Math.floor(p.x), y = Math.floor(p.y);
+    if (Math.abs(p.x - (x + 0.5)) > 1e-9 || Math.abs(p.y - (y + 0.5)) > 1e-9) return -1;
+    const w = s.window;
+    if (x < w.x0 || y < w.y0 || x >= w.x1 || y >= w.y1) return -1;
+    const h = nearestHeading(p.heading, this.headings);
+    if (angleDistance(headingAngle(h, this.headings), p.heading) > 1e-9) return -1;
+    const lt = this.local(x, y);
+    if (this.open[lt] === 0) return -1;
+    return this.stateOf(x, y, h, false);
   }
 
   /** Fixed-point cost of a curve ending on map tile (x, y), after a motion in direction `lastDir` (0: none). */
@@ -314,16 +451,24 @@ export class DirectionalSpace implements SearchSpace {
       this.goalTileHeading = nearestHeading(g.heading, H);
       this.goalSlack = len(g.x, g.y, g.heading, cx, cy, headingAngle(this.goalTileHeading, H), r);
     } else {
-      // Any final heading: bound by the table's "any heading" column; the slack is the worst heading.
+      // Any final heading: bound by the table's "any heading" column; the slack is the worst heading. It only
+      // depends on the goal's place inside its tile, so it is computed once per place and curve family.
       this.goalTileHeading = -1;
-      let worst = 0;
-      for (let i = 0; i < 256; i++) {
-        const a = (2 * Math.PI * i) / 256;
-        const q = nearestHeading(a, H);
-        worst = Math.max(worst, len(g.x, g.y, a, cx, cy, headingAngle(q, H), r));
+      const key = `${g.x - cx}|${g.y - cy}|${r}|${s.reverse}|${H}`;
+      const cached = slackCache.get(key);
+      if (cached !== undefined) this.goalSlack = cached;
+      else {
+        let worst = 0;
+        for (let i = 0; i < 256; i++) {
+          const a = (2 * Math.PI * i) / 256;
+          const q = nearestHeading(a, H);
+          worst = Math.max(worst, len(g.x, g.y, a, cx, cy, headingAngle(q, H), r));
+        }
+        // Margin for the sampling of the worst heading.
+        this.goalSlack = worst + (2 * Math.PI / 256) * r;
+        if (slackCache.size > 4096) slackCache.clear();
+        slackCache.set(key, this.goalSlack);
       }
-      // Margin for the sampling of the worst heading.
-      this.goalSlack = worst + (2 * Math.PI / 256) * r;
     }
     // Goal nodes: tile centers within tolerance, headings within tolerance.
     this.goalNodes = [];
@@ -426,6 +571,14 @@ export class DirectionalSpace implements SearchSpace {
     const s = D === 2 ? state >>> 1 : state;
     const h = s % H;
     const lt = (s - h) / H;
+    const lpi = this.localPathIndex;
+    if (lpi !== null) {
+      const idx = lpi[lt];
+      if (idx > this.farthestIndex) {
+        this.farthestIndex = idx;
+        this.farthestState = state;
+      } else if (idx <= this.farthestIndex - PRESMOOTH_BACKTRACK) return 0;
+    }
     const hit = this.setup.hit;
     const tStart = hit.transitionStart;
     const cellStart = hit.cellStart;
@@ -440,14 +593,18 @@ export class DirectionalSpace implements SearchSpace {
     const lengthTerm = this.lengthTerm;
     const penaltyTerm = this.penaltyTerm;
     const cusp = this.setup.cuspPenalty;
+    const reach = this.reach;
+    const fr = this.freeReach[lt];
     for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
       const child = lt + tl[t];
       if (nodeOk[child] === 0 || bound[child] === Infinity) continue;
       let free = true;
-      for (let c = cellStart[t] + 1, ce = cellStart[t + 1]; c < ce; c++) {
-        if (open[lt + cl[c]] === 0) {
-          free = false;
-          break;
+      if (reach[t] > fr) {
+        for (let c = cellStart[t] + 1, ce = cellStart[t + 1]; c < ce; c++) {
+          if (open[lt + cl[c]] === 0) {
+            free = false;
+            break;
+          }
         }
       }
       if (!free) continue;

@@ -1,0 +1,187 @@
+/**
+ * Shared helpers of the directional and hybrid tests: layers from rows or Moving AI text, a one-layer context,
+ * a task builder, and an independent dense path checker (footprint vs blocked tiles by numeric integration,
+ * curvature, exact joins, start and goal).
+ */
+import { buildPassLayer, clearanceClass } from "../../src/maps/layer.ts";
+import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
+import type { PassLayer } from "../../src/maps/grid.ts";
+import type { Segment } from "../../src/geometry/types.ts";
+import { PlanContext } from "../../src/planning/plan.ts";
+import type { PlanOutcome, PlanTask } from "../../src/planning/task.ts";
+import type { UnitSpec } from "../../src/service/profiles.ts";
+
+/** A layer from rows of Moving AI characters ('R' = road, passable). */
+export function layerOf(rows: string[]): PassLayer {
+  const height = rows.length;
+  const width = rows[0].length;
+  const tiles = new Uint8Array(new SharedArrayBuffer(width * height));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) tiles[y * width + x] = rows[y].charCodeAt(x);
+  }
+  const terrain = withOverrides(movingAiTerrain(), [{ code: 82, cost: 1, impassable: false, road: true }]);
+  return buildPassLayer({ width, height, tiles }, terrain);
+}
+
+/** A layer from a Moving AI map file's text. */
+export function layerOfMap(text: string): PassLayer {
+  const lines = text.split(/\r?\n/);
+  const h = Number(lines.find((l) => l.startsWith("height"))!.split(/\s+/)[1]);
+  const start = lines.indexOf("map") + 1;
+  return layerOf(lines.slice(start, start + h));
+}
+
+/** A context whose only layer is `layer` under key "L". */
+export function contextOf(layer: PassLayer): PlanContext {
+  return new PlanContext((k) => (k === "L" ? layer : undefined));
+}
+
+/** A task for `unit` on layer "L". */
+export function taskOf(
+  layer: PassLayer,
+  unit: UnitSpec,
+  start: { x: number; y: number; heading: number },
+  goal: { x: number; y: number; heading?: number; tolerance?: number; headingTolerance?: number },
+  extra: Partial<PlanTask> = {},
+): PlanTask {
+  return {
+    planner: "directional",
+    layerKey: "L",
+    startTile: Math.floor(start.y) * layer.width + Math.floor(start.x),
+    goalTile: Math.floor(goal.y) * layer.width + Math.floor(goal.x),
+    start,
+    goal: {
+      x: goal.x,
+      y: goal.y,
+      heading: goal.heading,
+      tolerance: goal.tolerance ?? 0.5,
+      headingTolerance: goal.headingTolerance ?? 0.2,
+    },
+    clearance: clearanceClass(unit.boundingRadius),
+    unit,
+    neighborhood: 24,
+    maxExpansions: 200000,
+    maxMillis: 20000,
+    nearest: false,
+    wantWaypoints: true,
+    options: {
+      ignoreObstaclesInCurves: false,
+      tighterTurns: false,
+      allowBackingUp: false,
+      keepToRoads: false,
+    },
+    ...extra,
+  };
+}
+
+function blocked(layer: PassLayer, x: number, y: number): boolean {
+  return x < 0 || y < 0 || x >= layer.width || y >= layer.height || layer.tileCost[y * layer.width + x] === 0;
+}
+
+/** Pose at distance u along a segment, by numerically integrating heading (independent of the library). */
+function sampleSegment(seg: Segment, step: number): { x: number; y: number; h: number }[] {
+  const out: { x: number; y: number; h: number }[] = [];
+  const n = Math.max(1, Math.ceil(seg.length / step));
+  let x = seg.start.x, y = seg.start.y, h = seg.start.heading;
+  out.push({ x, y, h });
+  const du = seg.length / n;
+  for (let i = 0; i < n; i++) {
+    // Midpoint rule on heading: exact for arcs up to O(du^3).
+    const hm = h + seg.direction * seg.curvature * du / 2;
+    x += seg.direction * du * Math.cos(hm);
+    y += seg.direction * du * Math.sin(hm);
+    h += seg.direction * seg.curvature * du;
+    out.push({ x, y, h });
+  }
+  return out;
+}
+
+/** True if the footprint at (x, y, h) overlaps a blocked tile's interior (by a margin `eps`). */
+function footprintOverlaps(
+  layer: PassLayer,
+  unit: UnitSpec,
+  x: number,
+  y: number,
+  h: number,
+  eps: number,
+): boolean {
+  const fp = unit.footprint;
+  if (!(fp.width > 0)) {
+    const r = Math.max(fp.radius, 1e-6) - eps;
+    if (r <= 0) return blocked(layer, Math.floor(x), Math.floor(y));
+    for (let ty = Math.floor(y - r); ty <= Math.floor(y + r); ty++) {
+      for (let tx = Math.floor(x - r); tx <= Math.floor(x + r); tx++) {
+        if (!blocked(layer, tx, ty)) continue;
+        const dx = Math.max(tx - x, 0, x - tx - 1), dy = Math.max(ty - y, 0, y - ty - 1);
+        if (dx * dx + dy * dy < r * r) return true;
+      }
+    }
+    return false;
+  }
+  // Rectangle: sample its area on a fine lattice (shrunk by eps) and test the containing tiles.
+  const hl = fp.length / 2 - eps, hw = fp.width / 2 - eps;
+  const c = Math.cos(h), s = Math.sin(h);
+  for (let i = 0; i <= 12; i++) {
+    for (let j = 0; j <= 8; j++) {
+      const a = -hl + (2 * hl * i) / 12, b = -hw + (2 * hw * j) / 8;
+      const px = x + a * c - b * s, py = y + a * s + b * c;
+      if (blocked(layer, Math.floor(px), Math.floor(py))) return true;
+    }
+  }
+  return false;
+}
+
+/** Independent check of a found path; returns a list of problems (empty when legal). */
+export function checkPath(
+  layer: PassLayer,
+  unit: UnitSpec,
+  out: PlanOutcome,
+  start: { x: number; y: number; heading: number },
+  goal: { x: number; y: number; heading?: number; tolerance?: number; headingTolerance?: number },
+  onSample?: (x: number, y: number) => void,
+): string[] {
+  const problems: string[] = [];
+  const segs = out.segments;
+  const r = unit.turningRadius;
+  if (segs.length === 0) {
+    problems.push("no segments");
+    return problems;
+  }
+  const wrap = (a: number) => Math.atan2(Math.sin(a), Math.cos(a));
+  if (Math.hypot(segs[0].start.x - start.x, segs[0].start.y - start.y) > 1e-9) {
+    problems.push("does not start at start");
+  }
+  if (Math.abs(wrap(segs[0].start.heading - start.heading)) > 1e-9) problems.push("start heading differs");
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i];
+    if (r > 0 && Math.abs(seg.curvature) > 1 / r + 1e-9) problems.push(`segment ${i} too tight`);
+    const pts = sampleSegment(seg, 0.01);
+    for (const p of pts) {
+      onSample?.(p.x, p.y);
+      if (footprintOverlaps(layer, unit, p.x, p.y, p.h, 1e-6)) {
+        problems.push(`segment ${i} hits a blocked tile near (${p.x.toFixed(3)}, ${p.y.toFixed(3)})`);
+        break;
+      }
+    }
+    const last = pts[pts.length - 1];
+    if (i + 1 < segs.length) {
+      const nx = segs[i + 1].start;
+      if (Math.hypot(last.x - nx.x, last.y - nx.y) > 1e-4) problems.push(`join ${i} position`);
+      if (Math.abs(wrap(last.h - nx.heading)) > 1e-4) problems.push(`join ${i} heading`);
+      if (Math.hypot(seg.end.x - nx.x, seg.end.y - nx.y) > 1e-9) problems.push(`join ${i} exact position`);
+      if (Math.abs(wrap(seg.end.heading - nx.heading)) > 1e-9) problems.push(`join ${i} exact heading`);
+    } else {
+      const tol = goal.tolerance ?? 0.5;
+      if (Math.hypot(last.x - goal.x, last.y - goal.y) > tol + 1e-4) {
+        problems.push("does not end at the goal");
+      }
+      if (
+        goal.heading !== undefined &&
+        Math.abs(wrap(last.h - goal.heading)) > (goal.headingTolerance ?? 0.2) + 1e-6
+      ) {
+        problems.push("wrong final heading");
+      }
+    }
+  }
+  return problems;
+}
