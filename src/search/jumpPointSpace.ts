@@ -99,6 +99,80 @@ export function openMask(layer: PassLayer, minClearance: number): Uint8Array {
   return mask;
 }
 
+/**
+ * Straight jump distances (JPS+ style) over the padded mask, one array per direction (E, W, S, N): for an
+ * open cell, k > 0 means the straight scan meets a jump point k steps away; k <= 0 means it runs -k open steps
+ * and then hits a blocked cell. A scan's outcome depends only on the cells it crosses (the forced test looks
+ * one step back along the scan), so one sweep per direction against the scan direction fills the table.
+ */
+export interface StraightJumps {
+  /** The padded open mask the distances were built from. */
+  open: Uint8Array;
+  /** Scanning east (+1). */
+  east: Int32Array;
+  /** Scanning west (-1). */
+  west: Int32Array;
+  /** Scanning south (+padded row). */
+  south: Int32Array;
+  /** Scanning north (-padded row). */
+  north: Int32Array;
+}
+
+const jumpTables = new WeakMap<Uint8Array, StraightJumps>();
+
+/**
+ * Fills dist for the `count` cells of one line scanned by `step` (side = perpendicular offset), from the
+ * line's last cell `q` back against the scan. Every cell gets a value, blocked ones too (a start may be).
+ */
+function sweep(
+  open: Uint8Array,
+  dist: Int32Array,
+  step: number,
+  side: number,
+  q: number,
+  count: number,
+): void {
+  for (let i = 0; i < count; i++, q -= step) {
+    const next = q + step;
+    if (open[next] !== 1) dist[q] = 0;
+    else if (
+      (open[next + side] === 1 && open[q + side] === 0) || (open[next - side] === 1 && open[q - side] === 0)
+    ) dist[q] = 1;
+    else {
+      const d = dist[next];
+      dist[q] = d > 0 ? d + 1 : d - 1;
+    }
+  }
+}
+
+/** The straight jump distances for (layer, r), built on first use and cached with the open mask. */
+export function straightJumps(layer: PassLayer, minClearance: number): StraightJumps {
+  const open = openMask(layer, minClearance);
+  let tables = jumpTables.get(open);
+  if (!tables) {
+    const pw = layer.width + 2;
+    const ph = layer.height + 2;
+    const n = open.length;
+    tables = {
+      open,
+      east: new Int32Array(n),
+      west: new Int32Array(n),
+      south: new Int32Array(n),
+      north: new Int32Array(n),
+    };
+    for (let y = 1; y < ph - 1; y++) {
+      sweep(open, tables.east, 1, pw, y * pw + pw - 2, pw - 2);
+      sweep(open, tables.west, -1, pw, y * pw + 1, pw - 2);
+    }
+    for (let x = 1; x < pw - 1; x++) {
+      sweep(open, tables.south, pw, 1, (ph - 2) * pw + x, ph - 2);
+      sweep(open, tables.north, -pw, 1, pw + x, ph - 2);
+    }
+    jumpTables.set(open, tables);
+  }
+  return tables;
+}
+
 /** Jump-point grid space over a uniform-cost {@link PassLayer}; configure per query, reuse across queries. */
 export class JumpPointSpace implements SearchSpace {
   /** Number of tiles (states are tile ids). */
@@ -106,12 +180,17 @@ export class JumpPointSpace implements SearchSpace {
   /** At most 8 jump directions per state. */
   readonly maxSuccessors = 8;
   private open: Uint8Array = new Uint8Array(0);
+  private east: Int32Array = new Int32Array(0);
+  private west: Int32Array = new Int32Array(0);
+  private south: Int32Array = new Int32Array(0);
+  private north: Int32Array = new Int32Array(0);
   private width = 0;
   /** Padded row length (width + 2). */
   private pw = 0;
   private goal = -1;
-  /** The goal's index in the padded mask. */
+  /** The goal's index in the padded mask, and its padded column. */
   private goalP = -1;
+  private goalPx = 0;
   private goalX = 0;
   private goalY = 0;
   private straightCost = 0;
@@ -121,12 +200,18 @@ export class JumpPointSpace implements SearchSpace {
 
   /**
    * Sets the layer (which must be uniform-cost: see {@link useJumpPoints}), the unit's minimum clearance r
-   * (r <= 0: any passable tile) and the goal tile. Builds the open mask on the first use of (layer, r).
+   * (r <= 0: any passable tile) and the goal tile. Builds the open mask and straight jump tables on the first
+   * use of (layer, r).
    */
   configure(layer: PassLayer, minClearance: number, goalTile: number): this {
     const cost = uniformCost(layer);
     if (cost <= 0) throw new RangeError("JumpPointSpace needs a layer whose passable tiles share one cost");
-    this.open = openMask(layer, minClearance);
+    const tables = straightJumps(layer, minClearance);
+    this.open = tables.open;
+    this.east = tables.east;
+    this.west = tables.west;
+    this.south = tables.south;
+    this.north = tables.north;
     this.width = layer.width;
     this.pw = layer.width + 2;
     this.stateCount = layer.width * layer.height;
@@ -134,6 +219,7 @@ export class JumpPointSpace implements SearchSpace {
     this.goalX = goalTile % layer.width;
     this.goalY = (goalTile - this.goalX) / layer.width;
     this.goalP = goalTile + 2 * this.goalY + this.pw + 1;
+    this.goalPx = this.goalX + 1;
     // The same rounding as GridSpace's per-step costs and heuristic, so costs and ties match it exactly.
     this.straightCost = Math.round(cost * COST_SCALE);
     this.diagonalCost = Math.round(cost * DIAGONAL_SCALE);
@@ -159,12 +245,13 @@ export class JumpPointSpace implements SearchSpace {
     const y = (state / w) | 0;
     const x = state - y * w;
     const p = state + 2 * y + pw + 1;
+    const px = x + 1;
     let count = 0;
     if (parent < 0) {
       for (let sy = -1; sy <= 1; sy++) {
         for (let sx = -1; sx <= 1; sx++) {
           if (sx === 0 && sy === 0) continue;
-          count = this.push(p, sx, sy, out, count);
+          count = this.push(p, px, sx, sy, out, count);
         }
       }
       return count;
@@ -174,47 +261,53 @@ export class JumpPointSpace implements SearchSpace {
     const dy = Math.sign(y - py);
     if (dx !== 0 && dy !== 0) {
       // Diagonal: the three natural directions, no forced ones.
-      count = this.push(p, dx, dy, out, count);
-      count = this.push(p, dx, 0, out, count);
-      count = this.push(p, 0, dy, out, count);
+      count = this.push(p, px, dx, dy, out, count);
+      count = this.push(p, px, dx, 0, out, count);
+      count = this.push(p, px, 0, dy, out, count);
     } else if (dx !== 0) {
-      count = this.push(p, dx, 0, out, count);
+      count = this.push(p, px, dx, 0, out, count);
       // A side tile open now but blocked one step back is forced, with the diagonal toward it.
       if (open[p - pw] === 1 && open[p - pw - dx] === 0) {
-        count = this.push(p, dx, -1, out, count);
-        count = this.push(p, 0, -1, out, count);
+        count = this.push(p, px, dx, -1, out, count);
+        count = this.push(p, px, 0, -1, out, count);
       }
       if (open[p + pw] === 1 && open[p + pw - dx] === 0) {
-        count = this.push(p, dx, 1, out, count);
-        count = this.push(p, 0, 1, out, count);
+        count = this.push(p, px, dx, 1, out, count);
+        count = this.push(p, px, 0, 1, out, count);
       }
     } else {
       const step = dy * pw;
-      count = this.push(p, 0, dy, out, count);
+      count = this.push(p, px, 0, dy, out, count);
       if (open[p - 1] === 1 && open[p - 1 - step] === 0) {
-        count = this.push(p, -1, dy, out, count);
-        count = this.push(p, -1, 0, out, count);
+        count = this.push(p, px, -1, dy, out, count);
+        count = this.push(p, px, -1, 0, out, count);
       }
       if (open[p + 1] === 1 && open[p + 1 - step] === 0) {
-        count = this.push(p, 1, dy, out, count);
-        count = this.push(p, 1, 0, out, count);
+        count = this.push(p, px, 1, dy, out, count);
+        count = this.push(p, px, 1, 0, out, count);
       }
     }
     return count;
   }
 
-  /** Jumps from padded index p in direction (sx, sy); on a hit writes the successor and returns count + 1. */
-  private push(p: number, sx: number, sy: number, out: Successors, count: number): number {
+  /**
+   * Jumps from padded index p (padded column px) in direction (sx, sy); on a hit writes the successor and
+   * returns count + 1.
+   */
+  private push(p: number, px: number, sx: number, sy: number, out: Successors, count: number): number {
     const pw = this.pw;
     let q: number;
     let cost: number;
     if (sx !== 0 && sy !== 0) {
-      q = this.jumpDiagonal(p, sx, sy * pw);
+      q = this.jumpDiagonal(p, px, sx, sy);
       if (q < 0) return count;
       cost = this.diagonalCost;
+    } else if (sx !== 0) {
+      q = this.jumpHorizontal(p, sx);
+      if (q < 0) return count;
+      cost = this.straightCost;
     } else {
-      const step = sx + sy * pw;
-      q = this.jumpStraight(p, step, sx !== 0 ? pw : 1);
+      q = this.jumpVertical(p, px, sy);
       if (q < 0) return count;
       cost = this.straightCost;
     }
@@ -228,36 +321,44 @@ export class JumpPointSpace implements SearchSpace {
   }
 
   /**
-   * Scans from p by `step` (±1 or ±pw; `side` is the perpendicular offset) until a blocked tile (-1), the
-   * goal, or a tile whose side is open but was blocked one step back (a jump point).
+   * The straight scan from p by sx (±1) from the table: the goal if the scan crosses it, else the jump point,
+   * else -1 (a blocked tile first). The cells the scan crosses are open and in p's row, so a goal within
+   * reach is on the scan.
    */
-  private jumpStraight(p: number, step: number, side: number): number {
-    const open = this.open;
-    const goal = this.goalP;
-    let q = p + step;
-    for (; open[q] === 1; q += step) {
-      if (q === goal) return q;
-      if (
-        (open[q + side] === 1 && open[q + side - step] === 0) ||
-        (open[q - side] === 1 && open[q - side - step] === 0)
-      ) return q;
+  private jumpHorizontal(p: number, sx: number): number {
+    const d = sx > 0 ? this.east[p] : this.west[p];
+    const delta = (this.goalP - p) * sx;
+    if (delta > 0 && delta <= (d > 0 ? d : -d)) return this.goalP;
+    return d > 0 ? p + d * sx : -1;
+  }
+
+  /** As {@link jumpHorizontal} for a vertical scan by sy (±1 rows) from p in padded column px. */
+  private jumpVertical(p: number, px: number, sy: number): number {
+    const d = sy > 0 ? this.south[p] : this.north[p];
+    const pw = this.pw;
+    if (px === this.goalPx) {
+      const delta = (this.goalP - p) * sy;
+      if (delta > 0 && delta <= (d > 0 ? d : -d) * pw) return this.goalP;
     }
-    return -1;
+    return d > 0 ? p + d * sy * pw : -1;
   }
 
   /**
-   * Steps diagonally from p by (sx, sy) (sy given as a padded row offset) while the step is legal (target and
-   * both orthogonals open); stops at the goal or at a tile whose straight scans find a jump point.
+   * Steps diagonally from p (padded column px) by (sx, sy) while the step is legal (target and both
+   * orthogonals open); stops at the goal or at a tile whose straight scans find a jump point (or the goal).
    */
-  private jumpDiagonal(p: number, sx: number, sy: number): number {
+  private jumpDiagonal(p: number, px: number, sx: number, sy: number): number {
     const open = this.open;
     const goal = this.goalP;
-    const step = sx + sy;
+    const rowStep = sy * this.pw;
+    const step = sx + rowStep;
     let q = p;
-    while (open[q + sx] === 1 && open[q + sy] === 1 && open[q + step] === 1) {
+    let qx = px;
+    while (open[q + sx] === 1 && open[q + rowStep] === 1 && open[q + step] === 1) {
       q += step;
+      qx += sx;
       if (q === goal) return q;
-      if (this.jumpStraight(q, sx, this.pw) >= 0 || this.jumpStraight(q, sy, 1) >= 0) return q;
+      if (this.jumpHorizontal(q, sx) >= 0 || this.jumpVertical(q, qx, sy) >= 0) return q;
     }
     return -1;
   }
