@@ -44,7 +44,7 @@ import { gridSearch, type PlanContext } from "./plan.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /** Time cap of the curve-fitting fast lane, milliseconds. */
-export const FIT_MILLIS = 4;
+export const FIT_MILLIS = 2;
 /** Largest x or y distance (tiles) between the two failure points for the Directional-8 stitch. */
 export const MAX_GAP = 12;
 /** Expansions the pre-smoothing pass may spend per path tile (plus a constant). */
@@ -178,7 +178,12 @@ export function planHybrid(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
       ...task,
       planner: "curved",
       maxMillis: Math.min(task.maxMillis, FIT_MILLIS),
-      options: { ...task.options, ignoreObstaclesInCurves: false, tighterTurns: false },
+      options: {
+        ...task.options,
+        ignoreObstaclesInCurves: false,
+        tighterTurns: false,
+        allowBackingUp: reverse,
+      },
     }, cancel);
     expansions += fit.expansions;
     if (fit.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
