@@ -180,6 +180,8 @@ export class Arcpath {
     fields.plan_status = r.outcome.status;
     fields.expansions = r.outcome.expansions;
     fields.search_micros = r.outcome.searchMicros;
+    // Planner notes (e.g. which directional tables were loaded or built, and how long that took) go in the log too.
+    if (r.outcome.message) fields.note = r.outcome.message;
     return planToWire(r.outcome, r.mapVersion.version, r.mapVersion.map.width, {
       queueMicros: r.queueMicros,
       totalMicros: Math.round((performance.now() - t0) * 1000),
