@@ -285,3 +285,54 @@ describe("Stream", () => {
     expect(rssAfter - rssBefore).toBeLessThan(300);
   }, 300_000);
 });
+
+describe("stream endings", () => {
+  test("a deadline ends the stream; server shutdown drains streams with a final status", async () => {
+    const own = await startServer(["--no-demo"]);
+    try {
+      await call(own.client, "PutMap", { id: "f", movingai: field() });
+      const plan = {
+        map: { id: "f" },
+        start: { x: 2.5, y: 2.5 },
+        goal: { x: 30.5, y: 15.5 },
+        planner: "PLANNER_GRID",
+      };
+
+      // Deadline: the client sees DEADLINE_EXCEEDED after its initial update.
+      const timed = own.client.Stream({ deadline: Date.now() + 800 });
+      const got: Update[] = [];
+      const err = await new Promise<grpc.ServiceError>((res) => {
+        timed.on("data", (u: Update) => got.push(u));
+        timed.on("error", res);
+        timed.write({ plan });
+      });
+      expect(got[0]?.kind).toBe("UPDATE_KIND_INITIAL");
+      expect(err.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+
+      // Shutdown: every open stream gets a final STATUS "shutdown", then ends cleanly.
+      const streams = [0, 1, 2].map(() => {
+        const s = own.client.Stream();
+        const updates: Update[] = [];
+        const done = new Promise<string>((res) => {
+          s.on("data", (u: Update) => updates.push(u));
+          s.on("end", () => res("end"));
+          s.on("error", (e: grpc.ServiceError) => res(`error ${e.code}`));
+        });
+        s.write({ plan });
+        return { updates, done };
+      });
+      for (let i = 0; i < 100 && streams.some((s) => s.updates.length === 0); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      own.proc.kill("SIGTERM");
+      for (const s of streams) {
+        expect(await s.done).toBe("end");
+        const last = s.updates.at(-1);
+        expect(last.kind).toBe("UPDATE_KIND_STATUS");
+        expect(last.status).toBe("shutdown");
+      }
+    } finally {
+      await own.stop();
+    }
+  }, 120_000);
+});
