@@ -10,6 +10,7 @@ import { clearanceClass } from "../maps/layer.ts";
 import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from "../maps/regions.ts";
 import type { PlannerName, PlanOutcome, PlanTask } from "../planning/task.ts";
 import { PlanContext, runPlanTask } from "../planning/plan.ts";
+import { useJumpPoints } from "../search/jumpPointSpace.ts";
 import { invalid, ServiceError } from "./errors.ts";
 import type { LayerEntry, MapStore, MapVersion } from "./mapStore.ts";
 import type { WorkerPool } from "./pool.ts";
@@ -61,7 +62,11 @@ export interface PlanResult {
   fromRegionTable: boolean;
 }
 
-const PLANNERS: Record<string, PlannerName | "auto"> = {
+/** Internal planner name (never on the wire) for a stream's fast first answer. */
+export const FAST_FIRST = "FAST_FIRST";
+
+const PLANNERS: Record<string, PlannerName | "auto" | "fast"> = {
+  [FAST_FIRST]: "fast",
   PLANNER_AUTO: "auto",
   PLANNER_GRID: "grid",
   PLANNER_SMOOTH: "smooth",
@@ -77,11 +82,6 @@ export const FAST_LANE_DISTANCE = 24;
 /** PLANNER_AUTO (and a stream's first answer) use hierarchical search from this straight-line distance on. */
 export const HIERARCHICAL_DISTANCE = 96;
 
-/** True if the worker can run a planner. */
-export function plannerAvailable(p: PlannerName): boolean {
-  return AVAILABLE.has(p);
-}
-
 /** Planners the workers can run today. */
 const AVAILABLE = new Set<PlannerName>(["grid", "smooth", "curved", "hierarchical", "directional", "hybrid"]);
 
@@ -89,11 +89,6 @@ function finite(field: string, v: unknown): number {
   const x = typeof v === "number" ? v : Number.NaN;
   if (!Number.isFinite(x)) throw invalid(field, v, "must be a finite number");
   return x;
-}
-
-/** Marks a planner as available (called as planners land). */
-export function enablePlanner(p: PlannerName): void {
-  AVAILABLE.add(p);
 }
 
 /** Runs Plan requests. */
@@ -156,8 +151,9 @@ export class PlanService {
     }
     const maxMillis = opts.max_millis ?? 0;
 
-    const planner = this.#choosePlanner(plannerName, unit, Math.hypot(gx - start.x, gy - start.y));
-    const neighborhood = this.#neighborhood(planner, opts.neighborhood ?? 0);
+    if (plannerName !== "auto" && plannerName !== "fast" && !AVAILABLE.has(plannerName)) {
+      throw new ServiceError("UNIMPLEMENTED", `planner: ${PLANNER_NAMES[plannerName]} is not available yet`);
+    }
 
     const mv = await this.#store.get(ref.id, ref.version ?? "");
     const unpin = this.#store.pin(mv);
@@ -166,6 +162,8 @@ export class PlanService {
       const startTile = this.#tileOf("start", start.x, start.y, width, height);
       const goalTile = this.#tileOf("goal", gx, gy, width, height);
       const entry = this.#store.layerFor(mv, unit);
+      const planner = this.#choosePlanner(plannerName, unit, Math.hypot(gx - start.x, gy - start.y), entry);
+      const neighborhood = this.#neighborhood(planner, opts.neighborhood ?? 0);
       const cls = clearanceClass(unit.boundingRadius);
       const regions = this.#store.regionsFor(mv, entry, cls);
       const startComponent = componentOfTile(regions, startTile);
@@ -288,14 +286,23 @@ export class PlanService {
     return Math.floor(y) * width + Math.floor(x);
   }
 
-  #choosePlanner(p: PlannerName | "auto", unit: UnitSpec, distance: number): PlannerName {
+  /**
+   * AUTO: hybrid for units with a turning radius; otherwise smooth, or hierarchical for long queries on maps where
+   * grid search cannot use jump points (mixed terrain costs) — with jump points, grid search beats it outright.
+   * FAST (a stream's first answer): grid, or hierarchical under the same long-query rule.
+   */
+  #choosePlanner(
+    p: PlannerName | "auto" | "fast",
+    unit: UnitSpec,
+    distance: number,
+    entry: LayerEntry,
+  ): PlannerName {
+    const longWithoutJumpPoints = distance >= HIERARCHICAL_DISTANCE && AVAILABLE.has("hierarchical") &&
+      !useJumpPoints(entry.layer, 8);
+    if (p === "fast") return longWithoutJumpPoints ? "hierarchical" : "grid";
     if (p === "auto") {
       if (unit.turningRadius > 0 && AVAILABLE.has("hybrid")) return "hybrid";
-      if (distance >= HIERARCHICAL_DISTANCE && AVAILABLE.has("hierarchical")) return "hierarchical";
-      return "smooth";
-    }
-    if (!AVAILABLE.has(p)) {
-      throw new ServiceError("UNIMPLEMENTED", `planner: ${PLANNER_NAMES[p]} is not available yet`);
+      return longWithoutJumpPoints ? "hierarchical" : "smooth";
     }
     return p;
   }

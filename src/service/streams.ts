@@ -10,13 +10,8 @@
  */
 import type { Pose, Segment } from "../geometry/types.ts";
 import { poseAlong, poseAtDistance } from "../geometry/segment.ts";
-import {
-  HIERARCHICAL_DISTANCE,
-  type PlanInput,
-  plannerAvailable,
-  type PlanResult,
-  type PlanService,
-} from "./planService.ts";
+import { FAST_FIRST, type PlanInput, type PlanResult, type PlanService } from "./planService.ts";
+import { PLANNER_WIRE } from "../server/wire.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
 import { resolveUnit } from "./profiles.ts";
@@ -232,15 +227,12 @@ export class PathStream {
     const asked = req.planner ?? "PLANNER_AUTO";
     this.#busy = true;
     try {
-      // A fast first answer: hierarchical search for long distances, grid A* otherwise (final if grid was asked).
-      const s = req.start ?? {}, g = req.goal ?? {};
-      const far = Math.hypot((g.x ?? 0) - (s.x ?? 0), (g.y ?? 0) - (s.y ?? 0)) >= HIERARCHICAL_DISTANCE;
-      const fast = far && asked !== "PLANNER_GRID" && plannerAvailable("hierarchical")
-        ? "PLANNER_HIERARCHICAL"
-        : "PLANNER_GRID";
-      const first = await this.#plans.plan({ ...req, planner: fast }, this.#abort.signal, true);
+      // A fast first answer (grid search, or hierarchical for long queries where jump points do not apply), then
+      // the planner asked for, unless the first answer already came from it.
+      const first = await this.#plans.plan({ ...req, planner: FAST_FIRST }, this.#abort.signal, true);
       this.#accept("INITIAL", first);
-      if (asked !== fast && !this.#closed && first.outcome.status !== "unreachable") {
+      const refine = asked !== PLANNER_WIRE[first.outcome.planner] && asked !== "PLANNER_GRID";
+      if (refine && !this.#closed && first.outcome.status !== "unreachable") {
         const refined = await this.#plans.plan(req, this.#abort.signal, true);
         this.#accept("REFINED", refined);
       }
