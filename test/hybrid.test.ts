@@ -1,6 +1,6 @@
 /** PLANNER_HYBRID: pre-smoothing along the grid path, fallback to a full directional search; legal paths. */
 import { describe, expect, test } from "vitest";
-import { planHybrid } from "../src/planning/hybrid.ts";
+import { newHybridTrace, planHybrid } from "../src/planning/hybrid.ts";
 import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./helpers/pathCheck.ts";
 import { mapText } from "./helpers/movingai.ts";
@@ -55,5 +55,60 @@ describe("hybrid", () => {
       expect(checkPath(layer, tank, out, start, b)).toEqual([]);
     }
     expect(found).toBeGreaterThan(0);
+  });
+
+  test("skipFastFit: pre-smoothing fails both ways and the Directional-8 stitch joins the failure points", () => {
+    // A boat (radius 3, forward only) rounding the tip of a diagonal wall on AR0011SR: the 4-connected grid path
+    // hugs the tip, so pre-smoothing along it stalls from both ends; the stitch curves between the stall points.
+    const layer = layerOfMap(mapText("AR0011SR.map"));
+    const boat = { ...BUILTIN_PROFILES.boat };
+    const start = { x: 149.5, y: 114.5, heading: Math.PI / 2 };
+    const goal = { x: 117.5, y: 99.5 };
+    const trace = newHybridTrace();
+    const task = taskOf(layer, boat, start, goal, { planner: "hybrid", maxExpansions: 200000 });
+    const out = planHybrid(contextOf(layer), task, null, { skipFastFit: true, trace });
+    expect(trace.steps).toEqual(["grid", "forward", "backward", "stitch", "smooth"]);
+    expect(trace.forward).toBe("partial");
+    expect(trace.backward).toBe("partial");
+    expect(out.status).toBe("found");
+    expect(out.message).toBe("pre-smoothing both ways, Directional-8 stitch");
+    expect(checkPath(layer, boat, out, start, goal)).toEqual([]);
+    // Both passes made progress before failing, and the stitch added a piece between them.
+    const [fwd, mid, bwd] = trace.pieces!;
+    expect(fwd).toBeGreaterThan(0);
+    expect(mid).toBeGreaterThan(0);
+    expect(bwd).toBeGreaterThan(0);
+    const a = trace.a!, b = trace.b!;
+    expect(Math.hypot(a.x - start.x, a.y - start.y)).toBeGreaterThan(5);
+    expect(Math.hypot(b.x - goal.x, b.y - goal.y)).toBeGreaterThan(5);
+    // The attached path before smoothing: legal, exact joins, from the start to the goal, through a and b.
+    const stitched = trace.stitched!;
+    expect(stitched.length).toBe(fwd + mid + bwd);
+    expect(checkPath(layer, boat, { ...out, segments: stitched }, start, { ...goal, tolerance: 1e-6 }))
+      .toEqual([]);
+    const wrap = (x: number) => Math.atan2(Math.sin(x), Math.cos(x));
+    const atA = stitched[fwd - 1].end, atB = stitched[fwd + mid - 1].end;
+    expect(Math.hypot(atA.x - a.x, atA.y - a.y)).toBeLessThan(1e-9);
+    expect(Math.abs(wrap(atA.heading - a.heading))).toBeLessThan(1e-9);
+    expect(Math.hypot(atB.x - b.x, atB.y - b.y)).toBeLessThan(1e-6);
+    expect(Math.abs(wrap(atB.heading - b.heading))).toBeLessThan(1e-6);
+  });
+
+  test("default options keep the fast lane first; skipFastFit leaves it out", () => {
+    const layer = layerOf(Array.from({ length: 24 }, () => ".".repeat(24)));
+    const tank = { ...BUILTIN_PROFILES.tank };
+    const start = { x: 3.5, y: 3.5, heading: 0 };
+    const goal = { x: 20.5, y: 18.5 };
+    const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
+    const withFit = newHybridTrace();
+    const a = planHybrid(contextOf(layer), task, null, { trace: withFit });
+    expect(withFit.steps[0]).toBe("fit");
+    expect(a.status).toBe("found");
+    const without = newHybridTrace();
+    const b = planHybrid(contextOf(layer), task, null, { skipFastFit: true, trace: without });
+    expect(without.steps).not.toContain("fit");
+    expect(without.steps.slice(0, 2)).toEqual(["grid", "forward"]);
+    expect(b.status).toBe("found");
+    expect(checkPath(layer, tank, b, start, goal)).toEqual([]);
   });
 });

@@ -152,8 +152,45 @@ export function finalSmoothing(
   return out;
 }
 
+/** What the stitch (steps 2-5) did: filled in when {@link HybridOptions.trace} is given (tests, debugging). */
+export interface HybridTrace {
+  /** Steps that ran, in order: "fit", "grid", "forward", "backward", "stitch", "smooth", "fallback". */
+  steps: string[];
+  /** Forward pre-smoothing status, or "" when it did not run. */
+  forward: string;
+  /** Backward pre-smoothing status, or "" when it did not run. */
+  backward: string;
+  /** Failure point a of the forward pass (end of its partial path), or null. */
+  a: Pose | null;
+  /** Failure point b of the backward pass (heading flipped back to the forward direction), or null. */
+  b: Pose | null;
+  /** Segment counts of the attached pieces (forward, stitch, backward) when the stitch joined them. */
+  pieces: [number, number, number] | null;
+  /** The attached path of step 5, before the final smoothing (null when the stitch did not join). */
+  stitched: Segment[] | null;
+}
+
+/** Test and debugging options of {@link planHybrid}; the defaults are the service's behaviour. */
+export interface HybridOptions {
+  /** Skip step 0 (the curve-fitting fast lane), to exercise the pre-smoothing and the stitch. */
+  skipFastFit?: boolean;
+  /** Filled in with what ran (see {@link HybridTrace}). */
+  trace?: HybridTrace;
+}
+
+/** An empty {@link HybridTrace}. */
+export function newHybridTrace(): HybridTrace {
+  return { steps: [], forward: "", backward: "", a: null, b: null, pieces: null, stitched: null };
+}
+
 /** PLANNER_HYBRID (see the module doc). */
-export function planHybrid(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null = null): PlanOutcome {
+export function planHybrid(
+  ctx: PlanContext,
+  task: PlanTask,
+  cancel: Int32Array | null = null,
+  opts: HybridOptions = {},
+): PlanOutcome {
+  const trace = opts.trace ?? null;
   const layer = ctx.layer(task.layerKey);
   const t0 = performance.now();
   const deadline = t0 + task.maxMillis;
@@ -173,7 +210,8 @@ export function planHybrid(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
     });
 
   // 0. Fast lane: curves fitted to the smoothed grid path.
-  if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly) {
+  if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
+    trace?.steps.push("fit");
     const fit = planCurved(ctx, {
       ...task,
       planner: "curved",
@@ -193,6 +231,7 @@ export function planHybrid(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
   }
 
   // 1. 4-connected grid A*.
+  trace?.steps.push("grid");
   const grid = gridSearch(ctx, layer, task, 4, cancel);
   expansions += grid.expansions;
   if (grid.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
@@ -201,17 +240,21 @@ export function planHybrid(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
   }
   const note: string[] = [];
   if (grid.status === "found" && grid.path && grid.path.length >= 2) {
-    const stitched = stitch(ctx, layer, task, grid.path, mode, reverse, deadline, cancel);
+    const stitched = stitch(ctx, layer, task, grid.path, mode, reverse, deadline, cancel, trace);
     expansions += stitched.expansions;
     if (stitched.cancelled) return planOutcome(task.planner, { status: "cancelled", expansions });
     if (stitched.segments) {
       let segs = stitched.segments;
-      if (!mode.roadsOnly) segs = finalSmoothing(layer, task, segs, reverse);
+      if (!mode.roadsOnly) {
+        trace?.steps.push("smooth");
+        segs = finalSmoothing(layer, task, segs, reverse);
+      }
       if (legalPath(layer, task, segs)) return done(segs, stitched.note, grid.path);
     }
     note.push(stitched.note);
   }
   // 7. Fallback: a full directional search (the article's Directional-24).
+  trace?.steps.push("fallback");
   const run = directionalSearch(ctx, layer, unit, {
     start: task.start,
     goal: task.goal,
@@ -243,6 +286,7 @@ function stitch(
   reverse: boolean,
   deadline: number,
   cancel: Int32Array | null,
+  trace: HybridTrace | null,
 ): Stitch {
   const W = layer.width;
   const n = path.length;
@@ -277,7 +321,9 @@ function stitch(
   };
   const fail = (note: string, cancelled = false): Stitch => ({ segments: null, expansions, cancelled, note });
   // 2. Forward.
+  trace?.steps.push("forward");
   const fwd = presmooth(task.start, null, false);
+  if (trace) trace.forward = fwd.status;
   if (fwd.status === "cancelled") return fail("", true);
   if (fwd.status === "found") {
     return {
@@ -297,7 +343,9 @@ function stitch(
     backHeading = Math.atan2(Math.floor(prev / W) + 0.5 - gy, (prev % W) + 0.5 - gx);
   }
   const backStart: Pose = { x: gx, y: gy, heading: backHeading };
+  trace?.steps.push("backward");
   const bwd = presmooth(backStart, flipped(task.start), true);
+  if (trace) trace.backward = bwd.status;
   if (bwd.status === "cancelled") return fail("", true);
   const joined: Segment[] = [];
   if (bwd.status === "found") {
@@ -314,12 +362,17 @@ function stitch(
   const a = fwd.segments.length > 0 ? fwd.segments[fwd.segments.length - 1].end : task.start;
   const bBack = bwd.segments.length > 0 ? bwd.segments[bwd.segments.length - 1].end : backStart;
   const b = flipped(bBack);
+  if (trace) {
+    trace.a = { ...a };
+    trace.b = { ...b };
+  }
   // 4. Directional-8 between the failure points.
   if (Math.abs(a.x - b.x) > MAX_GAP || Math.abs(a.y - b.y) > MAX_GAP) {
     return fail("failure points too far apart for the Directional-8 stitch");
   }
   const ax = Math.floor(a.x), ay = Math.floor(a.y), bx = Math.floor(b.x), by = Math.floor(b.y);
   const margin = 4;
+  trace?.steps.push("stitch");
   const mid = directionalSearch(ctx, layer, task.unit, {
     start: a,
     goal: { x: b.x, y: b.y, heading: b.heading, tolerance: 1e-6, headingTolerance: 1e-6 },
@@ -342,6 +395,10 @@ function stitch(
   let pose = chain(joined, task.start, fwd.segments, false);
   pose = chain(joined, pose, mid.segments, false);
   chain(joined, pose, bwd.segments, true);
+  if (trace) {
+    trace.pieces = [fwd.segments.length, mid.segments.length, bwd.segments.length];
+    trace.stitched = joined.slice();
+  }
   return {
     segments: joined,
     expansions,
