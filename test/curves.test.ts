@@ -288,3 +288,255 @@ describe("arcThenLine", () => {
     checkPath(start, -10, 0, r);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Slow references for the optimized length functions: every word evaluated, nothing pruned, nothing shared. They
+// use the same closed forms (and the same rounding guards) as the solvers, so the two must agree to rounding.
+
+const TAU = 2 * Math.PI;
+
+function refMod2pi(a: number): number {
+  const m = a - TAU * Math.floor(a / TAU);
+  return m >= TAU ? m - TAU : m < 0 ? m + TAU : m;
+}
+
+/** Dubins arc angle: in [0, 2*pi), with angles within 1e-10 of a full turn taken as 0 (as the solver does). */
+function refArc(a: number): number {
+  const m = refMod2pi(a);
+  return m > TAU - 1e-10 ? 0 : m;
+}
+
+/** Shortest Dubins length by evaluating all six words, normalized problem (goal (x, y, phi), r = 1). */
+function refDubinsNormalized(x: number, y: number, phi: number): number {
+  const s = Math.sin(phi);
+  const c = Math.cos(phi);
+  const lengths: number[] = [];
+  // LSL and RSR: outer tangents between same-side circles.
+  const lx = x - s, ly = y + c - 1;
+  const rx = x + s, ry = y - c + 1;
+  {
+    const t = refArc(Math.atan2(ly, lx));
+    lengths.push(t + Math.sqrt(lx * lx + ly * ly) + refArc(phi - t));
+  }
+  {
+    const t = refArc(-Math.atan2(ry, rx));
+    lengths.push(t + Math.sqrt(rx * rx + ry * ry) + refArc(-phi - t));
+  }
+  // LSR and RSL: inner tangents, when the circles are at least 2 apart.
+  for (const side of [1, -1]) {
+    const vx = x + side * s;
+    const vy = side * y - c - 1;
+    let p2 = vx * vx + vy * vy - 4;
+    if (p2 < 0 && p2 > -1e-13 * (8 + p2)) p2 = 0;
+    if (p2 < 0) continue;
+    const p = Math.sqrt(p2);
+    const t = refArc(Math.atan2(vy * p + 2 * vx, vx * p - 2 * vy));
+    lengths.push(t + p + refArc(t - side * phi));
+  }
+  // LRL and RLR: three arcs, when the outer circles are at most 4 apart.
+  for (const side of [1, -1]) {
+    const vx = side > 0 ? lx : rx;
+    const vy = side > 0 ? ly : ry;
+    let cosine = 1 - (vx * vx + vy * vy) / 8;
+    if (cosine < -1 && cosine > -1 - 1e-12) cosine = -1;
+    if (cosine < -1) continue;
+    // The middle arc is in [pi, 2*pi]; it is never snapped to 0 (a full loop is not an empty turn).
+    const p = TAU - Math.acos(Math.min(1, cosine));
+    const angle = Math.atan2(vy, vx);
+    const t = refArc(side * angle + 0.5 * p);
+    lengths.push(t + p + refArc(side * phi - t + p));
+  }
+  return Math.min(...lengths);
+}
+
+function refWrapPi(a: number): number {
+  const m = a - TAU * Math.floor(a / TAU);
+  return m > Math.PI ? m - TAU : m <= -Math.PI ? m + TAU : m;
+}
+
+/** Sign tolerance of the Reeds-Shepp base formulas (as in the solver). */
+const RS_ZERO = 10 * Number.EPSILON;
+
+/**
+ * The Reeds-Shepp base formulas (Reeds & Shepp 1990, section 8) without pruning: each returns the sum of its
+ * absolute piece lengths or Infinity when the word does not apply.
+ */
+const refBase: ((x: number, y: number, phi: number) => number)[] = [
+  // 8.1 L+S+L+
+  (x, y, phi) => {
+    const xi = x - Math.sin(phi), eta = y - 1 + Math.cos(phi);
+    const t = Math.atan2(eta, xi);
+    const v = refWrapPi(phi - t);
+    return t < -RS_ZERO || v < -RS_ZERO ? Infinity : t + Math.sqrt(xi * xi + eta * eta) + v;
+  },
+  // 8.2 L+S+R+
+  (x, y, phi) => {
+    const xi = x + Math.sin(phi), eta = y - 1 - Math.cos(phi);
+    const rho2 = xi * xi + eta * eta;
+    if (rho2 < 4) return Infinity;
+    const u = Math.sqrt(rho2 - 4);
+    const t = refWrapPi(Math.atan2(eta * u + 2 * xi, xi * u - 2 * eta));
+    const v = refWrapPi(t - phi);
+    return t < -RS_ZERO || v < -RS_ZERO ? Infinity : t + u + v;
+  },
+  // 8.3 L+R-L
+  (x, y, phi) => {
+    const xi = x - Math.sin(phi), eta = y - 1 + Math.cos(phi);
+    const rho = Math.sqrt(xi * xi + eta * eta);
+    if (rho > 4) return Infinity;
+    const u = -2 * Math.asin(0.25 * rho);
+    const t = refWrapPi(Math.atan2(eta, xi) + 0.5 * u + Math.PI);
+    if (t < -RS_ZERO || u > RS_ZERO) return Infinity;
+    return Math.abs(t) + Math.abs(u) + Math.abs(refWrapPi(phi - t + u));
+  },
+  // 8.7 L+R+L-R-
+  (x, y, phi) => {
+    const xi = x + Math.sin(phi), eta = y - 1 - Math.cos(phi);
+    const rho = 0.25 * (2 + Math.sqrt(xi * xi + eta * eta));
+    if (rho > 1) return Infinity;
+    const u = Math.acos(rho);
+    const [t, v] = refTauOmega(u, -u, xi, eta, phi);
+    return t < -RS_ZERO || v > RS_ZERO ? Infinity : Math.abs(t) + 2 * Math.abs(u) + Math.abs(v);
+  },
+  // 8.8 L+R-L-R+
+  (x, y, phi) => {
+    const xi = x + Math.sin(phi), eta = y - 1 - Math.cos(phi);
+    const rho = (20 - xi * xi - eta * eta) / 16;
+    if (rho < 0 || rho > 1) return Infinity;
+    const u = -Math.acos(rho);
+    if (u < -Math.PI / 2) return Infinity;
+    const [t, v] = refTauOmega(u, u, xi, eta, phi);
+    return t < -RS_ZERO || v < -RS_ZERO ? Infinity : Math.abs(t) + 2 * Math.abs(u) + Math.abs(v);
+  },
+  // 8.9 L+R-(pi/2)S-L-
+  (x, y, phi) => {
+    const xi = x - Math.sin(phi), eta = y - 1 + Math.cos(phi);
+    const rho2 = xi * xi + eta * eta;
+    if (rho2 < 4) return Infinity;
+    const r = Math.sqrt(rho2 - 4);
+    const u = 2 - r;
+    const t = refWrapPi(Math.atan2(xi * r - 2 * eta, -2 * xi - eta * r));
+    const v = refWrapPi(phi - Math.PI / 2 - t);
+    if (t < -RS_ZERO || u > RS_ZERO || v > RS_ZERO) return Infinity;
+    return Math.abs(t) + Math.PI / 2 + Math.abs(u) + Math.abs(v);
+  },
+  // 8.10 L+R-(pi/2)S-R-
+  (x, y, phi) => {
+    const xi = x + Math.sin(phi), eta = y - 1 - Math.cos(phi);
+    const rho2 = xi * xi + eta * eta;
+    if (rho2 < 4) return Infinity;
+    const u = 2 - Math.sqrt(rho2);
+    const t = Math.atan2(xi, -eta);
+    const v = refWrapPi(t + Math.PI / 2 - phi);
+    if (t < -RS_ZERO || u > RS_ZERO || v > RS_ZERO) return Infinity;
+    return Math.abs(t) + Math.PI / 2 + Math.abs(u) + Math.abs(v);
+  },
+  // 8.11 L+R-(pi/2)S-L-(pi/2)R+
+  (x, y, phi) => {
+    const xi = x + Math.sin(phi), eta = y - 1 - Math.cos(phi);
+    const rho2 = xi * xi + eta * eta;
+    if (rho2 < 4) return Infinity;
+    const u = 4 - Math.sqrt(rho2 - 4);
+    if (u > RS_ZERO) return Infinity;
+    const t = refWrapPi(Math.atan2((4 - u) * xi - 2 * eta, -2 * xi + (u - 4) * eta));
+    const v = refWrapPi(t - phi);
+    return t < -RS_ZERO || v < -RS_ZERO ? Infinity : Math.abs(t) + Math.PI + Math.abs(u) + Math.abs(v);
+  },
+];
+
+function refTauOmega(u: number, v: number, xi: number, eta: number, phi: number): [number, number] {
+  const delta = refWrapPi(u - v);
+  const a = Math.sin(u) - Math.sin(delta);
+  const b = Math.cos(u) - Math.cos(delta) - 1;
+  const t1 = Math.atan2(eta * a - xi * b, xi * a + eta * b);
+  const t2 = 2 * (Math.cos(delta) - Math.cos(v) - Math.cos(u)) + 3;
+  const tau = t2 < 0 ? refWrapPi(t1 + Math.PI) : refWrapPi(t1);
+  return [tau, refWrapPi(tau - u + v - phi)];
+}
+
+/** Shortest Reeds-Shepp length: every base formula under timeflip, reflect and (CCC, CCSC) backwards. */
+function refReedsSheppNormalized(x: number, y: number, phi: number): number {
+  const xb = x * Math.cos(phi) + y * Math.sin(phi);
+  const yb = x * Math.sin(phi) - y * Math.cos(phi);
+  let best = Infinity;
+  refBase.forEach((base, index) => {
+    const backwards = index === 2 || index === 5 || index === 6;
+    for (const [gx, gy] of backwards ? [[x, y], [xb, yb]] : [[x, y]]) {
+      best = Math.min(best, base(gx, gy, phi), base(-gx, gy, -phi), base(gx, -gy, -phi), base(-gx, -gy, phi));
+    }
+  });
+  return best;
+}
+
+/** Normalizes a pose pair to the start's frame with lengths / r (as both solvers do) and solves with `solve`. */
+function refLength(
+  solve: (x: number, y: number, phi: number) => number,
+  wrap: (a: number) => number,
+  start: Pose,
+  goal: Pose,
+  r: number,
+): number {
+  const dx = (goal.x - start.x) / r;
+  const dy = (goal.y - start.y) / r;
+  const c = Math.cos(start.heading);
+  const s = Math.sin(start.heading);
+  return r * solve(dx * c + dy * s, dy * c - dx * s, wrap(goal.heading - start.heading));
+}
+
+describe("optimized lengths equal an all-words evaluation", () => {
+  /** 20,000 pose pairs: uniform ones at several radii and near-degenerate ones (circle contacts, d = 2, 4). */
+  function randomPairs(): [Pose, Pose, number][] {
+    let seed = 987654321;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const radii = [0.25, 1, 2.5, 7];
+    const pairs: [Pose, Pose, number][] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const r = radii[i % radii.length];
+      const start: Pose = { x: rand() * 20 - 10, y: rand() * 20 - 10, heading: rand() * 8 - 4 };
+      const kind = i % 5;
+      let goal: Pose;
+      if (kind < 2) {
+        goal = { x: rand() * 20 - 10, y: rand() * 20 - 10, heading: rand() * 8 - 4 };
+      } else {
+        // Goal at a chosen distance (0, 2r or 4r, slightly perturbed) and heading change (0, +-pi/2, pi, tiny).
+        const dist = [0, 2, 4, 1e-9, 2 * Math.SQRT2][Math.floor(rand() * 5)] * r * (1 + (rand() - 0.5) * 1e-12);
+        const bearing = start.heading + [0, Math.PI / 2, -Math.PI / 2, Math.PI, rand() * 7][Math.floor(rand() * 5)];
+        const turn = [0, Math.PI / 2, -Math.PI / 2, Math.PI, 1e-12, rand() * 7][Math.floor(rand() * 6)];
+        goal = {
+          x: start.x + dist * Math.cos(bearing),
+          y: start.y + dist * Math.sin(bearing),
+          heading: start.heading + turn,
+        };
+      }
+      pairs.push([start, goal, r]);
+    }
+    return pairs;
+  }
+
+  const pairs = randomPairs();
+  const cases = [
+    { name: "dubins", solve: refDubinsNormalized, wrap: (a: number) => a, fast: dubinsLength },
+    { name: "reeds-shepp", solve: refReedsSheppNormalized, wrap: refWrapPi, fast: reedsSheppLength },
+  ];
+  for (const { name, solve, wrap, fast } of cases) {
+    test(`${name}: 20,000 random pose pairs within 1e-12 relative`, () => {
+      let worst = 0;
+      for (const [start, goal, r] of pairs) {
+        const expected = refLength(solve, wrap, start, goal, r);
+        const actual = fast(start, goal, r);
+        expect(Number.isFinite(expected)).toBe(true);
+        // Relative error; lengths below the radius are compared at the radius's scale, since rounding in the
+        // normalization alone moves a near-zero length by about 1e-16 * r.
+        const error = Math.abs(actual - expected) / Math.max(expected, r);
+        if (!(error <= 1e-12)) {
+          expect({ start, goal, r, actual, expected }).toBeUndefined();
+        }
+        worst = Math.max(worst, error);
+      }
+      expect(worst).toBeLessThanOrEqual(1e-12);
+    });
+  }
+});
