@@ -111,4 +111,22 @@ describe("hybrid", () => {
     expect(b.status).toBe("found");
     expect(checkPath(layer, tank, b, start, goal)).toEqual([]);
   });
+
+  test("the stitch window leaves room for a wide turner's loop (a fixed 4-tile margin sent this to the fallback)", () => {
+    // A boat facing away from a goal 9 tiles west: pre-smoothing makes no headway from either end, and the
+    // Directional-8 stitch must turn the boat around, a loop about 2 * 3 + 0.8 tiles across.
+    const layer = layerOfMap(mapText("arena.map"));
+    const boat = { ...BUILTIN_PROFILES.boat };
+    const start = { x: 19.5, y: 29.5, heading: -Math.PI / 2 };
+    const goal = { x: 10.5, y: 30.5 };
+    const trace = newHybridTrace();
+    const task = taskOf(layer, boat, start, goal, { planner: "hybrid", maxExpansions: 200000 });
+    const out = planHybrid(contextOf(layer), task, null, { skipFastFit: true, trace });
+    expect(trace.steps).toContain("stitch");
+    expect(trace.steps).not.toContain("fallback");
+    expect(out.status).toBe("found");
+    expect(checkPath(layer, boat, out, start, goal)).toEqual([]);
+    expect(checkPath(layer, boat, { ...out, segments: trace.stitched! }, start, { ...goal, tolerance: 1e-6 }))
+      .toEqual([]);
+  });
 });

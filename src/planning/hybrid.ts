@@ -371,7 +371,10 @@ function stitch(
     return fail("failure points too far apart for the Directional-8 stitch");
   }
   const ax = Math.floor(a.x), ay = Math.floor(a.y), bx = Math.floor(b.x), by = Math.floor(b.y);
-  const margin = 4;
+  // Room around a and b for at least one full turning loop of the unit (a fixed 4 tiles was too small for
+  // wide turners: a radius-3 boat's loop spans 2r + footprint ~ 7 tiles, and the stitch then always failed).
+  const loop = 2 * Math.max(task.unit.turningRadius, POINT_TURN_RADIUS) + task.unit.boundingRadius;
+  const margin = Math.max(4, Math.ceil(loop) + 1);
   trace?.steps.push("stitch");
   const mid = directionalSearch(ctx, layer, task.unit, {
     start: a,
