@@ -66,6 +66,8 @@ export interface MapVersion {
   ephemeral: boolean;
   /** Pass layers by terrain key. */
   layers: Map<string, LayerEntry>;
+  /** Pass layers by a unit's terrain override list (JSON), so repeated overrides skip hashing. */
+  overrideLayers: Map<string, LayerEntry>;
   /** Running requests holding this version. */
   pins: number;
   /** LRU clock value. */
@@ -89,6 +91,18 @@ export interface MapStoreOptions {
 }
 
 const ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+const terrainKeys = new WeakMap<TerrainTable, string>();
+
+/** terrainKey, computed once per table (tables never change after they are built). */
+function cachedTerrainKey(table: TerrainTable): string {
+  let key = terrainKeys.get(table);
+  if (key === undefined) {
+    key = terrainKey(table);
+    terrainKeys.set(table, key);
+  }
+  return key;
+}
 
 /** Checks a map id; throws INVALID_ARGUMENT naming `field`. */
 export function checkMapId(id: string, field: string): void {
@@ -212,6 +226,7 @@ export class MapStore {
         builtin: false,
         ephemeral: from.ephemeral,
         layers: new Map(),
+        overrideLayers: new Map(),
         pins: 0,
         lastUsed: ++this.#clock,
         bytes: tiles.byteLength,
@@ -315,6 +330,7 @@ export class MapStore {
         builtin: !!flags.builtin,
         ephemeral: !!flags.ephemeral,
         layers: new Map(),
+        overrideLayers: new Map(),
         pins: 0,
         lastUsed: ++this.#clock,
         bytes: map.tiles.byteLength,
@@ -378,15 +394,20 @@ export class MapStore {
 
   /** The pass layer a unit sees on a version (built on first use for a terrain override, then cached). */
   layerFor(mv: MapVersion, unit: UnitSpec): LayerEntry {
-    if (unit.terrain.length === 0) return mv.layers.get(terrainKey(mv.map.terrain))!;
+    if (unit.terrain.length === 0) return mv.layers.get(cachedTerrainKey(mv.map.terrain))!;
+    // Requests repeat the same overrides: remember which layer a given override list resolves to.
+    const overrideKey = JSON.stringify(unit.terrain);
+    const known = mv.overrideLayers.get(overrideKey);
+    if (known) return known;
     let terrain: TerrainTable;
     try {
       terrain = withOverrides(mv.map.terrain, unit.terrain);
     } catch (e) {
       throw translateMapError(e, "unit");
     }
-    const key = terrainKey(terrain);
-    return mv.layers.get(key) ?? this.#buildLayer(mv, terrain);
+    const entry = mv.layers.get(cachedTerrainKey(terrain)) ?? this.#buildLayer(mv, terrain);
+    mv.overrideLayers.set(overrideKey, entry);
+    return entry;
   }
 
   /** The region table for a clearance class on a layer (built on first use, then cached). */
@@ -505,9 +526,9 @@ export class MapStore {
   #buildLayer(mv: MapVersion, terrain: TerrainTable): LayerEntry {
     const t0 = performance.now();
     const layer = buildPassLayer(mv.map, terrain);
-    const key = `${mv.id}@${mv.version}/${terrainKey(terrain)}`;
+    const key = `${mv.id}@${mv.version}/${cachedTerrainKey(terrain)}`;
     const entry: LayerEntry = { key, layer, regions: new Map(), terrain };
-    mv.layers.set(terrainKey(terrain), entry);
+    mv.layers.set(cachedTerrainKey(terrain), entry);
     this.#account(mv, layerBytes(layer));
     this.#opts.log?.(
       { map: mv.id, version: mv.version, ms: +(performance.now() - t0).toFixed(2) },
