@@ -1,8 +1,8 @@
 /**
  * Hierarchical (HPA*-style) search against plain grid A* on the longest queries of the shared 512x512 Moving
  * AI maps, in-process, same queries, same run. Hierarchical time includes the abstract search, refinement,
- * the corridor re-search (if enabled) and smoothing; the abstract graph's in-region distance blocks are a
- * one-off cost per map version, measured separately ("prep") and warmed before timing.
+ * the corridor re-search (if enabled) and smoothing; the abstract graph's in-region distance blocks, trees and
+ * landmark distances are a one-off cost per map version, measured separately ("prep") before timing.
  *
  * Length ratios: smoothed hierarchical length / the .scen optimal grid length (below 1 is possible: smoothing
  * cuts corners the 8-connected optimum cannot), and / the smoothed optimal grid path (like for like).
@@ -27,6 +27,7 @@ import { AbstractGraph } from "../src/search/abstractSpace.ts";
 import { HierarchicalScratch } from "../src/search/hierarchical.ts";
 import {
   DEFAULT_HIERARCHICAL,
+  DEFAULT_LANDMARKS,
   type HierarchicalOptions,
   hierarchicalPath,
 } from "../src/planning/hierarchical.ts";
@@ -87,6 +88,7 @@ export function qualityOnLongest(
   for (const name of maps) {
     const { layer, table } = loadMap(name);
     const graph = new AbstractGraph(table, layer, 8, options.sampling);
+    graph.prepareLandmarks(DEFAULT_LANDMARKS);
     const scratch = new HierarchicalScratch();
     const qs = longestQueries(name, layer.width);
     const ratios: number[] = [];
@@ -110,7 +112,8 @@ export async function benchHierarchical(
   const lines = [
     `Longest ${LONGEST} queries per 512x512 map; median over queries of the per-query median of ${RUNS} runs (µs).`,
     `Hierarchical = abstract search + refinement + smoothing (corridor radius ${options.corridorRadius}, ` +
-    `entrance ends for runs > ${options.sampling.longRun}); prep = one-off in-region distance blocks per map version.`,
+    `entrance ends for runs > ${options.sampling.longRun}); prep = one-off in-region distance blocks, trees and ` +
+    `${DEFAULT_LANDMARKS} ALT landmarks per map version and worker.`,
     "",
     "| map | nodes | prep ms | grid A* µs | hierarchical µs | speed-up | ≥10x | jump-point A* µs | length / optimal median | max | length / smoothed A* median | max |",
     "| --- | ---: | ---: | ---: | ---: | ---: | :-: | ---: | ---: | ---: | ---: | ---: |",
@@ -120,7 +123,7 @@ export async function benchHierarchical(
     const qs = longestQueries(name, layer.width).slice(0, LONGEST);
     const graph = new AbstractGraph(table, layer, 8, options.sampling);
     const t0 = performance.now();
-    graph.prepareAll();
+    graph.prepareLandmarks(DEFAULT_LANDMARKS);
     const prepMs = performance.now() - t0;
     const scratch = new HierarchicalScratch();
     const grid = new GridSpace();

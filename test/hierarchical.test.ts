@@ -8,7 +8,8 @@ import { astar, COST_SCALE, SearchWorkspace, unlimited } from "../src/search/ast
 import { GridSpace } from "../src/search/gridSpace.ts";
 import { AbstractGraph, RegionSpace } from "../src/search/abstractSpace.ts";
 import { PlanContext } from "../src/planning/plan.ts";
-import { abstractGraphFor, planHierarchical } from "../src/planning/hierarchical.ts";
+import { abstractGraphFor, hierarchicalPath, planHierarchical } from "../src/planning/hierarchical.ts";
+import { HierarchicalScratch } from "../src/search/hierarchical.ts";
 import type { PlanOutcome, PlanTask } from "../src/planning/task.ts";
 import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
 import {
@@ -186,8 +187,9 @@ describe("abstract graph", () => {
   });
 
   test("long entrances get their end pairs as nodes; regions are prepared lazily and cached per table", () => {
-    const graph = abstractGraphFor(m.table, m.layer, 8);
-    expect(abstractGraphFor(m.table, m.layer, 8)).toBe(graph);
+    // Without landmarks the graph is left to prepare lazily.
+    const graph = abstractGraphFor(m.table, m.layer, 8, undefined, 0);
+    expect(abstractGraphFor(m.table, m.layer, 8, undefined, 0)).toBe(graph);
     const other = buildRegionTable(m.layer, 0.5);
     expect(abstractGraphFor(other, m.layer, 8)).not.toBe(graph);
     // Each long run's two end pairs are nodes on the right sides, and the run really ends there.
@@ -218,13 +220,20 @@ describe("abstract graph", () => {
     const q = queries("AR0011SR.map").sort((a, b) => b.optimal - a.optimal)[0];
     const w = m.layer.width;
     const before = graph.preparedRegions;
-    const out = planHierarchical(m.ctx, task(m, q.sy * w + q.sx, q.gy * w + q.gx), null);
+    const scratch = new HierarchicalScratch();
+    const run = () =>
+      hierarchicalPath(graph, scratch, q.sy * w + q.sx, q.gy * w + q.gx, 0, {
+        maxExpansions: Infinity,
+        deadline: Infinity,
+        cancel: null,
+      });
+    const out = run();
     expect(out.status).toBe("found");
     expect(graph.preparedRegions).toBeGreaterThan(before);
     expect(graph.preparedRegions).toBeLessThan(m.table.regionCount);
     // The same query again prepares nothing new and spends fewer expansions.
     const prepared = graph.preparedRegions;
-    const again = planHierarchical(m.ctx, task(m, q.sy * w + q.sx, q.gy * w + q.gx), null);
+    const again = run();
     expect(graph.preparedRegions).toBe(prepared);
     expect(again.expansions).toBeLessThan(out.expansions);
     expect(again.length).toBe(out.length);

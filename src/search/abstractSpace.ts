@@ -108,6 +108,53 @@ export class RegionSpace implements SearchSpace {
   }
 }
 
+/** Grid step per direction code (see {@link stepCode}). */
+const STEP_DX = Int8Array.of(1, -1, 0, 0, 1, 1, -1, -1);
+const STEP_DY = Int8Array.of(0, 0, 1, -1, 1, -1, 1, -1);
+
+/** Direction code 0..7 of a unit grid step. */
+function stepCode(dx: number, dy: number): number {
+  if (dy === 0) return dx > 0 ? 0 : 1;
+  if (dx === 0) return dy > 0 ? 2 : 3;
+  return 4 + (dx > 0 ? 0 : 2) + (dy > 0 ? 0 : 1);
+}
+
+/**
+ * The node with the largest finite distance in the latest search of `ws` (or, with `nearest`, the largest
+ * distance to the closest landmark so far, among nodes this search reached); -1 if none is positive.
+ */
+function farthest(ws: SearchWorkspace, n: number, nearest: Float64Array | null): number {
+  let best = -1, bestD = 0;
+  for (let v = 0; v < n; v++) {
+    if (!ws.reached(v)) continue;
+    const d = nearest === null ? ws.g[v] : nearest[v];
+    if (d > bestD && d < Infinity) {
+      best = v;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+/** The abstract graph's nodes with a zero heuristic and no goal (exhaustive: landmark distances). */
+class NodeDijkstraSpace implements SearchSpace {
+  readonly stateCount: number;
+  readonly maxSuccessors: number;
+  constructor(private readonly graph: AbstractGraph) {
+    this.stateCount = graph.nodeCount;
+    this.maxSuccessors = graph.maxRegionNodes + graph.maxCrossings;
+  }
+  expand(state: number, out: Successors, _parent: number): number {
+    return this.graph.writeNeighbours(state, out, 0);
+  }
+  heuristic(_state: number): number {
+    return 0;
+  }
+  isGoal(_state: number): boolean {
+    return false;
+  }
+}
+
 const NO_LIMITS: SearchLimits = {
   maxExpansions: Infinity,
   deadline: Infinity,
@@ -152,6 +199,20 @@ export class AbstractGraph {
   private readonly distance: Float64Array;
   /** 1 once region r's block is computed. */
   private readonly ready: Uint8Array;
+  /**
+   * Shortest-path trees of the distance blocks, kept so refinement is a walk instead of a search: for node i
+   * and each tile of its region (local index in the sector box, sectorSize^2 per node), the direction code + 1
+   * of the step that entered the tile on the tree from node i (0: i's own tile or unreached).
+   */
+  private readonly treeStep: Uint8Array;
+  /** Tiles per node in {@link treeStep}: sectorSize^2. */
+  private readonly treeStride: number;
+  /** Landmarks of the ALT heuristic (0 until {@link prepareLandmarks}). */
+  landmarkCount = 0;
+  /** landmarkDistance[n * landmarkCount + l] = abstract distance from landmark l to node n (Infinity: unreachable). */
+  landmarkDistance: Float64Array = new Float64Array(0);
+  /** True when every open tile costs the same, so abstract distances are symmetric. */
+  readonly uniformCost: boolean;
   /** Grid expansions spent computing distance blocks so far. */
   prepExpansions = 0;
   /** Distance blocks computed so far. */
@@ -282,6 +343,13 @@ export class AbstractGraph {
     this.distanceOffset = distanceOffset;
     this.distance = new Float64Array(total);
     this.ready = new Uint8Array(regionCount);
+    this.treeStride = table.sectorSize * table.sectorSize;
+    this.treeStep = new Uint8Array(nodeCount * this.treeStride);
+    let uniform = true;
+    for (let t = 0; t < regionOf.length && uniform; t++) {
+      if (regionOf[t] >= 0 && layer.tileCost[t] !== layer.minCost) uniform = false;
+    }
+    this.uniformCost = uniform;
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
   }
 
@@ -302,11 +370,27 @@ export class AbstractGraph {
     const ws = this.workspace;
     const space = this.regionSpace.restrict(region);
     let spent = 0;
+    const { width, height, sectorSize, sectorsX, regionOf } = this.table;
+    const sector = this.table.regionSector[region];
+    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
+    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
+    const treeStep = this.treeStep;
     for (let i = 0; i < k; i++) {
       const r = astar(space, ws, [this.nodeTile[i0 + i]], NO_LIMITS);
       spent += r.expansions;
       const g = ws.g;
       for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[this.nodeTile[i0 + j]];
+      const base = (i0 + i) * this.treeStride;
+      const parent = ws.parent;
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) {
+          const t = y * width + x;
+          if (regionOf[t] !== region || !ws.reached(t) || parent[t] < 0) continue;
+          const p = parent[t];
+          const py = (p / width) | 0;
+          treeStep[base + (y - y0) * sectorSize + (x - x0)] = 1 + stepCode(x - (p - py * width), y - py);
+        }
+      }
     }
     this.ready[region] = 1;
     this.prepExpansions += spent;
@@ -321,12 +405,101 @@ export class AbstractGraph {
     return spent;
   }
 
+  /**
+   * Writes the in-region shortest path from node i's tile to node j's tile (same region, block prepared;
+   * exactly {@link regionDistance}(i, j) long) into `out` from index `at`, without node i's tile; returns
+   * the index after the last tile written. `out` must have room (at most the region's tile count).
+   */
+  writeRegionPath(i: number, j: number, out: Int32Array, at: number): number {
+    const { width, sectorSize, sectorsX } = this.table;
+    const sector = this.table.regionSector[this.nodeRegion[i]];
+    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
+    const base = i * this.treeStride;
+    const source = this.nodeTile[i];
+    // Walk back from j to i, then reverse in place.
+    let n = at;
+    for (let t = this.nodeTile[j]; t !== source;) {
+      out[n++] = t;
+      const y = (t / width) | 0;
+      const code = this.treeStep[base + (y - y0) * sectorSize + (t - y * width - x0)] - 1;
+      if (code < 0) throw new RangeError(`node ${j} is not on node ${i}'s region tree`);
+      t -= STEP_DY[code] * width + STEP_DX[code];
+    }
+    out.subarray(at, n).reverse();
+    return n;
+  }
+
+  /**
+   * Computes the ALT landmark distances (Goldberg & Harrelson): prepares every region, picks `count`
+   * landmarks by farthest-point selection and runs one exhaustive abstract search from each. After this the
+   * {@link AbstractSpace} heuristic is max(octile, landmark bounds): still admissible and consistent, much
+   * tighter on mazes and around large obstacles. Returns the abstract expansions spent.
+   */
+  prepareLandmarks(count = 8): number {
+    this.prepareAll();
+    const n = this.nodeCount;
+    if (n === 0 || count <= 0) return 0;
+    const space = new NodeDijkstraSpace(this);
+    const ws = new SearchWorkspace();
+    const distance = new Float64Array(n * count).fill(Infinity);
+    const nearest = new Float64Array(n).fill(Infinity);
+    let spent = 0;
+    // Seed: the node farthest from node 0, then each next landmark farthest from all chosen ones.
+    spent += astar(space, ws, [0], NO_LIMITS).expansions;
+    let next = farthest(ws, n, null);
+    let made = 0;
+    for (let l = 0; l < count && next >= 0; l++) {
+      spent += astar(space, ws, [next], NO_LIMITS).expansions;
+      for (let v = 0; v < n; v++) {
+        const d = ws.reached(v) ? ws.g[v] : Infinity;
+        distance[v * count + l] = d;
+        if (d < nearest[v]) nearest[v] = d;
+      }
+      made++;
+      next = farthest(ws, n, nearest);
+    }
+    const packed = new Float64Array(n * made);
+    for (let v = 0; v < n; v++) {
+      for (let l = 0; l < made; l++) packed[v * made + l] = distance[v * count + l];
+    }
+    this.landmarkDistance = packed;
+    this.landmarkCount = made;
+    return spent;
+  }
+
   /** In-region fixed-point distance from node i to node j (same region, block prepared). */
   regionDistance(i: number, j: number): number {
     const region = this.nodeRegion[i];
     const i0 = this.regionNodeStart[region];
     const k = this.regionNodeStart[region + 1] - i0;
     return this.distance[this.distanceOffset[region] + (i - i0) * k + (j - i0)];
+  }
+
+  /**
+   * Writes node `state`'s region mates (block prepared) and crossings into `out` from index `count`; returns
+   * the new count.
+   */
+  writeNeighbours(state: number, out: Successors, count: number): number {
+    const ids = out.ids;
+    const costs = out.costs;
+    const region = this.nodeRegion[state];
+    const i0 = this.regionNodeStart[region];
+    const i1 = this.regionNodeStart[region + 1];
+    const k = i1 - i0;
+    const row = this.distanceOffset[region] + (state - i0) * k - i0;
+    const distance = this.distance;
+    for (let j = i0; j < i1; j++) {
+      if (j === state) continue;
+      ids[count] = j;
+      costs[count] = distance[row + j];
+      count++;
+    }
+    for (let e = this.crossStart[state], end = this.crossStart[state + 1]; e < end; e++) {
+      ids[count] = this.crossTarget[e];
+      costs[count] = this.crossCost[e];
+      count++;
+    }
+    return count;
   }
 
   /**
@@ -389,12 +562,18 @@ export class AbstractSpace implements SearchSpace {
   private width = 0;
   private cancel: Int32Array | null = null;
   private prepBudget = Infinity;
+  /** Landmarks usable this query (the goal reachable from them), and their distances to the goal. */
+  private activeLandmarks = new Int32Array(0);
+  private activeCount = 0;
+  private landmarkToGoal = new Float64Array(0);
+  /** Also use the reverse landmark bound (symmetric costs only). */
+  private symmetric = false;
 
   /**
-   * Sets up a query from startTile to goalTile (both open, any regions) using `ws` for the two in-region
-   * searches that link them (not the workspace the abstract search itself will use). Goal links use the
-   * distance from the goal, which equals the distance to it on uniform-cost terrain and stays admissible-free
-   * otherwise: the refinement recomputes exact grid paths. Returns the grid expansions spent.
+   * Sets up a query from startTile to goalTile (both open, any regions) using `ws` for the in-region search
+   * from the start and `goalWs` for the one from the goal (not the workspace the abstract search itself will
+   * use; with distinct workspaces both trees stay readable for refinement). Goal links use the distance from
+   * the goal, which equals the distance to it on uniform-cost terrain. Returns the grid expansions spent.
    */
   configure(
     graph: AbstractGraph,
@@ -403,6 +582,7 @@ export class AbstractSpace implements SearchSpace {
     ws: SearchWorkspace,
     cancel: Int32Array | null,
     prepBudget: number,
+    goalWs: SearchWorkspace = ws,
   ): number {
     this.graph = graph;
     const { table, layer } = graph;
@@ -428,16 +608,42 @@ export class AbstractSpace implements SearchSpace {
       this.startDistance = new Float64Array(graph.maxRegionNodes);
       this.goalDistance = new Float64Array(graph.maxRegionNodes);
     }
-    let spent = graph.searchRegionFrom(goalTile, ws);
+    let spent = graph.searchRegionFrom(goalTile, goalWs);
     let i0 = graph.regionNodeStart[this.goalRegion];
     let i1 = graph.regionNodeStart[this.goalRegion + 1];
-    for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = ws.g[graph.nodeTile[i]];
+    for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = goalWs.g[graph.nodeTile[i]];
+    this.configureLandmarks(i0, i1);
     spent += graph.searchRegionFrom(startTile, ws);
     i0 = graph.regionNodeStart[this.startRegion];
     i1 = graph.regionNodeStart[this.startRegion + 1];
     for (let i = i0; i < i1; i++) this.startDistance[i - i0] = ws.g[graph.nodeTile[i]];
     this.startToGoal = this.startRegion === this.goalRegion ? ws.g[goalTile] : NaN;
     return spent;
+  }
+
+  /** Landmark distances to the goal through the goal region's nodes i0..i1; drops landmarks that miss it. */
+  private configureLandmarks(i0: number, i1: number): void {
+    const graph = this.graph!;
+    const count = graph.landmarkCount;
+    this.activeCount = 0;
+    this.symmetric = graph.uniformCost;
+    if (count === 0) return;
+    if (this.activeLandmarks.length < count) {
+      this.activeLandmarks = new Int32Array(count);
+      this.landmarkToGoal = new Float64Array(count);
+    }
+    const d = graph.landmarkDistance;
+    for (let l = 0; l < count; l++) {
+      let best = Infinity;
+      for (let i = i0; i < i1; i++) {
+        const v = d[i * count + l] + this.goalDistance[i - i0];
+        if (v < best) best = v;
+      }
+      if (best === Infinity) continue;
+      this.activeLandmarks[this.activeCount] = l;
+      this.landmarkToGoal[this.activeCount] = best;
+      this.activeCount++;
+    }
   }
 
   /** The abstract state of the start. */
@@ -493,18 +699,7 @@ export class AbstractSpace implements SearchSpace {
       this.prepExpansions += graph.prepareRegion(region);
     }
     const i0 = graph.regionNodeStart[region];
-    const i1 = graph.regionNodeStart[region + 1];
-    for (let j = i0; j < i1; j++) {
-      if (j === state) continue;
-      ids[count] = j;
-      costs[count] = graph.regionDistance(state, j);
-      count++;
-    }
-    for (let e = graph.crossStart[state], end = graph.crossStart[state + 1]; e < end; e++) {
-      ids[count] = graph.crossTarget[e];
-      costs[count] = graph.crossCost[e];
-      count++;
-    }
+    count = graph.writeNeighbours(state, out, count);
     if (region === this.goalRegion) {
       ids[count] = this.goalState;
       costs[count] = this.goalDistance[state - i0];
@@ -513,7 +708,11 @@ export class AbstractSpace implements SearchSpace {
     return count;
   }
 
-  /** Octile distance to the goal tile times the layer's minimum cost, fixed point, rounded down (as GridSpace). */
+  /**
+   * Octile distance to the goal tile times the layer's minimum cost, fixed point, rounded down (as GridSpace),
+   * raised to the best landmark bound when the graph has landmarks: |d(L, goal) - d(L, node)| (the reverse
+   * form only on symmetric costs). A maximum of admissible, consistent bounds is both.
+   */
   heuristic(state: number): number {
     const t = this.tileOf(state);
     const w = this.width;
@@ -522,9 +721,23 @@ export class AbstractSpace implements SearchSpace {
     let dy = y - this.goalY;
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
-    return dx < dy
+    let h = dx < dy
       ? dx * this.hDiagonal + (dy - dx) * this.hStraight
       : dy * this.hDiagonal + (dx - dy) * this.hStraight;
+    const active = this.activeCount;
+    if (active === 0 || state >= this.startState) return h;
+    const graph = this.graph!;
+    const count = graph.landmarkCount;
+    const d = graph.landmarkDistance;
+    const row = state * count;
+    const toGoal = this.landmarkToGoal;
+    const landmarks = this.activeLandmarks;
+    for (let a = 0; a < active; a++) {
+      const diff = toGoal[a] - d[row + landmarks[a]];
+      if (diff > h) h = diff;
+      else if (this.symmetric && -diff > h) h = -diff;
+    }
+    return h;
   }
 
   /** True for the goal state. */

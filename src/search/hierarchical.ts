@@ -26,8 +26,12 @@ import { GridSpace, type Neighborhood } from "./gridSpace.ts";
 export class HierarchicalScratch {
   /** Workspace of the abstract search. */
   readonly abstractWorkspace: SearchWorkspace = new SearchWorkspace();
-  /** Workspace of the in-region searches that link start and goal. */
+  /** Workspace of the in-region search from the start (its tree links the start to its region's nodes). */
   readonly regionWorkspace: SearchWorkspace = new SearchWorkspace();
+  /** Workspace of the in-region search from the goal (its tree links the goal region's nodes to the goal). */
+  readonly goalWorkspace: SearchWorkspace = new SearchWorkspace();
+  /** Growable tile buffer the tree refinement writes into. */
+  pathBuffer: Int32Array = new Int32Array(1024);
   /** Workspace of the refinement searches (tile ids). */
   readonly gridWorkspace: SearchWorkspace;
   /** The grid space of the refinement. */
@@ -114,6 +118,7 @@ export function hierarchicalSearch(
     scratch.regionWorkspace,
     cancel,
     limits.maxExpansions,
+    scratch.goalWorkspace,
   );
   const r = astar(space, scratch.abstractWorkspace, [space.start], {
     maxExpansions: Math.max(0, limits.maxExpansions - regionExpansions),
@@ -142,7 +147,7 @@ export function hierarchicalSearch(
   };
   const refined = freeWindows
     ? refineWaypoints(layer, table.clearanceClass, graph.neighborhood, abstractTiles, scratch, refineLimits)
-    : refineInRegions(graph, abstractTiles, scratch, refineLimits);
+    : refineByTrees(graph, states, scratch);
   if (refined.path === null) {
     return fail(refined.status, abstractExpansions, regionExpansions, refined.expansions);
   }
@@ -210,6 +215,57 @@ export function refineInRegions(
     total += piece.length - 1;
   }
   return { status: "found", path: concatenate(waypoints[0], pieces, total), expansions };
+}
+
+/** Makes room for `extra` more tiles after index `at` in the scratch path buffer; returns the buffer. */
+function reserve(scratch: HierarchicalScratch, at: number, extra: number): Int32Array {
+  if (at + extra > scratch.pathBuffer.length) {
+    const grown = new Int32Array(Math.max(at + extra, scratch.pathBuffer.length * 2));
+    grown.set(scratch.pathBuffer.subarray(0, at));
+    scratch.pathBuffer = grown;
+  }
+  return scratch.pathBuffer;
+}
+
+/**
+ * Refines an abstract path (states of the latest {@link hierarchicalSearch}'s AbstractSpace: start, nodes,
+ * goal) without searching: the first leg walks the start's in-region tree (scratch.regionWorkspace), each
+ * in-region leg the graph's stored tree of its first node, the last leg the goal's tree (scratch.goalWorkspace,
+ * walked from the node toward the goal), crossings are one step. Every leg is exactly as long as the
+ * abstract edge it refines, so the tile path costs what the abstract search found.
+ */
+export function refineByTrees(
+  graph: AbstractGraph,
+  states: Int32Array,
+  scratch: HierarchicalScratch,
+): Refinement {
+  const space = scratch.abstract;
+  const nodeCount = graph.nodeCount;
+  const maxLeg = graph.table.sectorSize * graph.table.sectorSize + 1;
+  const first = space.tileOf(states[0]);
+  let out = reserve(scratch, 0, 1);
+  out[0] = first;
+  let at = 1;
+  for (let i = 0; i + 1 < states.length; i++) {
+    const a = states[i], b = states[i + 1];
+    out = reserve(scratch, at, maxLeg);
+    if (a >= nodeCount) {
+      // From the start: the start tree's parents lead back to the start; write them reversed.
+      const parent = scratch.regionWorkspace.parent;
+      const from = at;
+      for (let t = space.tileOf(b); t !== first; t = parent[t]) out[at++] = t;
+      out.subarray(from, at).reverse();
+    } else if (b >= nodeCount) {
+      // To the goal: the goal tree's parents lead from the node to the goal in walking order.
+      const parent = scratch.goalWorkspace.parent;
+      for (let t = graph.nodeTile[a]; parent[t] !== -1; t = parent[t]) out[at++] = parent[t];
+    } else if (graph.nodeRegion[a] === graph.nodeRegion[b]) {
+      at = graph.writeRegionPath(a, b, out, at);
+    } else {
+      out[at++] = graph.nodeTile[b];
+    }
+  }
+  return { status: "found", path: out.slice(0, at), expansions: 0 };
 }
 
 /** Joins path pieces that each start where the previous one ended. */
