@@ -33,7 +33,7 @@ describe("Figure 12: a legal curved path Directional-8 cannot find", () => {
       contextOf(layer),
       taskOf(layer, launch, start, goal, { neighborhood: 8, maxExpansions: budget }),
     );
-    expect(out.status).toBe("unreachable");
+    expect(out.status).toBe("no_legal_path");
     expect(out.message).toMatch(/no legal directional path in the search window/);
     expect(out.segments).toEqual([]);
     // Exhaustion, not a budget stop: far fewer expansions than allowed.

@@ -335,7 +335,7 @@ export function directionalSearch(
     message,
   });
   if (gx < window.x0 || gy < window.y0 || gx >= window.x1 || gy >= window.y1) {
-    return empty("unreachable", "goal outside the search window");
+    return empty("no_legal_path", "goal outside the search window");
   }
   const st = stateFor(ctx);
   const bound = gridBound(ctx, layer, window, gy * layer.width + gx, req.roadsOnly);
@@ -375,7 +375,7 @@ export function directionalSearch(
     // Pre-smoothing failed: the legal path up to the farthest path point reached (the failure point).
     end = space.farthestState;
     status = "partial";
-  } else return empty("unreachable", "no legal directional path in the search window", r.expansions);
+  } else return empty("no_legal_path", "no legal directional path in the search window", r.expansions);
   const states = reconstructPath(ctx.workspace, end);
   const segments: Segment[] = [];
   const tiles: number[] = [sy * layer.width + sx];
