@@ -502,8 +502,10 @@ describe("optimized lengths equal an all-words evaluation", () => {
         goal = { x: rand() * 20 - 10, y: rand() * 20 - 10, heading: rand() * 8 - 4 };
       } else {
         // Goal at a chosen distance (0, 2r or 4r, slightly perturbed) and heading change (0, +-pi/2, pi, tiny).
-        const dist = [0, 2, 4, 1e-9, 2 * Math.SQRT2][Math.floor(rand() * 5)] * r * (1 + (rand() - 0.5) * 1e-12);
-        const bearing = start.heading + [0, Math.PI / 2, -Math.PI / 2, Math.PI, rand() * 7][Math.floor(rand() * 5)];
+        const dist = [0, 2, 4, 1e-9, 2 * Math.SQRT2][Math.floor(rand() * 5)] * r *
+          (1 + (rand() - 0.5) * 1e-12);
+        const bearing = start.heading +
+          [0, Math.PI / 2, -Math.PI / 2, Math.PI, rand() * 7][Math.floor(rand() * 5)];
         const turn = [0, Math.PI / 2, -Math.PI / 2, Math.PI, 1e-12, rand() * 7][Math.floor(rand() * 6)];
         goal = {
           x: start.x + dist * Math.cos(bearing),

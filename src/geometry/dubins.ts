@@ -9,6 +9,7 @@
  */
 
 import { mod2pi, normalizeAngle, TWO_PI } from "./angle.ts";
+import { APPROX_ANGLE_ERROR, approxAtan2, arcLowerBound } from "./angleBounds.ts";
 import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
 
@@ -47,11 +48,53 @@ function offer(word: number, t: number, p: number, q: number, best: number): num
 }
 
 /**
+ * Slack on the lower bounds below: a word is evaluated unless its bound exceeds the best length by more than
+ * this. It covers rounding, so pruning never drops a word that would have been shorter.
+ */
+const BOUND_SLACK = 1e-12;
+/** Error allowed for an estimated arc: the estimate's error plus a possible full-turn snap of the first arc. */
+const ARC_ERROR = APPROX_ANGLE_ERROR + FULL_TURN_SNAP;
+/**
+ * Error of the estimated CCC arcs: the middle arc's estimate (an angle estimate, with a sine that may be off by
+ * rounding where D^2/8 is near 0 or 2) counts twice in the last arc.
+ */
+const CCC_ERROR = 4 * APPROX_ANGLE_ERROR;
+
+/** Evaluates CSC word `word` (0 LSL, 1 RSR, 2 LSR, 3 RSL) exactly from its center vector; see solveDubins. */
+function evalCsc(word: number, vx: number, vy: number, p: number, phi: number, best: number): number {
+  switch (word) {
+    case 0: {
+      const t = arcAngle(Math.atan2(vy, vx));
+      return offer(0, t, p, arcAngle(phi - t), best);
+    }
+    case 1: {
+      const t = arcAngle(-Math.atan2(vy, vx));
+      return offer(1, t, p, arcAngle(-phi - t), best);
+    }
+    case 2: {
+      // angle(V) + atan2(2, p) as one atan2.
+      const t = arcAngle(Math.atan2(vy * p + 2 * vx, vx * p - 2 * vy));
+      return offer(2, t, p, arcAngle(t - phi), best);
+    }
+    default: {
+      const t = arcAngle(Math.atan2(2 * vx - vy * p, vx * p + 2 * vy));
+      return offer(3, t, p, arcAngle(t + phi), best);
+    }
+  }
+}
+
+/**
  * Solves the problem normalized to the start's frame (goal at (x, y), heading change phi, lengths / r); returns
  * the shortest length divided by r and fills the scratch. Each word is built from the vector V between the
  * centers of its first and last turning circles: the start's left circle is centered at (0, 1), its right at
- * (0, -1); the goal's at (x -+ sin phi, y +- cos phi). Words are pruned by a cheap lower bound before their
- * atan2.
+ * (0, -1); the goal's at (x -+ sin phi, y +- cos phi).
+ *
+ * Pruning: each CSC word's length is bounded from below by its straight part plus its two arcs computed from
+ * {@link approxAtan2} (an order of magnitude cheaper than Math.atan2, error below APPROX_ANGLE_ERROR). The word
+ * with the least bound is evaluated exactly first and the others only while their bound can still win, so
+ * nearly always a single Math.atan2 is made. The CCC words have a middle arc p = 2*pi - 2*asin(D/4) >=
+ * pi*(2 - D/4) for centers D <= 4 apart, which rules them out cheaply in most cases. The exact values are those
+ * of the all-words evaluation; pruning only skips words that cannot be shorter.
  */
 function solveDubins(
   x0: number,
@@ -71,84 +114,110 @@ function solveDubins(
   const phi = h1 - h0;
   const s = Math.sin(phi);
   const c = Math.cos(phi);
-  const turnLeft = mod2pi(phi); // the total turn of LSL
-  const turnRight = mod2pi(-phi); // the total turn of RSR
-  let best = Infinity;
   bestWord = -1;
 
-  // LSL: left circles, outer tangent; t + q = phi (mod 2*pi).
+  // Center vectors: LSL (left circles), RSR (right circles), LSR (start left to goal right), RSL.
   const lx = x - s;
   const ly = y + c - 1;
   const l2 = lx * lx + ly * ly;
-  let angleL = NaN; // direction of the LSL center vector, computed at most once
-  {
-    const p = Math.sqrt(l2);
-    if (turnLeft + p < best) {
-      angleL = Math.atan2(ly, lx);
-      const t = arcAngle(angleL);
-      best = offer(0, t, p, arcAngle(phi - t), best);
-    }
-  }
-  // RSR: right circles, the mirror image.
   const rx = x + s;
   const ry = y - c + 1;
   const r2 = rx * rx + ry * ry;
-  let angleR = NaN;
-  {
-    const p = Math.sqrt(r2);
-    if (turnRight + p < best) {
-      angleR = Math.atan2(ry, rx);
-      const t = arcAngle(-angleR);
-      best = offer(1, t, p, arcAngle(-phi - t), best);
-    }
+  const lsrY = ry - 2;
+  const rslY = ly + 2;
+  let pLsr2 = rx * rx + lsrY * lsrY - 4;
+  if (pLsr2 < 0 && pLsr2 > -SQUARE_SLACK * (8 + pLsr2)) pLsr2 = 0;
+  let pRsl2 = lx * lx + rslY * rslY - 4;
+  if (pRsl2 < 0 && pRsl2 > -SQUARE_SLACK * (8 + pRsl2)) pRsl2 = 0;
+  const pLsl = Math.sqrt(l2);
+  const pRsr = Math.sqrt(r2);
+
+  // Lower bounds of the CSC words from estimated arcs.
+  const tLsl = approxAtan2(ly, lx);
+  const boundLsl = pLsl + arcLowerBound(tLsl, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
+    arcLowerBound(phi - tLsl, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
+  const tRsr = -approxAtan2(ry, rx);
+  const boundRsr = pRsr + arcLowerBound(tRsr, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
+    arcLowerBound(-phi - tRsr, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
+  let pLsr = Infinity;
+  let boundLsr = Infinity;
+  if (pLsr2 >= 0) {
+    pLsr = Math.sqrt(pLsr2);
+    const t = approxAtan2(lsrY * pLsr + 2 * rx, rx * pLsr - 2 * lsrY);
+    boundLsr = pLsr + arcLowerBound(t, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
+      arcLowerBound(t - phi, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
   }
-  // LSR: start's left circle to goal's right circle, inner tangent of length sqrt(D^2 - 4).
-  {
-    const vx = x + s;
-    const vy = y - c - 1;
-    let p2 = vx * vx + vy * vy - 4;
-    if (p2 < 0 && p2 > -SQUARE_SLACK * (8 + p2)) p2 = 0;
-    if (p2 >= 0 && p2 < best * best) {
-      const p = Math.sqrt(p2);
-      // angle(V) + atan2(2, p) as one atan2.
-      const t = arcAngle(Math.atan2(vy * p + 2 * vx, vx * p - 2 * vy));
-      best = offer(2, t, p, arcAngle(t - phi), best);
-    }
+  let pRsl = Infinity;
+  let boundRsl = Infinity;
+  if (pRsl2 >= 0) {
+    pRsl = Math.sqrt(pRsl2);
+    const t = approxAtan2(2 * lx - rslY * pRsl, lx * pRsl + 2 * rslY);
+    boundRsl = pRsl + arcLowerBound(t, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
+      arcLowerBound(t + phi, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
   }
-  // RSL: the mirror image of LSR.
-  {
-    const vx = x - s;
-    const vy = y + c + 1;
-    let p2 = vx * vx + vy * vy - 4;
-    if (p2 < 0 && p2 > -SQUARE_SLACK * (8 + p2)) p2 = 0;
-    if (p2 >= 0 && p2 < best * best) {
-      const p = Math.sqrt(p2);
-      const t = arcAngle(Math.atan2(2 * vx - vy * p, vx * p + 2 * vy));
-      best = offer(3, t, p, arcAngle(t + phi), best);
-    }
+
+  // The word with the least bound first: it is nearly always the shortest, and prunes the rest.
+  let first = 0;
+  let firstBound = boundLsl;
+  if (boundRsr < firstBound) first = 1, firstBound = boundRsr;
+  if (boundLsr < firstBound) first = 2, firstBound = boundLsr;
+  if (boundRsl < firstBound) first = 3, firstBound = boundRsl;
+  let best = Infinity;
+  switch (first) {
+    case 0:
+      best = evalCsc(0, lx, ly, pLsl, phi, best);
+      break;
+    case 1:
+      best = evalCsc(1, rx, ry, pRsr, phi, best);
+      break;
+    case 2:
+      best = evalCsc(2, rx, lsrY, pLsr, phi, best);
+      break;
+    default:
+      best = evalCsc(3, lx, rslY, pRsl, phi, best);
   }
-  // CCC words: the middle arc (of length p >= pi) touches both outer circles, possible when D <= 4.
-  if (Math.PI < best) {
+  if (first !== 0 && boundLsl < best) best = evalCsc(0, lx, ly, pLsl, phi, best);
+  if (first !== 1 && boundRsr < best) best = evalCsc(1, rx, ry, pRsr, phi, best);
+  if (first !== 2 && boundLsr < best) best = evalCsc(2, rx, lsrY, pLsr, phi, best);
+  if (first !== 3 && boundRsl < best) best = evalCsc(3, lx, rslY, pRsl, phi, best);
+
+  // CCC words: the middle arc p = 2*pi - acos(1 - D^2 / 8) is in [pi, 2*pi] (never snapped: a full loop is not
+  // an empty turn), so they only matter while the best is above pi and the circles are at most 4 apart. Before
+  // the exact acos and atan2, the word is bounded with p estimated as 2*pi - approxAtan2(sin, cos), where
+  // sin^2 = 1 - cos^2 = (D^2/8) * (2 - D^2/8) avoids cancellation.
+  if (Math.PI - BOUND_SLACK < best) {
     // RLR: right circles.
     let cr = 1 - r2 / 8;
     if (cr < -1 && cr > -1 - ACOS_SLACK) cr = -1;
     if (cr >= -1) {
-      const p = arcAngle(TWO_PI - Math.acos(cr > 1 ? 1 : cr));
-      if (p < best) {
-        if (angleR !== angleR) angleR = Math.atan2(ry, rx);
-        const t = arcAngle(0.5 * p - angleR);
-        best = offer(4, t, p, arcAngle(-phi - t + p), best);
+      const u = r2 / 8;
+      const pEstimate = TWO_PI - approxAtan2(Math.sqrt(u * (2 - u)), cr);
+      const tEstimate = 0.5 * pEstimate + tRsr;
+      const bound = pEstimate - CCC_ERROR + arcLowerBound(tEstimate, CCC_ERROR, FULL_TURN_SNAP) +
+        arcLowerBound(-phi - tEstimate + pEstimate, 2 * CCC_ERROR + FULL_TURN_SNAP, FULL_TURN_SNAP);
+      if (bound - BOUND_SLACK < best) {
+        const p = TWO_PI - Math.acos(cr > 1 ? 1 : cr);
+        if (p - BOUND_SLACK < best) {
+          const t = arcAngle(0.5 * p - Math.atan2(ry, rx));
+          best = offer(4, t, p, arcAngle(-phi - t + p), best);
+        }
       }
     }
     // LRL: left circles.
     let cl = 1 - l2 / 8;
     if (cl < -1 && cl > -1 - ACOS_SLACK) cl = -1;
     if (cl >= -1) {
-      const p = arcAngle(TWO_PI - Math.acos(cl > 1 ? 1 : cl));
-      if (p < best) {
-        if (angleL !== angleL) angleL = Math.atan2(ly, lx);
-        const t = arcAngle(angleL + 0.5 * p);
-        best = offer(5, t, p, arcAngle(phi - t + p), best);
+      const u = l2 / 8;
+      const pEstimate = TWO_PI - approxAtan2(Math.sqrt(u * (2 - u)), cl);
+      const tEstimate = tLsl + 0.5 * pEstimate;
+      const bound = pEstimate - CCC_ERROR + arcLowerBound(tEstimate, CCC_ERROR, FULL_TURN_SNAP) +
+        arcLowerBound(phi - tEstimate + pEstimate, 2 * CCC_ERROR + FULL_TURN_SNAP, FULL_TURN_SNAP);
+      if (bound - BOUND_SLACK < best) {
+        const p = TWO_PI - Math.acos(cl > 1 ? 1 : cl);
+        if (p - BOUND_SLACK < best) {
+          const t = arcAngle(Math.atan2(ly, lx) + 0.5 * p);
+          best = offer(5, t, p, arcAngle(phi - t + p), best);
+        }
       }
     }
   }
