@@ -193,13 +193,14 @@ export async function benchHierarchical(
   return lines.join("\n");
 }
 
-/** Options from `--corridor=N --longRun=N --spacing=N --free` (defaults otherwise). */
+/** Options from `--corridor=N --longRun=N --spacing=N --free --corners` (defaults otherwise). */
 function cliOptions(): HierarchicalOptions {
   const arg = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const d = DEFAULT_HIERARCHICAL;
   return {
     corridorRadius: Number(arg("corridor") ?? d.corridorRadius),
     freeWindows: Deno.args.includes("--free") || d.freeWindows,
+    smoothCorners: Deno.args.includes("--corners") || d.smoothCorners,
     sampling: {
       longRun: Number(arg("longRun") ?? d.sampling.longRun),
       spacing: Number(arg("spacing") ?? d.sampling.spacing),

@@ -8,8 +8,13 @@ import { astar, COST_SCALE, SearchWorkspace, unlimited } from "../src/search/ast
 import { GridSpace } from "../src/search/gridSpace.ts";
 import { AbstractGraph, RegionSpace } from "../src/search/abstractSpace.ts";
 import { PlanContext } from "../src/planning/plan.ts";
-import { abstractGraphFor, hierarchicalPath, planHierarchical } from "../src/planning/hierarchical.ts";
-import { HierarchicalScratch } from "../src/search/hierarchical.ts";
+import {
+  abstractGraphFor,
+  hierarchicalPath,
+  planHierarchical,
+  runCorners,
+} from "../src/planning/hierarchical.ts";
+import { HierarchicalScratch, hierarchicalSearch } from "../src/search/hierarchical.ts";
 import type { PlanOutcome, PlanTask } from "../src/planning/task.ts";
 import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
 import {
@@ -237,6 +242,66 @@ describe("abstract graph", () => {
     expect(graph.preparedRegions).toBe(prepared);
     expect(again.expansions).toBeLessThan(out.expansions);
     expect(again.length).toBe(out.length);
+  });
+});
+
+describe("stored trees and landmarks", () => {
+  const limits = { maxExpansions: Infinity, deadline: Infinity, cancel: null };
+
+  test("stored region paths are legal in-region walks exactly as long as the distance blocks", () => {
+    const m = load(mapText("Aftershock.map"));
+    const graph = new AbstractGraph(m.table, m.layer, 8);
+    const out = new Int32Array(m.table.sectorSize * m.table.sectorSize + 1);
+    let checked = 0;
+    for (let region = 0; region < m.table.regionCount && checked < 300; region += 5) {
+      const i0 = graph.regionNodeStart[region], i1 = graph.regionNodeStart[region + 1];
+      if (i1 - i0 < 2) continue;
+      graph.prepareRegion(region);
+      for (let j = i0 + 1; j < i1; j++) {
+        out[0] = graph.nodeTile[i0];
+        const end = graph.writeRegionPath(i0, j, out, 1);
+        const path = out.slice(0, end);
+        expect(tilePathProblem(m.blocks, path, graph.nodeTile[i0], graph.nodeTile[j])).toBeNull();
+        for (const t of path) expect(m.table.regionOf[t]).toBe(region);
+        expect(tileWalkLength(path, m.layer.width)).toBeCloseTo(graph.regionDistance(i0, j) / COST_SCALE, 4);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  for (const name of ["maze512-1-0.map", "AR0011SR.map"]) {
+    test(`${name}: landmarks keep abstract paths optimal and cut expansions`, () => {
+      const m = load(mapText(name));
+      const w = m.layer.width;
+      const plain = new AbstractGraph(m.table, m.layer, 8);
+      plain.prepareAll();
+      const alt = new AbstractGraph(m.table, m.layer, 8);
+      alt.prepareLandmarks(8);
+      expect(alt.landmarkCount).toBe(8);
+      const scratch = new HierarchicalScratch();
+      let fewer = 0;
+      const qs = queries(name).sort((a, b) => b.optimal - a.optimal).slice(0, 25);
+      for (const q of qs) {
+        const start = q.sy * w + q.sx, goal = q.gy * w + q.gx;
+        const a = hierarchicalSearch(plain, start, goal, scratch, limits);
+        const b = hierarchicalSearch(alt, start, goal, scratch, limits);
+        expect(a.status).toBe("found");
+        expect(b.status).toBe("found");
+        // Tree refinement: the tile path costs exactly the abstract optimum, so equal lengths mean equal costs.
+        expect(tilePathProblem(m.blocks, b.path!, start, goal)).toBeNull();
+        expect(tileWalkLength(b.path!, w)).toBeCloseTo(tileWalkLength(a.path!, w), 6);
+        if (b.abstractExpansions < a.abstractExpansions) fewer++;
+      }
+      expect(fewer).toBeGreaterThan(qs.length * 0.8);
+    }, 60_000);
+  }
+
+  test("runCorners keeps the ends and every change of direction", () => {
+    // Width 10: (0,0) -> (3,0) straight, then diagonal to (5,2), then down to (5,4).
+    const tiles = Int32Array.of(0, 1, 2, 3, 14, 25, 35, 45);
+    expect(Array.from(runCorners(tiles))).toEqual([0, 3, 25, 45]);
+    expect(Array.from(runCorners(Int32Array.of(5, 6)))).toEqual([5, 6]);
   });
 });
 
