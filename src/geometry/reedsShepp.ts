@@ -22,92 +22,110 @@ const PI = Math.PI;
 const HALF_PI = 0.5 * Math.PI;
 /** Sign tolerance of the base solvers: a piece of length -ZERO still counts as non-negative. */
 const ZERO = 10 * Number.EPSILON;
+/**
+ * A piece is rejected before its atan2 only when the sine of its angle is below -SIGN_SLACK: far beyond
+ * rounding, so the angle is certainly below -ZERO.
+ */
+const SIGN_SLACK = 1e-9;
 
-// Base solver outputs (module scratch: no allocation per call).
-let T = 0;
-let U = 0;
-let V = 0;
+// Module scratch, so nothing is allocated per call: numbers kept in typed arrays stay unboxed, where module
+// variables or number arguments of calls V8 does not inline would each become a heap number.
+/** Base solver outputs t, u, v. */
+const OUT = new Float64Array(3);
+/**
+ * The normalized goal under the eight symmetries, five numbers each (x, y, phi, sin phi, cos phi); a base solver
+ * takes the offset of its row.
+ */
+const GOALS = new Float64Array(40);
+/** The best normalized length so far. */
+const BEST = new Float64Array(1);
 
 // The best word found so far: its letters and signed normalized piece lengths.
 let bestLetters = "";
 let bestCount = 0;
 const bestValues = new Float64Array(5);
-let bestLength = Infinity;
 
 function consider3(letters: string, a: number, b: number, c: number): void {
   const len = Math.abs(a) + Math.abs(b) + Math.abs(c);
-  if (len < bestLength) {
-    bestLength = len, bestLetters = letters, bestCount = 3;
+  if (len < BEST[0]) {
+    BEST[0] = len, bestLetters = letters, bestCount = 3;
     bestValues[0] = a, bestValues[1] = b, bestValues[2] = c;
   }
 }
 
 function consider4(letters: string, a: number, b: number, c: number, d: number): void {
   const len = Math.abs(a) + Math.abs(b) + Math.abs(c) + Math.abs(d);
-  if (len < bestLength) {
-    bestLength = len, bestLetters = letters, bestCount = 4;
+  if (len < BEST[0]) {
+    BEST[0] = len, bestLetters = letters, bestCount = 4;
     bestValues[0] = a, bestValues[1] = b, bestValues[2] = c, bestValues[3] = d;
   }
 }
 
 function consider5(letters: string, a: number, b: number, c: number, d: number, e: number): void {
   const len = Math.abs(a) + Math.abs(b) + Math.abs(c) + Math.abs(d) + Math.abs(e);
-  if (len < bestLength) {
-    bestLength = len, bestLetters = letters, bestCount = 5;
+  if (len < BEST[0]) {
+    BEST[0] = len, bestLetters = letters, bestCount = 5;
     bestValues[0] = a, bestValues[1] = b, bestValues[2] = c, bestValues[3] = d, bestValues[4] = e;
   }
 }
 
 // Each base solver takes the normalized goal and prunes itself when a cheap lower bound on its total length is
-// already no better than the best word found (bestLength), before its costly trigonometry.
-// Each base solver takes the normalized goal (x, y, phi) with s = sin phi, c = cos phi, and on success sets T, U, V.
+// already no better than the best word found (BEST[0]), before its costly trigonometry.
+// Each base solver takes the offset of a GOALS row (x, y, phi, s = sin phi, c = cos phi) and on success sets OUT.
 
 /** 8.1: L+ S+ L+. */
-function lpSpLp(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpSpLp(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x - s;
   const eta = y - 1 + c;
   const rho2 = xi * xi + eta * eta;
   // Pruning: t, v >= 0 with t + v = phi (mod 2*pi), so the length is at least rho + mod2pi(phi).
   const turn = mod2pi(phi);
-  if (turn >= bestLength || rho2 >= (bestLength - turn) * (bestLength - turn)) return false;
+  if (turn >= BEST[0] || rho2 >= (BEST[0] - turn) * (BEST[0] - turn)) return false;
+  // Signs before the atan2: sin t = eta / rho and sin v = (xi * s - eta * c) / rho, with t, v in (-pi, pi], so
+  // either clearly negative means a negative piece.
+  const signSlack = SIGN_SLACK * Math.sqrt(rho2);
+  if (eta < -signSlack || xi * s - eta * c < -signSlack) return false;
   const t = Math.atan2(eta, xi);
   if (t < -ZERO) return false;
   const v = wrapPi(phi - t);
   if (v < -ZERO) return false;
-  T = t, U = Math.sqrt(rho2), V = v;
+  OUT[0] = t, OUT[1] = Math.sqrt(rho2), OUT[2] = v;
   return true;
 }
 
 /** 8.2: L+ S+ R+. */
-function lpSpRp(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpSpRp(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x + s;
   const eta = y - 1 - c;
   const rho2 = xi * xi + eta * eta;
   // Pruning: t - v = phi (mod 2*pi), so |t| + |v| >= |wrapPi(phi)|.
   const turn = Math.abs(wrapPi(phi));
-  if (rho2 < 4 || turn >= bestLength || rho2 - 4 >= (bestLength - turn) * (bestLength - turn)) return false;
+  if (rho2 < 4 || turn >= BEST[0] || rho2 - 4 >= (BEST[0] - turn) * (BEST[0] - turn)) return false;
   const u = Math.sqrt(rho2 - 4);
   const t = wrapPi(Math.atan2(eta * u + 2 * xi, xi * u - 2 * eta));
   if (t < -ZERO) return false;
   const v = wrapPi(t - phi);
   if (v < -ZERO) return false;
-  T = t, U = u, V = v;
+  OUT[0] = t, OUT[1] = u, OUT[2] = v;
   return true;
 }
 
 /** 8.3: L+ R- L (the last piece's sign is free). */
-function lpRmL(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpRmL(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x - s;
   const eta = y - 1 + c;
   const rho = Math.sqrt(xi * xi + eta * eta);
   // Pruning: the middle arc 2*asin(rho/4) is at least rho/2.
-  if (rho > 4 || 0.5 * rho >= bestLength) return false;
+  if (rho > 4 || 0.5 * rho >= BEST[0]) return false;
   const u = -2 * Math.asin(0.25 * rho);
   // t - u + v = phi (mod 2*pi) bounds |t| + |v| by |wrapPi(phi + u)|.
-  if (-u + Math.abs(wrapPi(phi + u)) >= bestLength) return false;
+  if (-u + Math.abs(wrapPi(phi + u)) >= BEST[0]) return false;
   const t = wrapPi(Math.atan2(eta, xi) + 0.5 * u + PI);
   if (t < -ZERO || u > ZERO) return false;
-  T = t, U = u, V = wrapPi(phi - t + u);
+  OUT[0] = t, OUT[1] = u, OUT[2] = wrapPi(phi - t + u);
   return true;
 }
 
@@ -121,42 +139,45 @@ function tauOmega(u: number, v: number, xi: number, eta: number, phi: number): v
   const t1 = Math.atan2(eta * a - xi * b, xi * a + eta * b);
   const t2 = 2 * (cd - Math.cos(v) - cu) + 3;
   const tau = t2 < 0 ? wrapPi(t1 + PI) : wrapPi(t1);
-  T = tau;
-  V = wrapPi(tau - u + v - phi);
+  OUT[0] = tau;
+  OUT[2] = wrapPi(tau - u + v - phi);
 }
 
 /** 8.7: L+ R+ L- R- (the two middle arcs of equal length u). */
-function lpRupLumRm(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpRupLumRm(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x + s;
   const eta = y - 1 - c;
   const rho = 0.25 * (2 + Math.sqrt(xi * xi + eta * eta));
   if (rho > 1) return false;
   const u = Math.acos(rho);
   // t - 2u - v = phi (mod 2*pi) bounds |t| + |v|.
-  if (2 * u + Math.abs(wrapPi(phi + 2 * u)) >= bestLength) return false;
+  if (2 * u + Math.abs(wrapPi(phi + 2 * u)) >= BEST[0]) return false;
   tauOmega(u, -u, xi, eta, phi);
-  if (T < -ZERO || V > ZERO) return false;
-  U = u;
+  if (OUT[0] < -ZERO || OUT[2] > ZERO) return false;
+  OUT[1] = u;
   return true;
 }
 
 /** 8.8: L+ R- L- R+ (the two middle arcs of equal length u). */
-function lpRumLumRp(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpRumLumRp(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x + s;
   const eta = y - 1 - c;
   const rho = (20 - xi * xi - eta * eta) / 16;
   if (rho < 0 || rho > 1) return false;
   const u = -Math.acos(rho);
   // t - v = phi (mod 2*pi) bounds |t| + |v|.
-  if (u < -HALF_PI || -2 * u + Math.abs(wrapPi(phi)) >= bestLength) return false;
+  if (u < -HALF_PI || -2 * u + Math.abs(wrapPi(phi)) >= BEST[0]) return false;
   tauOmega(u, u, xi, eta, phi);
-  if (T < -ZERO || V < -ZERO) return false;
-  U = u;
+  if (OUT[0] < -ZERO || OUT[2] < -ZERO) return false;
+  OUT[1] = u;
   return true;
 }
 
 /** 8.9: L+ R-(pi/2) S- L-. */
-function lpRmSmLm(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpRmSmLm(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x - s;
   const eta = y - 1 + c;
   const rho2 = xi * xi + eta * eta;
@@ -164,111 +185,125 @@ function lpRmSmLm(x: number, y: number, phi: number, s: number, c: number): bool
   const r = Math.sqrt(rho2 - 4);
   const u = 2 - r;
   // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
-  if (HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= bestLength) return false;
+  if (u > ZERO || HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= BEST[0]) return false;
   const t = wrapPi(Math.atan2(xi * r - 2 * eta, -2 * xi - eta * r));
   const v = wrapPi(phi - HALF_PI - t);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
-  T = t, U = u, V = v;
+  OUT[0] = t, OUT[1] = u, OUT[2] = v;
   return true;
 }
 
 /** 8.10: L+ R-(pi/2) S- R-. */
-function lpRmSmRm(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpRmSmRm(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x + s;
   const eta = y - 1 - c;
   const rho2 = xi * xi + eta * eta;
   if (rho2 < 4) return false;
   const u = 2 - Math.sqrt(rho2);
   // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
-  if (HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= bestLength) return false;
+  if (u > ZERO || HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= BEST[0]) return false;
   const t = Math.atan2(xi, -eta);
   const v = wrapPi(t + HALF_PI - phi);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
-  T = t, U = u, V = v;
+  OUT[0] = t, OUT[1] = u, OUT[2] = v;
   return true;
 }
 
 /** 8.11: L+ R-(pi/2) S- L-(pi/2) R+. */
-function lpRmSLmRp(x: number, y: number, phi: number, s: number, c: number): boolean {
+function lpRmSLmRp(k: number): boolean {
+  const x = GOALS[k], y = GOALS[k + 1], phi = GOALS[k + 2], s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = x + s;
   const eta = y - 1 - c;
   const rho2 = xi * xi + eta * eta;
   if (rho2 < 4) return false;
   const u = 4 - Math.sqrt(rho2 - 4);
   // t - v = phi (mod 2*pi) bounds |t| + |v|.
-  if (u > ZERO || PI + Math.abs(u) + Math.abs(wrapPi(phi)) >= bestLength) return false;
+  if (u > ZERO || PI + Math.abs(u) + Math.abs(wrapPi(phi)) >= BEST[0]) return false;
   const t = wrapPi(Math.atan2((4 - u) * xi - 2 * eta, -2 * xi + (u - 4) * eta));
   const v = wrapPi(t - phi);
   if (t < -ZERO || v < -ZERO) return false;
-  T = t, U = u, V = v;
+  OUT[0] = t, OUT[1] = u, OUT[2] = v;
   return true;
+}
+
+function setGoal(k: number, x: number, y: number, phi: number, s: number, c: number): void {
+  GOALS[k] = x, GOALS[k + 1] = y, GOALS[k + 2] = phi, GOALS[k + 3] = s, GOALS[k + 4] = c;
 }
 
 /** Runs all 44 evaluations on the normalized goal; returns the shortest normalized length and fills the scratch. */
 function solveReedsShepp(x: number, y: number, phi: number): number {
-  bestLength = Infinity;
+  BEST[0] = Infinity;
   bestCount = 0;
   const s = Math.sin(phi);
   const c = Math.cos(phi);
   // The goal seen from the goal back to the start, for the "backwards" words.
   const xb = x * c + y * s;
   const yb = x * s - y * c;
+  setGoal(0, x, y, phi, s, c);
+  setGoal(5, -x, y, -phi, -s, c); // timeflip
+  setGoal(10, x, -y, -phi, -s, c); // reflect
+  setGoal(15, -x, -y, phi, s, c); // timeflip and reflect
+  setGoal(20, xb, yb, phi, s, c); // backwards, then the same three
+  setGoal(25, -xb, yb, -phi, -s, c);
+  setGoal(30, xb, -yb, -phi, -s, c);
+  setGoal(35, -xb, -yb, phi, s, c);
 
   // CSC
-  if (lpSpLp(x, y, phi, s, c)) consider3("LSL", T, U, V);
-  if (lpSpLp(-x, y, -phi, -s, c)) consider3("LSL", -T, -U, -V);
-  if (lpSpLp(x, -y, -phi, -s, c)) consider3("RSR", T, U, V);
-  if (lpSpLp(-x, -y, phi, s, c)) consider3("RSR", -T, -U, -V);
-  if (lpSpRp(x, y, phi, s, c)) consider3("LSR", T, U, V);
-  if (lpSpRp(-x, y, -phi, -s, c)) consider3("LSR", -T, -U, -V);
-  if (lpSpRp(x, -y, -phi, -s, c)) consider3("RSL", T, U, V);
-  if (lpSpRp(-x, -y, phi, s, c)) consider3("RSL", -T, -U, -V);
+  if (lpSpLp(0)) consider3("LSL", OUT[0], OUT[1], OUT[2]);
+  if (lpSpLp(5)) consider3("LSL", -OUT[0], -OUT[1], -OUT[2]);
+  if (lpSpLp(10)) consider3("RSR", OUT[0], OUT[1], OUT[2]);
+  if (lpSpLp(15)) consider3("RSR", -OUT[0], -OUT[1], -OUT[2]);
+  if (lpSpRp(0)) consider3("LSR", OUT[0], OUT[1], OUT[2]);
+  if (lpSpRp(5)) consider3("LSR", -OUT[0], -OUT[1], -OUT[2]);
+  if (lpSpRp(10)) consider3("RSL", OUT[0], OUT[1], OUT[2]);
+  if (lpSpRp(15)) consider3("RSL", -OUT[0], -OUT[1], -OUT[2]);
 
   // CCC
-  if (lpRmL(x, y, phi, s, c)) consider3("LRL", T, U, V);
-  if (lpRmL(-x, y, -phi, -s, c)) consider3("LRL", -T, -U, -V);
-  if (lpRmL(x, -y, -phi, -s, c)) consider3("RLR", T, U, V);
-  if (lpRmL(-x, -y, phi, s, c)) consider3("RLR", -T, -U, -V);
-  if (lpRmL(xb, yb, phi, s, c)) consider3("LRL", V, U, T);
-  if (lpRmL(-xb, yb, -phi, -s, c)) consider3("LRL", -V, -U, -T);
-  if (lpRmL(xb, -yb, -phi, -s, c)) consider3("RLR", V, U, T);
-  if (lpRmL(-xb, -yb, phi, s, c)) consider3("RLR", -V, -U, -T);
+  if (lpRmL(0)) consider3("LRL", OUT[0], OUT[1], OUT[2]);
+  if (lpRmL(5)) consider3("LRL", -OUT[0], -OUT[1], -OUT[2]);
+  if (lpRmL(10)) consider3("RLR", OUT[0], OUT[1], OUT[2]);
+  if (lpRmL(15)) consider3("RLR", -OUT[0], -OUT[1], -OUT[2]);
+  if (lpRmL(20)) consider3("LRL", OUT[2], OUT[1], OUT[0]);
+  if (lpRmL(25)) consider3("LRL", -OUT[2], -OUT[1], -OUT[0]);
+  if (lpRmL(30)) consider3("RLR", OUT[2], OUT[1], OUT[0]);
+  if (lpRmL(35)) consider3("RLR", -OUT[2], -OUT[1], -OUT[0]);
 
   // CCCC
-  if (lpRupLumRm(x, y, phi, s, c)) consider4("LRLR", T, U, -U, V);
-  if (lpRupLumRm(-x, y, -phi, -s, c)) consider4("LRLR", -T, -U, U, -V);
-  if (lpRupLumRm(x, -y, -phi, -s, c)) consider4("RLRL", T, U, -U, V);
-  if (lpRupLumRm(-x, -y, phi, s, c)) consider4("RLRL", -T, -U, U, -V);
-  if (lpRumLumRp(x, y, phi, s, c)) consider4("LRLR", T, U, U, V);
-  if (lpRumLumRp(-x, y, -phi, -s, c)) consider4("LRLR", -T, -U, -U, -V);
-  if (lpRumLumRp(x, -y, -phi, -s, c)) consider4("RLRL", T, U, U, V);
-  if (lpRumLumRp(-x, -y, phi, s, c)) consider4("RLRL", -T, -U, -U, -V);
+  if (lpRupLumRm(0)) consider4("LRLR", OUT[0], OUT[1], -OUT[1], OUT[2]);
+  if (lpRupLumRm(5)) consider4("LRLR", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
+  if (lpRupLumRm(10)) consider4("RLRL", OUT[0], OUT[1], -OUT[1], OUT[2]);
+  if (lpRupLumRm(15)) consider4("RLRL", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
+  if (lpRumLumRp(0)) consider4("LRLR", OUT[0], OUT[1], OUT[1], OUT[2]);
+  if (lpRumLumRp(5)) consider4("LRLR", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
+  if (lpRumLumRp(10)) consider4("RLRL", OUT[0], OUT[1], OUT[1], OUT[2]);
+  if (lpRumLumRp(15)) consider4("RLRL", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
 
   // CCSC and its backwards form CSCC
-  if (lpRmSmLm(x, y, phi, s, c)) consider4("LRSL", T, -HALF_PI, U, V);
-  if (lpRmSmLm(-x, y, -phi, -s, c)) consider4("LRSL", -T, HALF_PI, -U, -V);
-  if (lpRmSmLm(x, -y, -phi, -s, c)) consider4("RLSR", T, -HALF_PI, U, V);
-  if (lpRmSmLm(-x, -y, phi, s, c)) consider4("RLSR", -T, HALF_PI, -U, -V);
-  if (lpRmSmRm(x, y, phi, s, c)) consider4("LRSR", T, -HALF_PI, U, V);
-  if (lpRmSmRm(-x, y, -phi, -s, c)) consider4("LRSR", -T, HALF_PI, -U, -V);
-  if (lpRmSmRm(x, -y, -phi, -s, c)) consider4("RLSL", T, -HALF_PI, U, V);
-  if (lpRmSmRm(-x, -y, phi, s, c)) consider4("RLSL", -T, HALF_PI, -U, -V);
-  if (lpRmSmLm(xb, yb, phi, s, c)) consider4("LSRL", V, U, -HALF_PI, T);
-  if (lpRmSmLm(-xb, yb, -phi, -s, c)) consider4("LSRL", -V, -U, HALF_PI, -T);
-  if (lpRmSmLm(xb, -yb, -phi, -s, c)) consider4("RSLR", V, U, -HALF_PI, T);
-  if (lpRmSmLm(-xb, -yb, phi, s, c)) consider4("RSLR", -V, -U, HALF_PI, -T);
-  if (lpRmSmRm(xb, yb, phi, s, c)) consider4("RSRL", V, U, -HALF_PI, T);
-  if (lpRmSmRm(-xb, yb, -phi, -s, c)) consider4("RSRL", -V, -U, HALF_PI, -T);
-  if (lpRmSmRm(xb, -yb, -phi, -s, c)) consider4("LSLR", V, U, -HALF_PI, T);
-  if (lpRmSmRm(-xb, -yb, phi, s, c)) consider4("LSLR", -V, -U, HALF_PI, -T);
+  if (lpRmSmLm(0)) consider4("LRSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  if (lpRmSmLm(5)) consider4("LRSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  if (lpRmSmLm(10)) consider4("RLSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  if (lpRmSmLm(15)) consider4("RLSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  if (lpRmSmRm(0)) consider4("LRSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  if (lpRmSmRm(5)) consider4("LRSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  if (lpRmSmRm(10)) consider4("RLSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  if (lpRmSmRm(15)) consider4("RLSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  if (lpRmSmLm(20)) consider4("LSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  if (lpRmSmLm(25)) consider4("LSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  if (lpRmSmLm(30)) consider4("RSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  if (lpRmSmLm(35)) consider4("RSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  if (lpRmSmRm(20)) consider4("RSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  if (lpRmSmRm(25)) consider4("RSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  if (lpRmSmRm(30)) consider4("LSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  if (lpRmSmRm(35)) consider4("LSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
 
   // CCSCC
-  if (lpRmSLmRp(x, y, phi, s, c)) consider5("LRSLR", T, -HALF_PI, U, -HALF_PI, V);
-  if (lpRmSLmRp(-x, y, -phi, -s, c)) consider5("LRSLR", -T, HALF_PI, -U, HALF_PI, -V);
-  if (lpRmSLmRp(x, -y, -phi, -s, c)) consider5("RLSRL", T, -HALF_PI, U, -HALF_PI, V);
-  if (lpRmSLmRp(-x, -y, phi, s, c)) consider5("RLSRL", -T, HALF_PI, -U, HALF_PI, -V);
+  if (lpRmSLmRp(0)) consider5("LRSLR", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
+  if (lpRmSLmRp(5)) consider5("LRSLR", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
+  if (lpRmSLmRp(10)) consider5("RLSRL", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
+  if (lpRmSLmRp(15)) consider5("RLSRL", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
 
-  return bestLength;
+  return BEST[0];
 }
 
 /** Normalizes the goal into the start's frame (lengths / r) and solves. */
