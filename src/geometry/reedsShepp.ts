@@ -104,6 +104,8 @@ function lpSpRp(k: number): boolean {
   const turn = Math.abs(wrapPi(phi));
   if (rho2 < 4 || turn >= BEST[0] || rho2 - 4 >= (BEST[0] - turn) * (BEST[0] - turn)) return false;
   const u = Math.sqrt(rho2 - 4);
+  // The atan2 arguments have length rho^2: a clearly negative sine means t < 0.
+  if (eta * u + 2 * xi < -SIGN_SLACK * rho2) return false;
   const t = wrapPi(Math.atan2(eta * u + 2 * xi, xi * u - 2 * eta));
   if (t < -ZERO) return false;
   const v = wrapPi(t - phi);
@@ -186,6 +188,8 @@ function lpRmSmLm(k: number): boolean {
   const u = 2 - r;
   // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
   if (u > ZERO || HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= BEST[0]) return false;
+  // The atan2 arguments have length rho^2: a clearly negative sine means t < 0.
+  if (xi * r - 2 * eta < -SIGN_SLACK * rho2) return false;
   const t = wrapPi(Math.atan2(xi * r - 2 * eta, -2 * xi - eta * r));
   const v = wrapPi(phi - HALF_PI - t);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
@@ -203,6 +207,7 @@ function lpRmSmRm(k: number): boolean {
   const u = 2 - Math.sqrt(rho2);
   // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
   if (u > ZERO || HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= BEST[0]) return false;
+  if (xi < -SIGN_SLACK * Math.sqrt(rho2)) return false; // sin t < 0
   const t = Math.atan2(xi, -eta);
   const v = wrapPi(t + HALF_PI - phi);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
@@ -220,6 +225,8 @@ function lpRmSLmRp(k: number): boolean {
   const u = 4 - Math.sqrt(rho2 - 4);
   // t - v = phi (mod 2*pi) bounds |t| + |v|.
   if (u > ZERO || PI + Math.abs(u) + Math.abs(wrapPi(phi)) >= BEST[0]) return false;
+  // The atan2 arguments have length rho^2: a clearly negative sine means t < 0.
+  if ((4 - u) * xi - 2 * eta < -SIGN_SLACK * rho2) return false;
   const t = wrapPi(Math.atan2((4 - u) * xi - 2 * eta, -2 * xi + (u - 4) * eta));
   const v = wrapPi(t - phi);
   if (t < -ZERO || v < -ZERO) return false;
