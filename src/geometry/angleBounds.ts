@@ -47,3 +47,11 @@ export function arcLowerBound(estimate: number, error: number, snap: number): nu
   if (m < 0 || m >= TWO_PI) m -= TWO_PI * Math.floor(m / TWO_PI);
   return m > error && m < TWO_PI - snap - error ? m - error : 0;
 }
+
+/**
+ * {@link approxAtan2} over `count` pairs stored as (y, x) in `pairs[2i]`, `pairs[2i + 1]`; each result replaces
+ * its y. One call for a batch keeps the numbers unboxed where V8 would not inline several approxAtan2 calls.
+ */
+export function approxAtan2Batch(pairs: Float64Array, count: number): void {
+  for (let i = 0; i < 2 * count; i += 2) pairs[i] = approxAtan2(pairs[i], pairs[i + 1]);
+}

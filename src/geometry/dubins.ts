@@ -9,7 +9,7 @@
  */
 
 import { mod2pi, normalizeAngle, TWO_PI } from "./angle.ts";
-import { APPROX_ANGLE_ERROR, approxAtan2, arcLowerBound } from "./angleBounds.ts";
+import { APPROX_ANGLE_ERROR, approxAtan2Batch, arcLowerBound } from "./angleBounds.ts";
 import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
 
@@ -33,15 +33,16 @@ function arcAngle(angle: number): number {
 
 // Solver output for the shortest word (module scratch so the length function allocates nothing).
 let bestWord = -1;
-let bestT = 0;
-let bestP = 0;
-let bestQ = 0;
+/** The best word's arcs t, p, q (a typed array keeps them unboxed: a module number would be a heap number). */
+const BEST_PIECES = new Float64Array(3);
+/** (y, x) pairs whose angles are estimated in one batch: LSL, RSR, LSR, RSL centers, then RLR, LRL arcs. */
+const ESTIMATES = new Float64Array(12);
 
 /** Keeps the word if shorter than the best so far. */
 function offer(word: number, t: number, p: number, q: number, best: number): number {
   const len = t + p + q;
   if (len < best) {
-    bestWord = word, bestT = t, bestP = p, bestQ = q;
+    bestWord = word, BEST_PIECES[0] = t, BEST_PIECES[1] = p, BEST_PIECES[2] = q;
     return len;
   }
   return best;
@@ -132,26 +133,34 @@ function solveDubins(
   const pLsl = Math.sqrt(l2);
   const pRsr = Math.sqrt(r2);
 
-  // Lower bounds of the CSC words from estimated arcs.
-  const tLsl = approxAtan2(ly, lx);
+  // Lower bounds of the CSC words from estimated arcs (all angle estimates in one batch; see angleBounds.ts).
+  const pLsr = pLsr2 >= 0 ? Math.sqrt(pLsr2) : Infinity;
+  const pRsl = pRsl2 >= 0 ? Math.sqrt(pRsl2) : Infinity;
+  const uR = r2 / 8;
+  const uL = l2 / 8;
+  const e = ESTIMATES;
+  e[0] = ly, e[1] = lx, e[2] = ry, e[3] = rx;
+  if (pLsr2 >= 0) e[4] = lsrY * pLsr + 2 * rx, e[5] = rx * pLsr - 2 * lsrY;
+  if (pRsl2 >= 0) e[6] = 2 * lx - rslY * pRsl, e[7] = lx * pRsl + 2 * rslY;
+  // sin of acos(1 - u) is sqrt(u * (2 - u)) (no cancellation); clamped where the CCC word does not exist.
+  e[8] = Math.sqrt(uR < 2 ? uR * (2 - uR) : 0), e[9] = 1 - uR;
+  e[10] = Math.sqrt(uL < 2 ? uL * (2 - uL) : 0), e[11] = 1 - uL;
+  approxAtan2Batch(e, 6);
+  const tLsl = e[0];
   const boundLsl = pLsl + arcLowerBound(tLsl, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
     arcLowerBound(phi - tLsl, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
-  const tRsr = -approxAtan2(ry, rx);
+  const tRsr = -e[2];
   const boundRsr = pRsr + arcLowerBound(tRsr, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
     arcLowerBound(-phi - tRsr, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
-  let pLsr = Infinity;
   let boundLsr = Infinity;
   if (pLsr2 >= 0) {
-    pLsr = Math.sqrt(pLsr2);
-    const t = approxAtan2(lsrY * pLsr + 2 * rx, rx * pLsr - 2 * lsrY);
+    const t = e[4];
     boundLsr = pLsr + arcLowerBound(t, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
       arcLowerBound(t - phi, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
   }
-  let pRsl = Infinity;
   let boundRsl = Infinity;
   if (pRsl2 >= 0) {
-    pRsl = Math.sqrt(pRsl2);
-    const t = approxAtan2(2 * lx - rslY * pRsl, lx * pRsl + 2 * rslY);
+    const t = e[6];
     boundRsl = pRsl + arcLowerBound(t, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
       arcLowerBound(t + phi, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
   }
@@ -190,8 +199,7 @@ function solveDubins(
     let cr = 1 - r2 / 8;
     if (cr < -1 && cr > -1 - ACOS_SLACK) cr = -1;
     if (cr >= -1) {
-      const u = r2 / 8;
-      const pEstimate = TWO_PI - approxAtan2(Math.sqrt(u * (2 - u)), cr);
+      const pEstimate = TWO_PI - e[8];
       const tEstimate = 0.5 * pEstimate + tRsr;
       const bound = pEstimate - CCC_ERROR + arcLowerBound(tEstimate, CCC_ERROR, FULL_TURN_SNAP) +
         arcLowerBound(-phi - tEstimate + pEstimate, 2 * CCC_ERROR + FULL_TURN_SNAP, FULL_TURN_SNAP);
@@ -207,8 +215,7 @@ function solveDubins(
     let cl = 1 - l2 / 8;
     if (cl < -1 && cl > -1 - ACOS_SLACK) cl = -1;
     if (cl >= -1) {
-      const u = l2 / 8;
-      const pEstimate = TWO_PI - approxAtan2(Math.sqrt(u * (2 - u)), cl);
+      const pEstimate = TWO_PI - e[10];
       const tEstimate = tLsl + 0.5 * pEstimate;
       const bound = pEstimate - CCC_ERROR + arcLowerBound(tEstimate, CCC_ERROR, FULL_TURN_SNAP) +
         arcLowerBound(phi - tEstimate + pEstimate, 2 * CCC_ERROR + FULL_TURN_SNAP, FULL_TURN_SNAP);
@@ -259,7 +266,7 @@ export function dubinsShortest(start: Pose, goal: Pose, r: number): CurvePath {
   checkRadius(r);
   const norm = solveDubins(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
   const word = DUBINS_WORDS[bestWord];
-  const values = [bestT, bestP, bestQ];
+  const values = [BEST_PIECES[0], BEST_PIECES[1], BEST_PIECES[2]];
   const pieces: WordPiece[] = [];
   for (let i = 0; i < 3; i++) {
     pieces.push({ letter: word[i] as "L" | "S" | "R", direction: 1, length: values[i] * r });
