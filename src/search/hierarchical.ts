@@ -1,7 +1,8 @@
 /**
  * Hierarchical (HPA*-style) search: an A* over the region table's abstract graph ({@link AbstractSpace}),
- * then refinement window by window with grid A* between consecutive abstract waypoints, and optionally a
- * corridor re-search that lets the tile path leave the entrance tiles it was pinned to.
+ * then refinement by walking stored in-region shortest-path trees ({@link refineByTrees}; grid A* between
+ * consecutive waypoints with `freeWindows`), and optionally a corridor re-search that lets the tile path
+ * leave the entrance tiles it was pinned to.
  *
  * Every search runs on the one A* core; the three workspaces are distinct because the abstract search runs
  * in-region searches while it is open (lazy distance blocks).
@@ -87,8 +88,8 @@ function fail(
 
 /**
  * Finds a path from startTile to goalTile over `graph` (open tiles for the graph's clearance class), then
- * refines it between consecutive abstract waypoints: by default with A* restricted to the waypoints' shared
- * region (each leg bounded by the region's size, its cost equal to the abstract edge's), with `freeWindows`
+ * refines it between consecutive abstract waypoints: by default by walking the stored in-region trees (no
+ * search; each leg's cost equals the abstract edge's, see {@link refineByTrees}), with `freeWindows`
  * by unrestricted grid A* (never longer per leg, but may wander on mazes). Tiles in different components
  * give "unreachable" at once.
  */
@@ -253,7 +254,11 @@ export function refineByTrees(
       // From the start: the start tree's parents lead back to the start; write them reversed.
       const parent = scratch.regionWorkspace.parent;
       const from = at;
-      for (let t = space.tileOf(b); t !== first; t = parent[t]) out[at++] = t;
+      for (let t = space.tileOf(b); t !== first; t = parent[t]) {
+        // Regions are connected, so every node of the start's region is on its tree; guard anyway.
+        if (t < 0 || at - from >= maxLeg) throw new RangeError("refineByTrees: node off the start tree");
+        out[at++] = t;
+      }
       out.subarray(from, at).reverse();
     } else if (b >= nodeCount) {
       // To the goal: the goal tree's parents lead from the node to the goal in walking order.
