@@ -10,21 +10,10 @@ import { type BlockGrid, blockGrid, discOverlapsBlocked, mapNames, mapText } fro
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./helpers/server.ts";
+import { rng } from "./helpers/rng.ts";
 
 let srv: TestServer;
 const grids = new Map<string, BlockGrid>();
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The dead end: a 3-tile corridor off a room; the unit starts deep inside facing the closed end. */
 function deadEndMap(): string {

@@ -9,6 +9,7 @@ import { pathHitsBlocked } from "../src/geometry/sweep.ts";
 import type { Segment } from "../src/geometry/types.ts";
 import { isLegalHeading, snapHeading, toFixedAngles, turnHitsBlocked } from "../src/planning/fixedAngle.ts";
 import { footprintHitsBlocked } from "../src/geometry/sweep.ts";
+import { rng } from "./helpers/rng.ts";
 
 function openLayer(width: number, height: number, blocked: [number, number][] = []) {
   const tileCost = new Float32Array(width * height).fill(1);
@@ -24,17 +25,6 @@ function openLayer(width: number, height: number, blocked: [number, number][] = 
 }
 
 const disc = { radius: 0.3, width: 0, length: 0 };
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function checkLegal(out: Segment[], headings: number, endX: number, endY: number): void {
   const step = (2 * Math.PI) / headings;

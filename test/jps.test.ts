@@ -17,32 +17,10 @@ import { expandJumpPath, JumpPointSpace, uniformCost, useJumpPoints } from "../s
 import { gridSearch, PlanContext } from "../src/planning/plan.ts";
 import type { PlanTask } from "../src/planning/task.ts";
 import { mapNames, mapText, queries, tolerance } from "./helpers/movingai.ts";
+import { rng } from "./helpers/rng.ts";
+import { bruteClearance } from "./helpers/clearance.ts";
 
 // ---------- local helpers ----------
-
-/** Brute-force clearance: distance from each open tile's center to the nearest blocked square or the border. */
-function bruteClearance(width: number, height: number, cost: Float32Array, cap: number): Float32Array {
-  const clearance = new Float32Array(width * height);
-  const reach = Math.ceil(cap) + 1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (cost[y * width + x] === 0) continue;
-      const cx = x + 0.5;
-      const cy = y + 0.5;
-      let best = Math.min(cap, cx, cy, width - cx, height - cy);
-      for (let j = y - reach; j <= y + reach; j++) {
-        for (let i = x - reach; i <= x + reach; i++) {
-          if (i < 0 || j < 0 || i >= width || j >= height || cost[j * width + i] > 0) continue;
-          const dx = Math.max(i - cx, 0, cx - (i + 1));
-          const dy = Math.max(j - cy, 0, cy - (j + 1));
-          best = Math.min(best, Math.hypot(dx, dy));
-        }
-      }
-      clearance[y * width + x] = best;
-    }
-  }
-  return clearance;
-}
 
 function layerFromCosts(width: number, height: number, cost: Float32Array, withClearance = true): PassLayer {
   let minCost = Infinity;
@@ -99,18 +77,6 @@ function stepCounts(p: Int32Array, w: number): [number, number] {
     else straight++;
   }
   return [straight, diagonal];
-}
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A random map: blocked with probability blockedP, else a random entry of costs; some rectangular walls. */

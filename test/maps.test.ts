@@ -13,6 +13,7 @@ import {
 } from "../src/maps/terrain.ts";
 import { mapVersion } from "../src/maps/version.ts";
 import { buildPassLayer, clearanceClass, updatePassLayer } from "../src/maps/layer.ts";
+import { rng } from "./helpers/rng.ts";
 
 const DATA = resolve(process.cwd(), "../shared/data/movingai");
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
@@ -28,18 +29,6 @@ const SHARED_MAPS: [string, number, number][] = [
 
 function readMap(name: string): string {
   return readFileSync(resolve(DATA, name), "latin1");
-}
-
-/** A small seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Expects `fn` to throw an error of `cls` whose message contains every fragment; returns it. */

@@ -12,6 +12,7 @@ import {
 import { arcSegment, lineSegment, poseAtTime } from "../src/geometry/segment.ts";
 import type { Segment } from "../src/geometry/types.ts";
 import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
+import { rng } from "./helpers/rng.ts";
 
 function unit(over: Partial<UnitSpec>): UnitSpec {
   return {
@@ -22,18 +23,6 @@ function unit(over: Partial<UnitSpec>): UnitSpec {
     lateralAcceleration: 2,
     turningRadius: 1,
     ...over,
-  };
-}
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

@@ -13,6 +13,7 @@ import {
   sameComponent,
   updateRegionTable,
 } from "../src/maps/regions.ts";
+import { rng } from "./helpers/rng.ts";
 
 const DATA = resolve(process.cwd(), "../shared/data/movingai");
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
@@ -25,18 +26,6 @@ const SHARED_MAPS = [
   "random512-10-0.map",
   "Berlin_0_256.map",
 ];
-
-/** A small seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Reference labelling, written independently: BFS over the literal movement rule (8 neighbours, a diagonal

@@ -13,6 +13,8 @@ import {
 } from "../src/search/astar.ts";
 import { gridPathLength, GridSpace, type Neighborhood } from "../src/search/gridSpace.ts";
 import { IndexedMinHeap } from "../src/search/heap.ts";
+import { rng } from "./helpers/rng.ts";
+import { bruteClearance } from "./helpers/clearance.ts";
 
 // ---------- local helpers (the real map parser lives elsewhere; these are deliberately independent) ----------
 
@@ -36,30 +38,6 @@ function parseMap(text: string): TextMap {
     else if (key === "map") break;
   }
   return { width, height, rows: lines.slice(i + 1, i + 1 + height) };
-}
-
-/** Brute-force clearance: distance from each open tile's center to the nearest blocked square or the border. */
-function bruteClearance(width: number, height: number, cost: Float32Array, cap: number): Float32Array {
-  const clearance = new Float32Array(width * height);
-  const reach = Math.ceil(cap) + 1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (cost[y * width + x] === 0) continue;
-      const cx = x + 0.5;
-      const cy = y + 0.5;
-      let best = Math.min(cap, cx, cy, width - cx, height - cy);
-      for (let j = y - reach; j <= y + reach; j++) {
-        for (let i = x - reach; i <= x + reach; i++) {
-          if (i < 0 || j < 0 || i >= width || j >= height || cost[j * width + i] > 0) continue;
-          const dx = Math.max(i - cx, 0, cx - (i + 1));
-          const dy = Math.max(j - cy, 0, cy - (j + 1));
-          best = Math.min(best, Math.hypot(dx, dy));
-        }
-      }
-      clearance[y * width + x] = best;
-    }
-  }
-  return clearance;
 }
 
 function layerFromCosts(width: number, height: number, cost: Float32Array, clearanceCap = 4): PassLayer {
@@ -148,18 +126,6 @@ function dijkstraLength(
       }
     }
   }
-}
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomLayer(rand: () => number, w: number, h: number, blockedP: number, costs: number[]): PassLayer {

@@ -4,30 +4,10 @@ import { astar, reconstructPath, SearchWorkspace, unlimited } from "../src/searc
 import { GridSpace } from "../src/search/gridSpace.ts";
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { POINT_RADIUS, walkable } from "../src/smoothing/walkable.ts";
+import { rng } from "./helpers/rng.ts";
+import { bruteClearance } from "./helpers/clearance.ts";
 
 // ---------- local helpers (independent of src/maps) ----------
-
-function bruteClearance(width: number, height: number, cost: Float32Array): Float32Array {
-  const clearance = new Float32Array(width * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (cost[y * width + x] === 0) continue;
-      const cx = x + 0.5;
-      const cy = y + 0.5;
-      let best = Math.min(cx, cy, width - cx, height - cy);
-      for (let j = 0; j < height; j++) {
-        for (let i = 0; i < width; i++) {
-          if (cost[j * width + i] > 0) continue;
-          const dx = Math.max(i - cx, 0, cx - (i + 1));
-          const dy = Math.max(j - cy, 0, cy - (j + 1));
-          best = Math.min(best, Math.hypot(dx, dy));
-        }
-      }
-      clearance[y * width + x] = best;
-    }
-  }
-  return clearance;
-}
 
 function layerFromCosts(width: number, height: number, cost: Float32Array): PassLayer {
   let minCost = Infinity;
@@ -53,17 +33,6 @@ function layerFromRows(rows: string[], costOf: Record<string, number> = {}): Pas
     }
   }
   return layerFromCosts(w, h, cost);
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
