@@ -10,11 +10,21 @@ import { dubinsLengthCoords, reedsSheppLengthCoords } from "../src/geometry/curv
 /** Target rates (evaluations per second). */
 const TARGETS = { dubins: 2_000_000, reedsShepp: 500_000 };
 
-/** Random pose pairs in [-10, 10]^2 with headings in [-pi, pi), flat: x0 y0 h0 x1 y1 h1 per pair. */
+/** Turning radii cycled over the pairs: those of the reference data (shared/data/curves). */
+const RADII = [0.5, 1, 2.5, 4];
+
+/**
+ * Random pose pairs in [-10, 10]^2 with headings in [-pi, pi) and a turning radius from {@link RADII}, flat:
+ * x0 y0 h0 x1 y1 h1 r per pair.
+ */
 function randomPairs(count: number, seed: number): Float64Array {
-  const out = new Float64Array(count * 6);
+  const out = new Float64Array(count * 7);
   let state = seed >>> 0;
   for (let i = 0; i < out.length; i++) {
+    if (i % 7 === 6) {
+      out[i] = RADII[((i - 6) / 7) % RADII.length];
+      continue;
+    }
     // xorshift32: deterministic and cheap.
     state ^= state << 13;
     state >>>= 0;
@@ -22,7 +32,7 @@ function randomPairs(count: number, seed: number): Float64Array {
     state ^= state << 5;
     state >>>= 0;
     const unit = state / 4294967296;
-    out[i] = i % 3 === 2 ? (unit * 2 - 1) * Math.PI : unit * 20 - 10;
+    out[i] = i % 7 === 2 || i % 7 === 5 ? (unit * 2 - 1) * Math.PI : unit * 20 - 10;
   }
   return out;
 }
@@ -50,12 +60,20 @@ type LengthFn = (x0: number, y0: number, h0: number, x1: number, y1: number, h1:
 
 /** Runs `fn` over all pairs `repeats` times; returns evaluations per second and a checksum (keeps the work live). */
 function timeRound(fn: LengthFn, pairs: Float64Array, repeats: number): { rate: number; checksum: number } {
-  const n = pairs.length / 6;
+  const n = pairs.length / 7;
   let checksum = 0;
   const t0 = performance.now();
   for (let rep = 0; rep < repeats; rep++) {
-    for (let i = 0, j = 0; i < n; i++, j += 6) {
-      checksum += fn(pairs[j], pairs[j + 1], pairs[j + 2], pairs[j + 3], pairs[j + 4], pairs[j + 5], 2.5);
+    for (let i = 0, j = 0; i < n; i++, j += 7) {
+      checksum += fn(
+        pairs[j],
+        pairs[j + 1],
+        pairs[j + 2],
+        pairs[j + 3],
+        pairs[j + 4],
+        pairs[j + 5],
+        pairs[j + 6],
+      );
     }
   }
   const seconds = (performance.now() - t0) / 1000;
