@@ -358,6 +358,7 @@ export function directionalSearch(
     nodeMask: req.nodeMask ?? null,
     pathIndex: req.pathIndex ?? null,
   });
+  space.useWorkspace(ctx.workspace);
   const r = astar(space, ctx.workspace, [space.snappedStart >= 0 ? space.snappedStart : space.startState], {
     maxExpansions: req.maxExpansions,
     deadline: req.deadline,

@@ -27,7 +27,7 @@ import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Footprint, Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
-import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
+import { COST_SCALE, type SearchSpace, type SearchWorkspace, type Successors } from "./astar.ts";
 import { directionTable, headingAngle, nearestHeading } from "./directionTable.ts";
 import { curveLowerBound, type HeuristicTable } from "./heuristicTable.ts";
 import {
@@ -124,16 +124,80 @@ interface StrideCache {
   cellLocal: Int32Array;
   /** Per transition: the largest |dx| or |dy| of its cells (Chebyshev reach). */
   reach: Uint8Array;
+  /** Per row entry of {@link RowMasks}: its row offset dy * stride. */
+  rowLocal: Int32Array;
+}
+
+/**
+ * A transition's cells as one bitmask per row it touches: bit j of row dy is the cell (j - maxReach, dy). With a
+ * per-tile word of the blocked flags of the 2 * maxReach + 1 tiles centered on it (DirectionalSpace.rowBits), a
+ * transition is tested with a few AND operations instead of a scan of ~24 cells. Only when 2 * maxReach + 1 <= 31.
+ */
+interface RowMasks {
+  /** Row entries per transition, CSR offsets (length transitions + 1). */
+  rowStart: Uint32Array;
+  /** Row dy of each entry. */
+  rowDy: Int8Array;
+  /** Cell bits of each entry. */
+  rowMask: Int32Array;
 }
 
 /** Goal slack per goal place in its tile and curve family (see prepareGoal). */
 const slackCache = new Map<string, number>();
 
-const strideCaches = new WeakMap<HitCheckTable, StrideCache>();
+const strideCaches = new WeakMap<HitCheckTable, Map<number, StrideCache>>();
+const rowMaskCache = new WeakMap<HitCheckTable, RowMasks | null>();
+
+const EMPTY_STAMPS = new Uint32Array(1 << 0);
+const EMPTY_G = new Float64Array(1);
+
+/** Largest maxReach the row bitmasks support (2 * 15 + 1 bits fit a signed 32-bit word). */
+const ROW_MASK_REACH = 15;
+
+function rowMasksOf(hit: HitCheckTable): RowMasks | null {
+  if (rowMaskCache.has(hit)) return rowMaskCache.get(hit)!;
+  const R = hit.maxReach;
+  let out: RowMasks | null = null;
+  if (R <= ROW_MASK_REACH) {
+    const n = hit.dx.length;
+    const cells = hit.cells;
+    const rowStart = new Uint32Array(n + 1);
+    const dys: number[] = [];
+    const masks: number[] = [];
+    const perRow = new Int32Array(2 * R + 1);
+    for (let t = 0; t < n; t++) {
+      perRow.fill(0);
+      for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
+        perRow[cells[2 * c + 1] + R] |= 1 << (cells[2 * c] + R);
+      }
+      rowStart[t] = dys.length;
+      // The destination row first: it holds the most likely blocked cell.
+      const first = hit.dy[t] + R;
+      if (perRow[first] !== 0) {
+        dys.push(first - R);
+        masks.push(perRow[first]);
+      }
+      for (let r = 0; r < perRow.length; r++) {
+        if (r === first || perRow[r] === 0) continue;
+        dys.push(r - R);
+        masks.push(perRow[r]);
+      }
+    }
+    rowStart[n] = dys.length;
+    out = { rowStart, rowDy: Int8Array.from(dys), rowMask: Int32Array.from(masks) };
+  }
+  rowMaskCache.set(hit, out);
+  return out;
+}
 
 function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
-  const cached = strideCaches.get(hit);
-  if (cached && cached.stride === stride) return cached;
+  let byStride = strideCaches.get(hit);
+  if (!byStride) {
+    byStride = new Map();
+    strideCaches.set(hit, byStride);
+  }
+  const cached = byStride.get(stride);
+  if (cached) return cached;
   const n = hit.dx.length;
   const transitionLocal = new Int32Array(n);
   for (let t = 0; t < n; t++) transitionLocal[t] = hit.dy[t] * stride + hit.dx[t];
@@ -148,8 +212,13 @@ function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
     }
     reach[t] = m;
   }
-  const out = { stride, transitionLocal, cellLocal, reach };
-  strideCaches.set(hit, out);
+  const rows = rowMasksOf(hit);
+  const rowLocal = new Int32Array(rows ? rows.rowDy.length : 0);
+  for (let k = 0; k < rowLocal.length; k++) rowLocal[k] = rows!.rowDy[k] * stride;
+  const out = { stride, transitionLocal, cellLocal, reach, rowLocal };
+  // A few window widths recur (one per query shape); keep the cache small.
+  if (byStride.size > 32) byStride.clear();
+  byStride.set(stride, out);
   return out;
 }
 
@@ -181,6 +250,18 @@ export class DirectionalSpace implements SearchSpace {
   private reach: Uint8Array = new Uint8Array(0);
   /** Per local tile: the radius of the largest all-open square centered there (0 when the tile is closed). */
   private freeReach = new Uint8Array(0);
+  /** Per local tile: bit j set when tile (x + j - maxReach, y) is closed (see {@link RowMasks}). */
+  private rowBits = new Int32Array(0);
+  private rowStart: Uint32Array = new Uint32Array(0);
+  private rowMask: Int32Array = new Int32Array(0);
+  private rowLocal: Int32Array = new Int32Array(0);
+  /** The table's row bitmasks exist (else transitions are tested cell by cell). */
+  private useRows = false;
+  /**
+   * The workspace of the search running on this space (see {@link useWorkspace}): a successor already reached
+   * at no more cost is skipped before its cells are tested, since the A* core would ignore it anyway.
+   */
+  private ws: SearchWorkspace | null = null;
   private lengthTerm = new Float64Array(0);
   private penaltyTerm = new Float64Array(0);
   private expansions = 0;
@@ -230,6 +311,7 @@ export class DirectionalSpace implements SearchSpace {
       this.bound = new Float64Array(area);
       this.nodeOk = new Uint8Array(area);
       this.freeReach = new Uint8Array(area);
+      this.rowBits = new Int32Array(area);
     }
     this.open.fill(0, 0, area);
     this.nodeOk.fill(0, 0, area);
@@ -260,6 +342,15 @@ export class DirectionalSpace implements SearchSpace {
     this.cellLocal = lo.cellLocal;
     this.reach = lo.reach;
     this.computeFreeReach(area);
+    const rows = rowMasksOf(hit);
+    this.useRows = rows !== null;
+    if (rows) {
+      this.rowStart = rows.rowStart;
+      this.rowMask = rows.rowMask;
+      this.rowLocal = lo.rowLocal;
+      this.computeRowBits(hit.maxReach);
+    }
+    this.ws = null;
     const n = hit.dx.length;
     if (this.lengthTerm.length < n) {
       this.lengthTerm = new Float64Array(n);
@@ -327,6 +418,35 @@ export class DirectionalSpace implements SearchSpace {
     }
     // Distance 1 (a closed neighbour) means only the tile itself is surely open: reach 0.
     for (let i = 0; i < area; i++) if (d[i] > 0) d[i]--;
+  }
+
+  /** Fills {@link rowBits}: a sliding window of 2R + 1 closed flags along each padded row (outside = closed). */
+  private computeRowBits(R: number): void {
+    const open = this.open;
+    const bitsOut = this.rowBits;
+    const W = this.stride;
+    const top = 2 * R;
+    for (let y = 0; y < this.rows; y++) {
+      const row = y * W;
+      let bits = 0;
+      for (let j = -R; j <= R; j++) {
+        if (j < 0 || j >= W || open[row + j] === 0) bits |= 1 << (j + R);
+      }
+      bitsOut[row] = bits;
+      for (let x = 1; x < W; x++) {
+        const e = x + R;
+        bits = (bits >>> 1) | (e >= W || open[row + e] === 0 ? 1 << top : 0);
+        bitsOut[row + x] = bits;
+      }
+    }
+  }
+
+  /**
+   * Lets {@link expand} read the g values of the search that runs on this space next (call after configure,
+   * before astar with the same workspace). Optional: without it every successor's cells are tested.
+   */
+  useWorkspace(ws: SearchWorkspace): void {
+    this.ws = ws;
   }
 
   /** Local (padded window) index of map tile (x, y). */
@@ -595,25 +715,50 @@ export class DirectionalSpace implements SearchSpace {
     const cusp = this.setup.cuspPenalty;
     const reach = this.reach;
     const fr = this.freeReach[lt];
+    const useRows = this.useRows;
+    const rowStart = this.rowStart;
+    const rowMask = this.rowMask;
+    const rowLocal = this.rowLocal;
+    const rowBits = this.rowBits;
+    const ws = this.ws;
+    // Without a workspace, the skip test below never fires (stamps never equal -1).
+    const stamp = ws !== null ? ws.stamp : EMPTY_STAMPS;
+    const gen = ws !== null ? ws.generation : -1;
+    const g = ws !== null ? ws.g : EMPTY_G;
+    const gs = ws !== null ? g[state] : 0;
+    const lastRevBit = D === 2 ? LAST_REVERSE : 0;
     for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
       const child = lt + tl[t];
       if (nodeOk[child] === 0 || bound[child] === Infinity) continue;
-      let free = true;
-      if (reach[t] > fr) {
-        for (let c = cellStart[t] + 1, ce = cellStart[t + 1]; c < ce; c++) {
-          if (open[lt + cl[c]] === 0) {
-            free = false;
-            break;
-          }
-        }
-      }
-      if (!free) continue;
       const f = flags[t];
       const firstRev = (f & FIRST_REVERSE) !== 0 ? 1 : 0;
-      ids[n] = ((child * H + endHeading[t]) * D) + (D === 2 && (f & LAST_REVERSE) !== 0 ? 1 : 0);
-      costs[n] = Math.round(
+      const id = ((child * H + endHeading[t]) * D) + ((f & lastRevBit) !== 0 ? 1 : 0);
+      const c = Math.round(
         COST_SCALE * (lengthTerm[t] * cost[child] + penaltyTerm[t] + (firstRev !== dir ? cusp : 0)),
       );
+      // Already reached at no more cost: A* would ignore it, so skip the cell test.
+      if (stamp[id] === gen && g[id] <= gs + c) continue;
+      if (reach[t] > fr) {
+        let free = true;
+        if (useRows) {
+          for (let k = rowStart[t], ke = rowStart[t + 1]; k < ke; k++) {
+            if ((rowBits[lt + rowLocal[k]] & rowMask[k]) !== 0) {
+              free = false;
+              break;
+            }
+          }
+        } else {
+          for (let k = cellStart[t] + 1, ce = cellStart[t + 1]; k < ce; k++) {
+            if (open[lt + cl[k]] === 0) {
+              free = false;
+              break;
+            }
+          }
+        }
+        if (!free) continue;
+      }
+      ids[n] = id;
+      costs[n] = c;
       n++;
     }
     return this.tryAnalytic(state, out, n, D === 2 ? (dir === 1 ? -1 : 1) : 1);
