@@ -190,6 +190,26 @@ function rowMasksOf(hit: HitCheckTable): RowMasks | null {
   return out;
 }
 
+const reachCache = new WeakMap<HitCheckTable, Uint8Array>();
+
+/** Per transition: the largest |dx| or |dy| of its cells (stride-independent, cached per table). */
+function reachOf(hit: HitCheckTable): Uint8Array {
+  const cached = reachCache.get(hit);
+  if (cached) return cached;
+  const n = hit.dx.length;
+  const cells = hit.cells;
+  const reach = new Uint8Array(n);
+  for (let t = 0; t < n; t++) {
+    let m = 0;
+    for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
+      m = Math.max(m, Math.abs(cells[2 * c]), Math.abs(cells[2 * c + 1]));
+    }
+    reach[t] = m;
+  }
+  reachCache.set(hit, reach);
+  return reach;
+}
+
 function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
   let byStride = strideCaches.get(hit);
   if (!byStride) {
@@ -201,21 +221,14 @@ function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
   const n = hit.dx.length;
   const transitionLocal = new Int32Array(n);
   for (let t = 0; t < n; t++) transitionLocal[t] = hit.dy[t] * stride + hit.dx[t];
-  const cells = hit.cells;
-  const cellLocal = new Int32Array(cells.length / 2);
-  for (let c = 0; c < cellLocal.length; c++) cellLocal[c] = cells[2 * c + 1] * stride + cells[2 * c];
-  const reach = new Uint8Array(n);
-  for (let t = 0; t < n; t++) {
-    let m = 0;
-    for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
-      m = Math.max(m, Math.abs(cells[2 * c]), Math.abs(cells[2 * c + 1]));
-    }
-    reach[t] = m;
-  }
   const rows = rowMasksOf(hit);
+  // Cell offsets only when the row bitmasks cannot be used (they are ~12 times more entries).
+  const cells = hit.cells;
+  const cellLocal = new Int32Array(rows ? 0 : cells.length / 2);
+  for (let c = 0; c < cellLocal.length; c++) cellLocal[c] = cells[2 * c + 1] * stride + cells[2 * c];
   const rowLocal = new Int32Array(rows ? rows.rowDy.length : 0);
   for (let k = 0; k < rowLocal.length; k++) rowLocal[k] = rows!.rowDy[k] * stride;
-  const out = { stride, transitionLocal, cellLocal, reach, rowLocal };
+  const out = { stride, transitionLocal, cellLocal, reach: reachOf(hit), rowLocal };
   // A few window widths recur (one per query shape); keep the cache small.
   if (byStride.size > 32) byStride.clear();
   byStride.set(stride, out);
@@ -263,6 +276,14 @@ export class DirectionalSpace implements SearchSpace {
    */
   private ws: SearchWorkspace | null = null;
   private lengthTerm = new Float64Array(0);
+  /** Per transition: child state id minus (origin local tile * headings * directions). */
+  private idDelta = new Int32Array(0);
+  /**
+   * When every open window tile has the same cost: per transition and origin direction d, the fixed-point
+   * edge cost at index 2t + d (else empty, and costs are computed per successor).
+   */
+  private uniformCost = new Float64Array(0);
+  private costIsUniform = false;
   private penaltyTerm = new Float64Array(0);
   private expansions = 0;
   private startIds = new Int32Array(0);
@@ -334,6 +355,8 @@ export class DirectionalSpace implements SearchSpace {
         if (this.localPathIndex) this.localPathIndex[lt] = setup.pathIndex![t];
         const gb = setup.gridBound ? setup.gridBound[t] : -1;
         this.bound[lt] = gb >= 0 ? gb : 0;
+        // No node where the goal is out of reach: one test fewer per successor.
+        if (gb === Infinity) this.nodeOk[lt] = 0;
       }
     }
     this.exactLayer = setup.roadsOnly ? this.roadLayer(layer, w) : layer;
@@ -360,6 +383,13 @@ export class DirectionalSpace implements SearchSpace {
       this.lengthTerm[t] = hit.forwardLength[t] + hit.reverseLength[t] * setup.reversePenalty;
       this.penaltyTerm[t] = hit.turn[t] * setup.turnPenalty + hit.cusps[t] * setup.cuspPenalty;
     }
+    if (this.idDelta.length < n) this.idDelta = new Int32Array(n);
+    const D = this.directions;
+    for (let t = 0; t < n; t++) {
+      this.idDelta[t] = (this.transitionLocal[t] * H + hit.endHeading[t]) * D +
+        (D === 2 && (hit.flags[t] & LAST_REVERSE) !== 0 ? 1 : 0);
+    }
+    this.prepareUniformCost(area, n);
     const N = area * H * this.directions;
     this.startState = N;
     this.goalState = N + 1;
@@ -418,6 +448,34 @@ export class DirectionalSpace implements SearchSpace {
     }
     // Distance 1 (a closed neighbour) means only the tile itself is surely open: reach 0.
     for (let i = 0; i < area; i++) if (d[i] > 0) d[i]--;
+  }
+
+  /** Fills {@link uniformCost} when all open window tiles cost the same (the same rounding as in expand). */
+  private prepareUniformCost(area: number, n: number): void {
+    let tc = -1;
+    this.costIsUniform = true;
+    for (let i = 0; i < area; i++) {
+      if (this.open[i] === 0) continue;
+      if (tc < 0) tc = this.cost[i];
+      else if (this.cost[i] !== tc) {
+        this.costIsUniform = false;
+        return;
+      }
+    }
+    if (this.uniformCost.length < 2 * n) this.uniformCost = new Float64Array(2 * n);
+    const cusp = this.setup.cuspPenalty;
+    const flags = this.setup.hit.flags;
+    const lengthTerm = this.lengthTerm;
+    const penaltyTerm = this.penaltyTerm;
+    const cost = Math.fround(tc);
+    for (let t = 0; t < n; t++) {
+      const firstRev = (flags[t] & FIRST_REVERSE) !== 0 ? 1 : 0;
+      for (let dir = 0; dir < 2; dir++) {
+        this.uniformCost[2 * t + dir] = Math.round(
+          COST_SCALE * (lengthTerm[t] * cost + penaltyTerm[t] + (firstRev !== dir ? cusp : 0)),
+        );
+      }
+    }
   }
 
   /** Fills {@link rowBits}: a sliding window of 2R + 1 closed flags along each padded row (outside = closed). */
@@ -702,11 +760,9 @@ export class DirectionalSpace implements SearchSpace {
     const hit = this.setup.hit;
     const tStart = hit.transitionStart;
     const cellStart = hit.cellStart;
-    const endHeading = hit.endHeading;
     const flags = hit.flags;
     const open = this.open;
     const nodeOk = this.nodeOk;
-    const bound = this.bound;
     const cost = this.cost;
     const tl = this.transitionLocal;
     const cl = this.cellLocal;
@@ -726,16 +782,22 @@ export class DirectionalSpace implements SearchSpace {
     const gen = ws !== null ? ws.generation : -1;
     const g = ws !== null ? ws.g : EMPTY_G;
     const gs = ws !== null ? g[state] : 0;
-    const lastRevBit = D === 2 ? LAST_REVERSE : 0;
+    const idDelta = this.idDelta;
+    const idBase = lt * H * D;
+    const uniform = this.costIsUniform;
+    const uniformCost = this.uniformCost;
     for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
       const child = lt + tl[t];
-      if (nodeOk[child] === 0 || bound[child] === Infinity) continue;
-      const f = flags[t];
-      const firstRev = (f & FIRST_REVERSE) !== 0 ? 1 : 0;
-      const id = ((child * H + endHeading[t]) * D) + ((f & lastRevBit) !== 0 ? 1 : 0);
-      const c = Math.round(
-        COST_SCALE * (lengthTerm[t] * cost[child] + penaltyTerm[t] + (firstRev !== dir ? cusp : 0)),
-      );
+      if (nodeOk[child] === 0) continue;
+      const id = idBase + idDelta[t];
+      let c: number;
+      if (uniform) c = uniformCost[2 * t + dir];
+      else {
+        const firstRev = (flags[t] & FIRST_REVERSE) !== 0 ? 1 : 0;
+        c = Math.round(
+          COST_SCALE * (lengthTerm[t] * cost[child] + penaltyTerm[t] + (firstRev !== dir ? cusp : 0)),
+        );
+      }
       // Already reached at no more cost: A* would ignore it, so skip the cell test.
       if (stamp[id] === gen && g[id] <= gs + c) continue;
       if (reach[t] > fr) {
@@ -867,6 +929,21 @@ export class DirectionalSpace implements SearchSpace {
     return out;
   }
 
+  /** True when every cell of transition t from local tile lt is open. */
+  private transitionFree(lt: number, t: number): boolean {
+    if (this.useRows) {
+      for (let k = this.rowStart[t]; k < this.rowStart[t + 1]; k++) {
+        if ((this.rowBits[lt + this.rowLocal[k]] & this.rowMask[k]) !== 0) return false;
+      }
+      return true;
+    }
+    const cellStart = this.setup.hit.cellStart;
+    for (let c = cellStart[t]; c < cellStart[t + 1]; c++) {
+      if (this.open[lt + this.cellLocal[c]] === 0) return false;
+    }
+    return true;
+  }
+
   /** The variant of the cheapest open table transition from a to b (what the search took). */
   private tableVariant(a: number, b: number): number {
     const hit = this.setup.hit;
@@ -885,14 +962,7 @@ export class DirectionalSpace implements SearchSpace {
       if (lta + this.transitionLocal[t] !== ltb || hit.endHeading[t] !== hb) continue;
       const f = hit.flags[t];
       if (D === 2 && ((f & LAST_REVERSE) !== 0 ? 1 : 0) !== lastB) continue;
-      let free = true;
-      for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
-        if (this.open[lta + this.cellLocal[c]] === 0) {
-          free = false;
-          break;
-        }
-      }
-      if (!free) continue;
+      if (this.open[ltb] === 0 || !this.transitionFree(lta, t)) continue;
       const firstRev = (f & FIRST_REVERSE) !== 0 ? 1 : 0;
       const c = Math.round(
         COST_SCALE *
