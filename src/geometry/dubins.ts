@@ -9,7 +9,7 @@
  */
 
 import { mod2pi, normalizeAngle, TWO_PI } from "./angle.ts";
-import { APPROX_ANGLE_ERROR, approxAtan2Batch, arcLowerBound } from "./angleBounds.ts";
+import { APPROX_ANGLE_ERROR, approxAtan2Batch } from "./angleBounds.ts";
 import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
 
@@ -26,63 +26,50 @@ const SQUARE_SLACK = 1e-13;
 /** How far past +-1 an acos argument may be pushed by rounding and still be clamped. */
 const ACOS_SLACK = 1e-12;
 
-function arcAngle(angle: number): number {
-  const m = mod2pi(angle);
-  return m > TWO_PI - FULL_TURN_SNAP ? 0 : m;
-}
-
 // Solver output for the shortest word (module scratch so the length function allocates nothing).
 let bestWord = -1;
 /** The best word's arcs t, p, q (a typed array keeps them unboxed: a module number would be a heap number). */
 const BEST_PIECES = new Float64Array(3);
-/** (y, x) pairs whose angles are estimated in one batch: LSL, RSR, LSR, RSL centers, then RLR, LRL arcs. */
-const ESTIMATES = new Float64Array(12);
-
-/** Keeps the word if shorter than the best so far. */
-function offer(word: number, t: number, p: number, q: number, best: number): number {
-  const len = t + p + q;
-  if (len < best) {
-    bestWord = word, BEST_PIECES[0] = t, BEST_PIECES[1] = p, BEST_PIECES[2] = q;
-    return len;
-  }
-  return best;
-}
+/**
+ * Per CSC word w (0 LSL, 1 RSR, 2 LSR, 3 RSL), at 2w and 2w + 1: the (y, x) pair whose atan2 is the word's
+ * first arc (before wrapping to [0, 2*pi)).
+ */
+const CSC_ATAN = new Float64Array(8);
+/** Per CSC word: approxAtan2 of its CSC_ATAN pair at 2w (the batch overwrites the y slots). */
+const CSC_ESTIMATE = new Float64Array(8);
+/** Per CSC word: its straight length (Infinity where the word does not exist). */
+const CSC_STRAIGHT = new Float64Array(4);
+/** Per CSC word: the lower bound of its length from the estimated arcs. */
+const CSC_BOUND = new Float64Array(4);
+/** (sin, cos) pairs of the CCC words' estimated middle-arc complements: RLR, then LRL. */
+const CCC_ESTIMATE = new Float64Array(4);
 
 /**
  * Slack on the lower bounds below: a word is evaluated unless its bound exceeds the best length by more than
  * this. It covers rounding, so pruning never drops a word that would have been shorter.
  */
 const BOUND_SLACK = 1e-12;
-/** Error allowed for an estimated arc: the estimate's error plus a possible full-turn snap of the first arc. */
+/**
+ * Error allowed for an estimated last arc: the estimate's error, a possible full-turn snap of the first arc, and
+ * the rounding of the heading change wrapped once to [0, 2*pi) (relative to its size; see PHI_ROUNDING).
+ */
 const ARC_ERROR = APPROX_ANGLE_ERROR + FULL_TURN_SNAP;
+/** Relative rounding allowance for wrapping the heading change once (far above the real few ulps). */
+const PHI_ROUNDING = 1e-14;
 /**
  * Error of the estimated CCC arcs: the middle arc's estimate (an angle estimate, with a sine that may be off by
  * rounding where D^2/8 is near 0 or 2) counts twice in the last arc.
  */
 const CCC_ERROR = 4 * APPROX_ANGLE_ERROR;
-
-/** Evaluates CSC word `word` (0 LSL, 1 RSR, 2 LSR, 3 RSL) exactly from its center vector; see solveDubins. */
-function evalCsc(word: number, vx: number, vy: number, p: number, phi: number, best: number): number {
-  switch (word) {
-    case 0: {
-      const t = arcAngle(Math.atan2(vy, vx));
-      return offer(0, t, p, arcAngle(phi - t), best);
-    }
-    case 1: {
-      const t = arcAngle(-Math.atan2(vy, vx));
-      return offer(1, t, p, arcAngle(-phi - t), best);
-    }
-    case 2: {
-      // angle(V) + atan2(2, p) as one atan2.
-      const t = arcAngle(Math.atan2(vy * p + 2 * vx, vx * p - 2 * vy));
-      return offer(2, t, p, arcAngle(t - phi), best);
-    }
-    default: {
-      const t = arcAngle(Math.atan2(2 * vx - vy * p, vx * p + 2 * vy));
-      return offer(3, t, p, arcAngle(t + phi), best);
-    }
-  }
-}
+/** 4*pi (exact: twice TWO_PI). */
+const FOUR_PI = 2 * TWO_PI;
+/**
+ * Distance from -2*pi and +-4*pi within which an angle is wrapped by mod2pi itself: farther away, floor(a / 2*pi)
+ * is certainly -1, -2 or 1, and adding the multiple of 2*pi directly gives mod2pi's result bit for bit.
+ */
+const WRAP_EDGE = 1e-9;
+/** The largest arc not snapped to 0. */
+const SNAP_LIMIT = TWO_PI - FULL_TURN_SNAP;
 
 /**
  * Solves the problem normalized to the start's frame (goal at (x, y), heading change phi, lengths / r); returns
@@ -91,11 +78,17 @@ function evalCsc(word: number, vx: number, vy: number, p: number, phi: number, b
  * (0, -1); the goal's at (x -+ sin phi, y +- cos phi).
  *
  * Pruning: each CSC word's length is bounded from below by its straight part plus its two arcs computed from
- * {@link approxAtan2} (an order of magnitude cheaper than Math.atan2, error below APPROX_ANGLE_ERROR). The word
- * with the least bound is evaluated exactly first and the others only while their bound can still win, so
+ * {@link approxAtan2Batch} (an order of magnitude cheaper than Math.atan2, error below APPROX_ANGLE_ERROR). The
+ * word with the least bound is evaluated exactly first and the others only while their bound can still win, so
  * nearly always a single Math.atan2 is made. The CCC words have a middle arc p = 2*pi - 2*asin(D/4) >=
  * pi*(2 - D/4) for centers D <= 4 apart, which rules them out cheaply in most cases. The exact values are those
- * of the all-words evaluation; pruning only skips words that cannot be shorter.
+ * of the all-words evaluation (up to the rounding of wrapping phi once); pruning only skips words that cannot
+ * be shorter.
+ *
+ * Written out in one function on purpose: helpers V8 does not inline (once this function's inlining budget is
+ * spent) would box every number passed or returned into a heap number. Arcs are wrapped by range (one add)
+ * rather than with Math.floor: every wrapped value here is a difference of two angles in [0, 2*pi) or an
+ * atan2 result.
  */
 function solveDubins(
   x0: number,
@@ -116,6 +109,10 @@ function solveDubins(
   const s = Math.sin(phi);
   const c = Math.cos(phi);
   bestWord = -1;
+  // phi wrapped to [0, 2*pi) and -phi likewise: the last arcs are differences of these and the first arcs.
+  const phiLeft = mod2pi(phi);
+  const phiRight = phiLeft === 0 ? 0 : TWO_PI - phiLeft;
+  const lastError = ARC_ERROR + PHI_ROUNDING * Math.abs(phi);
 
   // Center vectors: LSL (left circles), RSR (right circles), LSR (start left to goal right), RSL.
   const lx = x - s;
@@ -130,100 +127,160 @@ function solveDubins(
   if (pLsr2 < 0 && pLsr2 > -SQUARE_SLACK * (8 + pLsr2)) pLsr2 = 0;
   let pRsl2 = lx * lx + rslY * rslY - 4;
   if (pRsl2 < 0 && pRsl2 > -SQUARE_SLACK * (8 + pRsl2)) pRsl2 = 0;
-  const pLsl = Math.sqrt(l2);
-  const pRsr = Math.sqrt(r2);
-
-  // Lower bounds of the CSC words from estimated arcs (all angle estimates in one batch; see angleBounds.ts).
   const pLsr = pLsr2 >= 0 ? Math.sqrt(pLsr2) : Infinity;
   const pRsl = pRsl2 >= 0 ? Math.sqrt(pRsl2) : Infinity;
-  const uR = r2 / 8;
-  const uL = l2 / 8;
-  const e = ESTIMATES;
-  e[0] = ly, e[1] = lx, e[2] = ry, e[3] = rx;
-  if (pLsr2 >= 0) e[4] = lsrY * pLsr + 2 * rx, e[5] = rx * pLsr - 2 * lsrY;
-  if (pRsl2 >= 0) e[6] = 2 * lx - rslY * pRsl, e[7] = lx * pRsl + 2 * rslY;
-  // sin of acos(1 - u) is sqrt(u * (2 - u)) (no cancellation); clamped where the CCC word does not exist.
-  e[8] = Math.sqrt(uR < 2 ? uR * (2 - uR) : 0), e[9] = 1 - uR;
-  e[10] = Math.sqrt(uL < 2 ? uL * (2 - uL) : 0), e[11] = 1 - uL;
-  approxAtan2Batch(e, 6);
-  const tLsl = e[0];
-  const boundLsl = pLsl + arcLowerBound(tLsl, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
-    arcLowerBound(phi - tLsl, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
-  const tRsr = -e[2];
-  const boundRsr = pRsr + arcLowerBound(tRsr, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
-    arcLowerBound(-phi - tRsr, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
-  let boundLsr = Infinity;
-  if (pLsr2 >= 0) {
-    const t = e[4];
-    boundLsr = pLsr + arcLowerBound(t, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
-      arcLowerBound(t - phi, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
-  }
-  let boundRsl = Infinity;
-  if (pRsl2 >= 0) {
-    const t = e[6];
-    boundRsl = pRsl + arcLowerBound(t, APPROX_ANGLE_ERROR, FULL_TURN_SNAP) +
-      arcLowerBound(t + phi, ARC_ERROR, FULL_TURN_SNAP) - BOUND_SLACK;
+
+  const a = CSC_ATAN;
+  const straight = CSC_STRAIGHT;
+  a[0] = ly, a[1] = lx, straight[0] = Math.sqrt(l2);
+  a[2] = ry, a[3] = rx, straight[1] = Math.sqrt(r2); // RSR's first arc is -angle(V)
+  // LSR: angle(V) + atan2(2, p) as one atan2; RSL: angle(V) - atan2(2, p).
+  a[4] = lsrY * pLsr + 2 * rx, a[5] = rx * pLsr - 2 * lsrY, straight[2] = pLsr;
+  a[6] = 2 * lx - rslY * pRsl, a[7] = lx * pRsl + 2 * rslY, straight[3] = pRsl;
+  const e = CSC_ESTIMATE;
+  for (let i = 0; i < 8; i++) e[i] = a[i];
+  approxAtan2Batch(e, 4);
+
+  // Lower bounds: t + p + q with t and q from the estimates (q = t -+ phi by word), each arc less its error
+  // (or 0 where the estimate is too close to 0 or a full turn to tell on which side the exact value wraps).
+  const bound = CSC_BOUND;
+  let first = 0;
+  for (let w = 0; w < 4; w++) {
+    const p = straight[w];
+    if (p === Infinity) {
+      bound[w] = Infinity;
+      continue;
+    }
+    let t = w === 1 ? -e[2] : e[2 * w];
+    if (t < 0) t += TWO_PI;
+    const turn = (w & 1) === 0 ? phiLeft : phiRight;
+    let q = w < 2 ? turn - t : t - turn;
+    if (q < 0) q += TWO_PI;
+    const tLow = t > APPROX_ANGLE_ERROR && t < SNAP_LIMIT - APPROX_ANGLE_ERROR ? t - APPROX_ANGLE_ERROR : 0;
+    const qLow = q > lastError && q < SNAP_LIMIT - lastError ? q - lastError : 0;
+    bound[w] = p + tLow + qLow - BOUND_SLACK;
+    if (bound[w] < bound[first]) first = w;
   }
 
-  // The word with the least bound first: it is nearly always the shortest, and prunes the rest.
-  let first = 0;
-  let firstBound = boundLsl;
-  if (boundRsr < firstBound) first = 1, firstBound = boundRsr;
-  if (boundLsr < firstBound) first = 2, firstBound = boundLsr;
-  if (boundRsl < firstBound) first = 3, firstBound = boundRsl;
+  // The word with the least bound first (nearly always the shortest, so it prunes the rest), then the others
+  // whose bound can still win.
   let best = Infinity;
-  switch (first) {
-    case 0:
-      best = evalCsc(0, lx, ly, pLsl, phi, best);
-      break;
-    case 1:
-      best = evalCsc(1, rx, ry, pRsr, phi, best);
-      break;
-    case 2:
-      best = evalCsc(2, rx, lsrY, pLsr, phi, best);
-      break;
-    default:
-      best = evalCsc(3, lx, rslY, pRsl, phi, best);
+  for (let pass = -1; pass < 4; pass++) {
+    const w = pass < 0 ? first : pass;
+    if (pass >= 0 && (w === first || !(bound[w] < best))) continue;
+    let t = Math.atan2(a[2 * w], a[2 * w + 1]);
+    if (w === 1) t = -t;
+    if (t < 0) t += TWO_PI;
+    if (t > SNAP_LIMIT) t = 0;
+    // The last arc from phi itself (not phiLeft), wrapped exactly as mod2pi does, so lengths stay bit for bit
+    // those of the all-words evaluation.
+    const turn = (w & 1) === 0 ? phi : -phi;
+    let q = w < 2 ? turn - t : t - turn;
+    if (q < 0) {
+      if (q >= -TWO_PI) q += TWO_PI;
+      else if (q < -TWO_PI - WRAP_EDGE && q >= -FOUR_PI + WRAP_EDGE) q += FOUR_PI;
+      else q = mod2pi(q);
+    } else if (q >= TWO_PI) q = q < FOUR_PI - WRAP_EDGE ? q - TWO_PI : mod2pi(q);
+    if (q > SNAP_LIMIT) q = 0;
+    const p = straight[w];
+    const length = t + p + q;
+    if (length < best) {
+      best = length, bestWord = w, BEST_PIECES[0] = t, BEST_PIECES[1] = p, BEST_PIECES[2] = q;
+    }
   }
-  if (first !== 0 && boundLsl < best) best = evalCsc(0, lx, ly, pLsl, phi, best);
-  if (first !== 1 && boundRsr < best) best = evalCsc(1, rx, ry, pRsr, phi, best);
-  if (first !== 2 && boundLsr < best) best = evalCsc(2, rx, lsrY, pLsr, phi, best);
-  if (first !== 3 && boundRsl < best) best = evalCsc(3, lx, rslY, pRsl, phi, best);
 
   // CCC words: the middle arc p = 2*pi - acos(1 - D^2 / 8) is in [pi, 2*pi] (never snapped: a full loop is not
   // an empty turn), so they only matter while the best is above pi and the circles are at most 4 apart. Before
   // the exact acos and atan2, the word is bounded with p estimated as 2*pi - approxAtan2(sin, cos), where
   // sin^2 = 1 - cos^2 = (D^2/8) * (2 - D^2/8) avoids cancellation.
   if (Math.PI - BOUND_SLACK < best) {
-    // RLR: right circles.
     let cr = 1 - r2 / 8;
     if (cr < -1 && cr > -1 - ACOS_SLACK) cr = -1;
-    if (cr >= -1) {
-      const pEstimate = TWO_PI - e[8];
-      const tEstimate = 0.5 * pEstimate + tRsr;
-      const bound = pEstimate - CCC_ERROR + arcLowerBound(tEstimate, CCC_ERROR, FULL_TURN_SNAP) +
-        arcLowerBound(-phi - tEstimate + pEstimate, 2 * CCC_ERROR + FULL_TURN_SNAP, FULL_TURN_SNAP);
-      if (bound - BOUND_SLACK < best) {
-        const p = TWO_PI - Math.acos(cr > 1 ? 1 : cr);
-        if (p - BOUND_SLACK < best) {
-          const t = arcAngle(0.5 * p - Math.atan2(ry, rx));
-          best = offer(4, t, p, arcAngle(-phi - t + p), best);
-        }
-      }
-    }
-    // LRL: left circles.
     let cl = 1 - l2 / 8;
     if (cl < -1 && cl > -1 - ACOS_SLACK) cl = -1;
-    if (cl >= -1) {
-      const pEstimate = TWO_PI - e[10];
-      const tEstimate = tLsl + 0.5 * pEstimate;
-      const bound = pEstimate - CCC_ERROR + arcLowerBound(tEstimate, CCC_ERROR, FULL_TURN_SNAP) +
-        arcLowerBound(phi - tEstimate + pEstimate, 2 * CCC_ERROR + FULL_TURN_SNAP, FULL_TURN_SNAP);
-      if (bound - BOUND_SLACK < best) {
-        const p = TWO_PI - Math.acos(cl > 1 ? 1 : cl);
-        if (p - BOUND_SLACK < best) {
-          const t = arcAngle(Math.atan2(ly, lx) + 0.5 * p);
-          best = offer(5, t, p, arcAngle(phi - t + p), best);
+    if (cr >= -1 || cl >= -1) {
+      const uR = r2 / 8;
+      const uL = l2 / 8;
+      const ccc = CCC_ESTIMATE;
+      ccc[0] = Math.sqrt(uR < 2 ? uR * (2 - uR) : 0), ccc[1] = 1 - uR;
+      ccc[2] = Math.sqrt(uL < 2 ? uL * (2 - uL) : 0), ccc[3] = 1 - uL;
+      approxAtan2Batch(ccc, 2);
+      const qError = 2 * CCC_ERROR + FULL_TURN_SNAP + PHI_ROUNDING * Math.abs(phi);
+      // RLR: right circles; t = p/2 - angle(V), q = p - t - phi.
+      if (cr >= -1) {
+        const pEstimate = TWO_PI - ccc[0];
+        // e[2] estimates angle(V).
+        let t = 0.5 * pEstimate - e[2];
+        if (t < 0) t += TWO_PI;
+        else if (t >= TWO_PI) t -= TWO_PI;
+        let q = phiRight - t + pEstimate;
+        if (q < 0) q += TWO_PI;
+        else if (q >= TWO_PI) q -= TWO_PI;
+        const tLow = t > CCC_ERROR && t < SNAP_LIMIT - CCC_ERROR ? t - CCC_ERROR : 0;
+        const qLow = q > qError && q < SNAP_LIMIT - qError ? q - qError : 0;
+        if (pEstimate - CCC_ERROR + tLow + qLow - BOUND_SLACK < best) {
+          const p = TWO_PI - Math.acos(cr > 1 ? 1 : cr);
+          if (p - BOUND_SLACK < best) {
+            let tExact = 0.5 * p - Math.atan2(ry, rx);
+            if (tExact < 0) tExact += TWO_PI;
+            else if (tExact >= TWO_PI) tExact -= TWO_PI;
+            if (tExact > SNAP_LIMIT) tExact = 0;
+            let qExact = -phi - tExact + p;
+            if (qExact < 0) {
+              if (qExact >= -TWO_PI) qExact += TWO_PI;
+              else if (qExact < -TWO_PI - WRAP_EDGE && qExact >= -FOUR_PI + WRAP_EDGE) qExact += FOUR_PI;
+              else qExact = mod2pi(qExact);
+            } else if (qExact >= TWO_PI) {
+              qExact = qExact < FOUR_PI - WRAP_EDGE ? qExact - TWO_PI : mod2pi(qExact);
+            }
+            if (qExact > SNAP_LIMIT) qExact = 0;
+            const length = tExact + p + qExact;
+            if (length < best) {
+              best = length,
+                bestWord = 4,
+                BEST_PIECES[0] = tExact,
+                BEST_PIECES[1] = p,
+                BEST_PIECES[2] = qExact;
+            }
+          }
+        }
+      }
+      // LRL: left circles; t = angle(V) + p/2, q = p - t + phi.
+      if (cl >= -1) {
+        const pEstimate = TWO_PI - ccc[2];
+        let t = e[0] + 0.5 * pEstimate;
+        if (t < 0) t += TWO_PI;
+        else if (t >= TWO_PI) t -= TWO_PI;
+        let q = phiLeft - t + pEstimate;
+        if (q < 0) q += TWO_PI;
+        else if (q >= TWO_PI) q -= TWO_PI;
+        const tLow = t > CCC_ERROR && t < SNAP_LIMIT - CCC_ERROR ? t - CCC_ERROR : 0;
+        const qLow = q > qError && q < SNAP_LIMIT - qError ? q - qError : 0;
+        if (pEstimate - CCC_ERROR + tLow + qLow - BOUND_SLACK < best) {
+          const p = TWO_PI - Math.acos(cl > 1 ? 1 : cl);
+          if (p - BOUND_SLACK < best) {
+            let tExact = Math.atan2(ly, lx) + 0.5 * p;
+            if (tExact < 0) tExact += TWO_PI;
+            else if (tExact >= TWO_PI) tExact -= TWO_PI;
+            if (tExact > SNAP_LIMIT) tExact = 0;
+            let qExact = phi - tExact + p;
+            if (qExact < 0) {
+              if (qExact >= -TWO_PI) qExact += TWO_PI;
+              else if (qExact < -TWO_PI - WRAP_EDGE && qExact >= -FOUR_PI + WRAP_EDGE) qExact += FOUR_PI;
+              else qExact = mod2pi(qExact);
+            } else if (qExact >= TWO_PI) {
+              qExact = qExact < FOUR_PI - WRAP_EDGE ? qExact - TWO_PI : mod2pi(qExact);
+            }
+            if (qExact > SNAP_LIMIT) qExact = 0;
+            const length = tExact + p + qExact;
+            if (length < best) {
+              best = length,
+                bestWord = 5,
+                BEST_PIECES[0] = tExact,
+                BEST_PIECES[1] = p,
+                BEST_PIECES[2] = qExact;
+            }
+          }
         }
       }
     }
