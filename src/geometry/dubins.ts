@@ -72,8 +72,10 @@ const WRAP_EDGE = 1e-9;
 const SNAP_LIMIT = TWO_PI - FULL_TURN_SNAP;
 
 /**
- * Solves the problem normalized to the start's frame (goal at (x, y), heading change phi, lengths / r); returns
- * the shortest length divided by r and fills the scratch. Each word is built from the vector V between the
+ * Length of the shortest Dubins path from (x0, y0, h0) to (x1, y1, h1) with turning radius r. Allocates nothing.
+ * Headings may be any finite angle. Also fills the module scratch (best word and arcs) for dubinsShortest.
+ *
+ * Solves the problem normalized to the start's frame (goal at (x, y), heading change phi, lengths / r). Each word is built from the vector V between the
  * centers of its first and last turning circles: the start's left circle is centered at (0, 1), its right at
  * (0, -1); the goal's at (x -+ sin phi, y +- cos phi).
  *
@@ -81,16 +83,15 @@ const SNAP_LIMIT = TWO_PI - FULL_TURN_SNAP;
  * {@link approxAtan2Batch} (an order of magnitude cheaper than Math.atan2, error below APPROX_ANGLE_ERROR). The
  * word with the least bound is evaluated exactly first and the others only while their bound can still win, so
  * nearly always a single Math.atan2 is made. The CCC words have a middle arc p = 2*pi - 2*asin(D/4) >=
- * pi*(2 - D/4) for centers D <= 4 apart, which rules them out cheaply in most cases. The exact values are those
- * of the all-words evaluation (up to the rounding of wrapping phi once); pruning only skips words that cannot
- * be shorter.
+ * pi*(2 - D/4) for centers D <= 4 apart, which rules them out cheaply in most cases. The exact values are bit for
+ * bit those of the all-words evaluation; pruning only skips words that cannot be shorter.
  *
  * Written out in one function on purpose: helpers V8 does not inline (once this function's inlining budget is
- * spent) would box every number passed or returned into a heap number. Arcs are wrapped by range (one add)
- * rather than with Math.floor: every wrapped value here is a difference of two angles in [0, 2*pi) or an
- * atan2 result.
+ * spent) would box every number passed or returned into a heap number. For the same reason this is the exported
+ * function itself (a call into a solver would box the seven arguments and the result). Arcs are wrapped by
+ * range (adding a multiple of 2*pi) rather than with Math.floor; the bounds use phi wrapped once.
  */
-function solveDubins(
+export function dubinsLengthCoords(
   x0: number,
   y0: number,
   h0: number,
@@ -285,7 +286,7 @@ function solveDubins(
       }
     }
   }
-  return best;
+  return r * best;
 }
 
 function checkRadius(r: number): void {
@@ -294,25 +295,9 @@ function checkRadius(r: number): void {
   }
 }
 
-/**
- * Length of the shortest Dubins path from (x0, y0, h0) to (x1, y1, h1) with turning radius r. Allocates nothing.
- * Headings may be any finite angle.
- */
-export function dubinsLengthCoords(
-  x0: number,
-  y0: number,
-  h0: number,
-  x1: number,
-  y1: number,
-  h1: number,
-  r: number,
-): number {
-  return r * solveDubins(x0, y0, h0, x1, y1, h1, r);
-}
-
 /** Length of the shortest Dubins path from `start` to `goal` with turning radius r. Allocates nothing. */
 export function dubinsLength(start: Pose, goal: Pose, r: number): number {
-  return r * solveDubins(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
+  return dubinsLengthCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
 }
 
 /**
@@ -321,7 +306,7 @@ export function dubinsLength(start: Pose, goal: Pose, r: number): number {
  */
 export function dubinsShortest(start: Pose, goal: Pose, r: number): CurvePath {
   checkRadius(r);
-  const norm = solveDubins(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
+  const length = dubinsLengthCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
   const word = DUBINS_WORDS[bestWord];
   const values = [BEST_PIECES[0], BEST_PIECES[1], BEST_PIECES[2]];
   const pieces: WordPiece[] = [];
@@ -330,5 +315,5 @@ export function dubinsShortest(start: Pose, goal: Pose, r: number): CurvePath {
   }
   const segments: CurvePath["segments"] = [];
   appendWord(segments, { x: start.x, y: start.y, heading: normalizeAngle(start.heading) }, pieces, r);
-  return { word, length: norm * r, segments };
+  return { word, length, segments };
 }
