@@ -819,6 +819,13 @@ export class DirectionalSpace implements SearchSpace {
         }
         if (!free) continue;
       }
+      // A state appears at most once per expansion: the A* core would treat a repeated id as already in its
+      // heap while it may still be held back as the next state (heap corruption, history-dependent results).
+      // Repeats are adjacent in the table (a Dubins transition, then its Reeds-Shepp variant).
+      if (n > 0 && ids[n - 1] === id) {
+        if (c < costs[n - 1]) costs[n - 1] = c;
+        continue;
+      }
       ids[n] = id;
       costs[n] = c;
       n++;
