@@ -8,6 +8,7 @@ import {
   newSearchResult,
   reconstructPath,
   type SearchLimits,
+  type SearchSpace,
   SearchWorkspace,
   unlimited,
 } from "../src/search/astar.ts";
@@ -378,5 +379,78 @@ describe("workspace reuse", () => {
       expect({ ...a }).toEqual(b);
       expect(pa).toEqual(pb);
     }
+  });
+});
+
+describe("spaces that list a state twice in one expansion", () => {
+  /**
+   * A random graph whose expand() repeats each successor with a worse and a better cost (in either order), as a
+   * directional space can (a Dubins and a Reeds-Shepp transition to the same state). The answer must equal a
+   * Dijkstra over the cheaper edges, and repeated runs must agree.
+   */
+  test("A* stays optimal and deterministic", () => {
+    const rand = rng(4242);
+    const n = 400;
+    const edges: { to: number; cost: number }[][] = Array.from({ length: n }, () => []);
+    for (let a = 0; a < n; a++) {
+      for (let k = 0; k < 4; k++) {
+        const b = Math.floor(rand() * n);
+        edges[a].push({ to: b, cost: 1 + Math.floor(rand() * 20) });
+      }
+    }
+    const space: SearchSpace & { goal: number } = {
+      stateCount: n,
+      maxSuccessors: 16,
+      goal: 0,
+      expand(state, out) {
+        let c = 0;
+        for (const e of edges[state]) {
+          const worse = (e.cost + 7) * COST_SCALE, better = e.cost * COST_SCALE;
+          const first = (state + e.to) % 2 === 0;
+          out.ids[c] = e.to;
+          out.costs[c++] = first ? worse : better;
+          out.ids[c] = e.to;
+          out.costs[c++] = first ? better : worse;
+        }
+        return c;
+      },
+      heuristic: () => 0,
+      isGoal(state) {
+        return state === this.goal;
+      },
+    };
+    // Independent Dijkstra over the cheaper edges.
+    const dijkstra = (from: number, to: number) => {
+      const dist = new Float64Array(n).fill(Infinity);
+      const done = new Uint8Array(n);
+      dist[from] = 0;
+      for (;;) {
+        let u = -1;
+        for (let i = 0; i < n; i++) if (!done[i] && (u < 0 || dist[i] < dist[u])) u = i;
+        if (u < 0 || dist[u] === Infinity) break;
+        done[u] = 1;
+        for (const e of edges[u]) dist[e.to] = Math.min(dist[e.to], dist[u] + e.cost);
+      }
+      return dist[to];
+    };
+    const ws = new SearchWorkspace();
+    let checked = 0;
+    for (let q = 0; q < 60; q++) {
+      const from = Math.floor(rand() * n), to = Math.floor(rand() * n);
+      space.goal = to;
+      const expect1 = dijkstra(from, to);
+      const r1 = astar(space, ws, [from], unlimited());
+      const cost1 = r1.cost, exp1 = r1.expansions;
+      const r2 = astar(space, ws, [from], unlimited());
+      if (expect1 === Infinity) {
+        expect(r1.status).toBe("exhausted");
+        continue;
+      }
+      expect(r1.status).toBe("found");
+      expect(cost1 / COST_SCALE).toBe(expect1);
+      expect([r2.cost, r2.expansions]).toEqual([cost1, exp1]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(30);
   });
 });

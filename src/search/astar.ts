@@ -278,7 +278,11 @@ export function astar(
         f[t] = ft;
         g[t] = ng;
         parent[t] = s;
-        if (closed[t] === gen) {
+        if (t === cand) {
+          // A space may list a state twice in one expansion: the held-back candidate is not in the heap.
+          candF = ft;
+          candG = ng;
+        } else if (closed[t] === gen) {
           closed[t] = 0;
           heap.push(t, ft, ng);
         } else {
