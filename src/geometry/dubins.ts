@@ -9,7 +9,7 @@
  */
 
 import { mod2pi, normalizeAngle, TWO_PI } from "./angle.ts";
-import { APPROX_ANGLE_ERROR, approxAtan2Batch } from "./angleBounds.ts";
+import { APPROX_ANGLE_ERROR, approxAtan2, approxAtan2Batch } from "./angleBounds.ts";
 import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
 
@@ -35,14 +35,17 @@ const BEST_PIECES = new Float64Array(3);
  * first arc (before wrapping to [0, 2*pi)).
  */
 const CSC_ATAN = new Float64Array(8);
-/** Per CSC word: approxAtan2 of its CSC_ATAN pair at 2w (the batch overwrites the y slots). */
-const CSC_ESTIMATE = new Float64Array(8);
 /** Per CSC word: its straight length (Infinity where the word does not exist). */
 const CSC_STRAIGHT = new Float64Array(4);
 /** Per CSC word: the lower bound of its length from the estimated arcs. */
 const CSC_BOUND = new Float64Array(4);
-/** (sin, cos) pairs of the CCC words' estimated middle-arc complements: RLR, then LRL. */
-const CCC_ESTIMATE = new Float64Array(4);
+/**
+ * (y, x) pairs estimated in one batch for the CCC words past their gate, RLR's first: (sin, cos) of the middle
+ * arc's complement, then the center vector.
+ */
+const CCC_ESTIMATE = new Float64Array(8);
+/** Slack of the cheap CCC gate (covers the rounding of acos and of the clamped cosine). */
+const CCC_GATE_SLACK = 1e-9;
 
 /**
  * Slack on the lower bounds below: a word is evaluated unless its bound exceeds the best length by more than
@@ -54,6 +57,8 @@ const BOUND_SLACK = 1e-12;
  * the rounding of the heading change wrapped once to [0, 2*pi) (relative to its size; see PHI_ROUNDING).
  */
 const ARC_ERROR = APPROX_ANGLE_ERROR + FULL_TURN_SNAP;
+/** Slack of the free CSC bounds: an arc snapped to 0 (FULL_TURN_SNAP) moves t + q by up to 1e-10 each. */
+const TURN_SLACK = 1e-9;
 /** Relative rounding allowance for wrapping the heading change once (far above the real few ulps). */
 const PHI_ROUNDING = 1e-14;
 /**
@@ -111,7 +116,7 @@ export function dubinsLengthCoords(
   const c = Math.cos(phi);
   bestWord = -1;
   // phi wrapped to [0, 2*pi) and -phi likewise: the last arcs are differences of these and the first arcs.
-  const phiLeft = mod2pi(phi);
+  const phiLeft = phi >= 0 && phi < TWO_PI ? phi : phi < 0 && phi >= -TWO_PI ? phi + TWO_PI : mod2pi(phi);
   const phiRight = phiLeft === 0 ? 0 : TWO_PI - phiLeft;
   const lastError = ARC_ERROR + PHI_ROUNDING * Math.abs(phi);
 
@@ -138,37 +143,44 @@ export function dubinsLengthCoords(
   // LSR: angle(V) + atan2(2, p) as one atan2; RSL: angle(V) - atan2(2, p).
   a[4] = lsrY * pLsr + 2 * rx, a[5] = rx * pLsr - 2 * lsrY, straight[2] = pLsr;
   a[6] = 2 * lx - rslY * pRsl, a[7] = lx * pRsl + 2 * rslY, straight[3] = pRsl;
-  const e = CSC_ESTIMATE;
-  for (let i = 0; i < 8; i++) e[i] = a[i];
-  approxAtan2Batch(e, 4);
 
-  // Lower bounds: t + p + q with t and q from the estimates (q = t -+ phi by word), each arc less its error
-  // (or 0 where the estimate is too close to 0 or a full turn to tell on which side the exact value wraps).
+  // Free lower bounds (no angle needed): the arcs t, q of LSL satisfy t + q = phi (mod 2*pi), so t + q >=
+  // mod2pi(phi); RSR likewise with -phi; LSR and RSL have t - q = +-phi, so t + q >= the smaller of the two.
+  // TURN_SLACK covers snapped arcs (a snap moves the congruence by 1e-10) and rounding.
+  const turnSlack = TURN_SLACK + PHI_ROUNDING * Math.abs(phi);
+  const turnLeft = phiLeft > TWO_PI - turnSlack ? 0 : phiLeft > turnSlack ? phiLeft - turnSlack : 0;
+  const turnRight = phiRight > TWO_PI - turnSlack ? 0 : phiRight > turnSlack ? phiRight - turnSlack : 0;
+  const turnMixed = turnLeft < turnRight ? turnLeft : turnRight;
   const bound = CSC_BOUND;
+  bound[0] = straight[0] + turnLeft - BOUND_SLACK;
+  bound[1] = straight[1] + turnRight - BOUND_SLACK;
+  bound[2] = pLsr + turnMixed - BOUND_SLACK;
+  bound[3] = pRsl + turnMixed - BOUND_SLACK;
   let first = 0;
-  for (let w = 0; w < 4; w++) {
-    const p = straight[w];
-    if (p === Infinity) {
-      bound[w] = Infinity;
-      continue;
-    }
-    let t = w === 1 ? -e[2] : e[2 * w];
-    if (t < 0) t += TWO_PI;
-    const turn = (w & 1) === 0 ? phiLeft : phiRight;
-    let q = w < 2 ? turn - t : t - turn;
-    if (q < 0) q += TWO_PI;
-    const tLow = t > APPROX_ANGLE_ERROR && t < SNAP_LIMIT - APPROX_ANGLE_ERROR ? t - APPROX_ANGLE_ERROR : 0;
-    const qLow = q > lastError && q < SNAP_LIMIT - lastError ? q - lastError : 0;
-    bound[w] = p + tLow + qLow - BOUND_SLACK;
-    if (bound[w] < bound[first]) first = w;
-  }
+  if (bound[1] < bound[first]) first = 1;
+  if (bound[2] < bound[first]) first = 2;
+  if (bound[3] < bound[first]) first = 3;
 
-  // The word with the least bound first (nearly always the shortest, so it prunes the rest), then the others
-  // whose bound can still win.
+  // The word with the least free bound first, then the others whose free bound can still win, if a tighter
+  // bound from estimated arcs still can: t + p + q with t from approxAtan2 and q = +-(t -+ phi), each arc less
+  // its error (or 0 where the estimate is too close to 0 or a full turn to tell on which side it wraps).
   let best = Infinity;
   for (let pass = -1; pass < 4; pass++) {
     const w = pass < 0 ? first : pass;
-    if (pass >= 0 && (w === first || !(bound[w] < best))) continue;
+    if (pass >= 0) {
+      if (w === first || !(bound[w] < best)) continue;
+      let tEstimate = approxAtan2(a[2 * w], a[2 * w + 1]);
+      if (w === 1) tEstimate = -tEstimate;
+      if (tEstimate < 0) tEstimate += TWO_PI;
+      const turnEstimate = (w & 1) === 0 ? phiLeft : phiRight;
+      let qEstimate = w < 2 ? turnEstimate - tEstimate : tEstimate - turnEstimate;
+      if (qEstimate < 0) qEstimate += TWO_PI;
+      const tLow = tEstimate > APPROX_ANGLE_ERROR && tEstimate < SNAP_LIMIT - APPROX_ANGLE_ERROR
+        ? tEstimate - APPROX_ANGLE_ERROR
+        : 0;
+      const qLow = qEstimate > lastError && qEstimate < SNAP_LIMIT - lastError ? qEstimate - lastError : 0;
+      if (!(straight[w] + tLow + qLow - BOUND_SLACK < best)) continue;
+    }
     let t = Math.atan2(a[2 * w], a[2 * w + 1]);
     if (w === 1) t = -t;
     if (t < 0) t += TWO_PI;
@@ -185,7 +197,8 @@ export function dubinsLengthCoords(
     if (q > SNAP_LIMIT) q = 0;
     const p = straight[w];
     const length = t + p + q;
-    if (length < best) {
+    // Equal lengths go to the lower word index, whatever the evaluation order (dubinsShortest's word is stable).
+    if (length < best || (length === best && w < bestWord)) {
       best = length, bestWord = w, BEST_PIECES[0] = t, BEST_PIECES[1] = p, BEST_PIECES[2] = q;
     }
   }
@@ -199,19 +212,31 @@ export function dubinsLengthCoords(
     if (cr < -1 && cr > -1 - ACOS_SLACK) cr = -1;
     let cl = 1 - l2 / 8;
     if (cl < -1 && cl > -1 - ACOS_SLACK) cl = -1;
-    if (cr >= -1 || cl >= -1) {
-      const uR = r2 / 8;
-      const uL = l2 / 8;
+    // p = 2*pi - 2*asin(D/4) >= pi * (2 - D/4) (asin(z) <= z * pi/2 on [0, 1]): a cheap first gate.
+    const rlr = cr >= -1 && Math.PI * (2 - 0.25 * straight[1]) - CCC_GATE_SLACK < best;
+    const lrl = cl >= -1 && Math.PI * (2 - 0.25 * straight[0]) - CCC_GATE_SLACK < best;
+    if (rlr || lrl) {
+      // Only the words past the gate are estimated: two pairs each, RLR's (if any) first.
       const ccc = CCC_ESTIMATE;
-      ccc[0] = Math.sqrt(uR < 2 ? uR * (2 - uR) : 0), ccc[1] = 1 - uR;
-      ccc[2] = Math.sqrt(uL < 2 ? uL * (2 - uL) : 0), ccc[3] = 1 - uL;
-      approxAtan2Batch(ccc, 2);
+      let pairs = 0;
+      if (rlr) {
+        const uR = r2 / 8;
+        ccc[0] = Math.sqrt(uR < 2 ? uR * (2 - uR) : 0), ccc[1] = 1 - uR, ccc[2] = ry, ccc[3] = rx;
+        pairs = 2;
+      }
+      const lrlAt = 2 * pairs;
+      if (lrl) {
+        const uL = l2 / 8;
+        ccc[lrlAt] = Math.sqrt(uL < 2 ? uL * (2 - uL) : 0), ccc[lrlAt + 1] = 1 - uL;
+        ccc[lrlAt + 2] = ly, ccc[lrlAt + 3] = lx;
+        pairs += 2;
+      }
+      approxAtan2Batch(ccc, pairs);
       const qError = 2 * CCC_ERROR + FULL_TURN_SNAP + PHI_ROUNDING * Math.abs(phi);
       // RLR: right circles; t = p/2 - angle(V), q = p - t - phi.
-      if (cr >= -1) {
+      if (rlr) {
         const pEstimate = TWO_PI - ccc[0];
-        // e[2] estimates angle(V).
-        let t = 0.5 * pEstimate - e[2];
+        let t = 0.5 * pEstimate - ccc[2];
         if (t < 0) t += TWO_PI;
         else if (t >= TWO_PI) t -= TWO_PI;
         let q = phiRight - t + pEstimate;
@@ -247,9 +272,9 @@ export function dubinsLengthCoords(
         }
       }
       // LRL: left circles; t = angle(V) + p/2, q = p - t + phi.
-      if (cl >= -1) {
-        const pEstimate = TWO_PI - ccc[2];
-        let t = e[0] + 0.5 * pEstimate;
+      if (lrl) {
+        const pEstimate = TWO_PI - ccc[lrlAt];
+        let t = ccc[lrlAt + 2] + 0.5 * pEstimate;
         if (t < 0) t += TWO_PI;
         else if (t >= TWO_PI) t -= TWO_PI;
         let q = phiLeft - t + pEstimate;
