@@ -15,6 +15,7 @@
  */
 
 import { mod2pi, normalizeAngle, wrapPi } from "./angle.ts";
+import { APPROX_ANGLE_ERROR, approxAtan2 } from "./angleBounds.ts";
 import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
 
@@ -27,6 +28,13 @@ const ZERO = 10 * Number.EPSILON;
  * rounding, so the angle is certainly below -ZERO.
  */
 const SIGN_SLACK = 1e-9;
+/**
+ * Estimated pieces (from approxAtan2) decide a sign only beyond this margin, which exceeds their error (a few
+ * APPROX_ANGLE_ERROR) by far: an exact value of the other sign is impossible there.
+ */
+const ESTIMATE_MARGIN = 1e-4;
+/** Rounding allowance on a length bound from estimated pieces (the estimates' own errors are subtracted). */
+const ESTIMATE_SLACK = 1e-9;
 
 // Module scratch, so nothing is allocated per call: numbers kept in typed arrays stay unboxed, where module
 // variables or number arguments of calls V8 does not inline would each become a heap number.
@@ -37,6 +45,12 @@ const OUT = new Float64Array(3);
  * takes the offset of its row.
  */
 const GOALS = new Float64Array(40);
+/** Per GOALS row: squared distance to the goal's left-circle center in the L+ frame (xi = x - s, eta = y - 1 + c). */
+const RHO_A2 = new Float64Array(8);
+/** Per GOALS row: the same for the right circle (xi = x + s, eta = y - 1 - c). */
+const RHO_B2 = new Float64Array(8);
+/** Slack of the call gates (square roots and squares compared across rounding). */
+const GATE_SLACK = 1e-9;
 /** The best normalized length so far. */
 const BEST = new Float64Array(1);
 
@@ -122,7 +136,18 @@ function lpRmL(k: number): boolean {
   const rho = Math.sqrt(xi * xi + eta * eta);
   // Pruning: the middle arc 2*asin(rho/4) is at least rho/2.
   if (rho > 4 || 0.5 * rho >= BEST[0]) return false;
-  const u = -2 * Math.asin(0.25 * rho);
+  // Estimated pieces (approxAtan2; asin(z) as atan2(z, sqrt((1 - z)(1 + z)))): u within 2 E, t within 2 E and
+  // v within 4 E on the circle (E = APPROX_ANGLE_ERROR), and |wrapPi| moves no more than its argument does.
+  const z = 0.25 * rho;
+  const uEstimate = -2 * approxAtan2(z, Math.sqrt((1 - z) * (1 + z)));
+  const tEstimate = wrapPi(approxAtan2(eta, xi) + 0.5 * uEstimate + PI);
+  // A t certainly below 0 (and not near the -pi/pi wrap) is rejected before any exact trigonometry.
+  if (tEstimate < -ESTIMATE_MARGIN && tEstimate > ESTIMATE_MARGIN - PI) return false;
+  const vEstimate = wrapPi(phi - tEstimate + uEstimate);
+  if (
+    Math.abs(tEstimate) - uEstimate + Math.abs(vEstimate) - 8 * APPROX_ANGLE_ERROR - ESTIMATE_SLACK >= BEST[0]
+  ) return false;
+  const u = -2 * Math.asin(z);
   // t - u + v = phi (mod 2*pi) bounds |t| + |v| by |wrapPi(phi + u)|.
   if (-u + Math.abs(wrapPi(phi + u)) >= BEST[0]) return false;
   const t = wrapPi(Math.atan2(eta, xi) + 0.5 * u + PI);
@@ -190,7 +215,18 @@ function lpRmSmLm(k: number): boolean {
   if (u > ZERO || HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= BEST[0]) return false;
   // The atan2 arguments have length rho^2: a clearly negative sine means t < 0.
   if (xi * r - 2 * eta < -SIGN_SLACK * rho2) return false;
-  const t = wrapPi(Math.atan2(xi * r - 2 * eta, -2 * xi - eta * r));
+  const ty = xi * r - 2 * eta;
+  const tx = -2 * xi - eta * r;
+  // Estimated t and v (each within E): rejected when certainly of the wrong sign, or when too long.
+  const tEstimate = approxAtan2(ty, tx);
+  const vEstimate = wrapPi(phi - HALF_PI - tEstimate);
+  if (
+    (tEstimate < -ESTIMATE_MARGIN && tEstimate > ESTIMATE_MARGIN - PI) ||
+    (vEstimate > ESTIMATE_MARGIN && vEstimate < PI - ESTIMATE_MARGIN) ||
+    Math.abs(tEstimate) + HALF_PI - u + Math.abs(vEstimate) - 2 * APPROX_ANGLE_ERROR - ESTIMATE_SLACK >=
+      BEST[0]
+  ) return false;
+  const t = wrapPi(Math.atan2(ty, tx));
   const v = wrapPi(phi - HALF_PI - t);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
   OUT[0] = t, OUT[1] = u, OUT[2] = v;
@@ -208,6 +244,15 @@ function lpRmSmRm(k: number): boolean {
   // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
   if (u > ZERO || HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= BEST[0]) return false;
   if (xi < -SIGN_SLACK * Math.sqrt(rho2)) return false; // sin t < 0
+  // Estimated t and v (each within E): rejected when certainly of the wrong sign, or when too long.
+  const tEstimate = approxAtan2(xi, -eta);
+  const vEstimate = wrapPi(tEstimate + HALF_PI - phi);
+  if (
+    (tEstimate < -ESTIMATE_MARGIN && tEstimate > ESTIMATE_MARGIN - PI) ||
+    (vEstimate > ESTIMATE_MARGIN && vEstimate < PI - ESTIMATE_MARGIN) ||
+    Math.abs(tEstimate) + HALF_PI - u + Math.abs(vEstimate) - 2 * APPROX_ANGLE_ERROR - ESTIMATE_SLACK >=
+      BEST[0]
+  ) return false;
   const t = Math.atan2(xi, -eta);
   const v = wrapPi(t + HALF_PI - phi);
   if (t < -ZERO || u > ZERO || v > ZERO) return false;
@@ -255,60 +300,140 @@ function solveReedsShepp(x: number, y: number, phi: number): number {
   setGoal(25, -xb, yb, -phi, -s, c);
   setGoal(30, xb, -yb, -phi, -s, c);
   setGoal(35, -xb, -yb, phi, s, c);
+  // Squared distances to the goal's circle centers per row, computed as the base solvers do (bit for bit): the
+  // gates below skip a base solver call when a necessary condition of its own checks already fails.
+  for (let row = 0, k = 0; row < 8; row++, k += 5) {
+    const gx = GOALS[k], gy = GOALS[k + 1], gs = GOALS[k + 3], gc = GOALS[k + 4];
+    const xiA = gx - gs, etaA = gy - 1 + gc, xiB = gx + gs, etaB = gy - 1 - gc;
+    RHO_A2[row] = xiA * xiA + etaA * etaA;
+    RHO_B2[row] = xiB * xiB + etaB * etaB;
+  }
 
   // CSC
-  if (lpSpLp(0)) consider3("LSL", OUT[0], OUT[1], OUT[2]);
-  if (lpSpLp(5)) consider3("LSL", -OUT[0], -OUT[1], -OUT[2]);
-  if (lpSpLp(10)) consider3("RSR", OUT[0], OUT[1], OUT[2]);
-  if (lpSpLp(15)) consider3("RSR", -OUT[0], -OUT[1], -OUT[2]);
-  if (lpSpRp(0)) consider3("LSR", OUT[0], OUT[1], OUT[2]);
-  if (lpSpRp(5)) consider3("LSR", -OUT[0], -OUT[1], -OUT[2]);
-  if (lpSpRp(10)) consider3("RSL", OUT[0], OUT[1], OUT[2]);
-  if (lpSpRp(15)) consider3("RSL", -OUT[0], -OUT[1], -OUT[2]);
+  if (RHO_A2[0] < BEST[0] * BEST[0] && lpSpLp(0)) consider3("LSL", OUT[0], OUT[1], OUT[2]);
+  if (RHO_A2[1] < BEST[0] * BEST[0] && lpSpLp(5)) consider3("LSL", -OUT[0], -OUT[1], -OUT[2]);
+  if (RHO_A2[2] < BEST[0] * BEST[0] && lpSpLp(10)) consider3("RSR", OUT[0], OUT[1], OUT[2]);
+  if (RHO_A2[3] < BEST[0] * BEST[0] && lpSpLp(15)) consider3("RSR", -OUT[0], -OUT[1], -OUT[2]);
+  if (RHO_B2[0] >= 4 && RHO_B2[0] - 4 < BEST[0] * BEST[0] && lpSpRp(0)) {
+    consider3("LSR", OUT[0], OUT[1], OUT[2]);
+  }
+  if (RHO_B2[1] >= 4 && RHO_B2[1] - 4 < BEST[0] * BEST[0] && lpSpRp(5)) {
+    consider3("LSR", -OUT[0], -OUT[1], -OUT[2]);
+  }
+  if (RHO_B2[2] >= 4 && RHO_B2[2] - 4 < BEST[0] * BEST[0] && lpSpRp(10)) {
+    consider3("RSL", OUT[0], OUT[1], OUT[2]);
+  }
+  if (RHO_B2[3] >= 4 && RHO_B2[3] - 4 < BEST[0] * BEST[0] && lpSpRp(15)) {
+    consider3("RSL", -OUT[0], -OUT[1], -OUT[2]);
+  }
 
   // CCC
-  if (lpRmL(0)) consider3("LRL", OUT[0], OUT[1], OUT[2]);
-  if (lpRmL(5)) consider3("LRL", -OUT[0], -OUT[1], -OUT[2]);
-  if (lpRmL(10)) consider3("RLR", OUT[0], OUT[1], OUT[2]);
-  if (lpRmL(15)) consider3("RLR", -OUT[0], -OUT[1], -OUT[2]);
-  if (lpRmL(20)) consider3("LRL", OUT[2], OUT[1], OUT[0]);
-  if (lpRmL(25)) consider3("LRL", -OUT[2], -OUT[1], -OUT[0]);
-  if (lpRmL(30)) consider3("RLR", OUT[2], OUT[1], OUT[0]);
-  if (lpRmL(35)) consider3("RLR", -OUT[2], -OUT[1], -OUT[0]);
+  if (RHO_A2[0] <= 16 && RHO_A2[0] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(0)) {
+    consider3("LRL", OUT[0], OUT[1], OUT[2]);
+  }
+  if (RHO_A2[1] <= 16 && RHO_A2[1] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(5)) {
+    consider3("LRL", -OUT[0], -OUT[1], -OUT[2]);
+  }
+  if (RHO_A2[2] <= 16 && RHO_A2[2] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(10)) {
+    consider3("RLR", OUT[0], OUT[1], OUT[2]);
+  }
+  if (RHO_A2[3] <= 16 && RHO_A2[3] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(15)) {
+    consider3("RLR", -OUT[0], -OUT[1], -OUT[2]);
+  }
+  if (RHO_A2[4] <= 16 && RHO_A2[4] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(20)) {
+    consider3("LRL", OUT[2], OUT[1], OUT[0]);
+  }
+  if (RHO_A2[5] <= 16 && RHO_A2[5] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(25)) {
+    consider3("LRL", -OUT[2], -OUT[1], -OUT[0]);
+  }
+  if (RHO_A2[6] <= 16 && RHO_A2[6] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(30)) {
+    consider3("RLR", OUT[2], OUT[1], OUT[0]);
+  }
+  if (RHO_A2[7] <= 16 && RHO_A2[7] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(35)) {
+    consider3("RLR", -OUT[2], -OUT[1], -OUT[0]);
+  }
 
   // CCCC
-  if (lpRupLumRm(0)) consider4("LRLR", OUT[0], OUT[1], -OUT[1], OUT[2]);
-  if (lpRupLumRm(5)) consider4("LRLR", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
-  if (lpRupLumRm(10)) consider4("RLRL", OUT[0], OUT[1], -OUT[1], OUT[2]);
-  if (lpRupLumRm(15)) consider4("RLRL", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
-  if (lpRumLumRp(0)) consider4("LRLR", OUT[0], OUT[1], OUT[1], OUT[2]);
-  if (lpRumLumRp(5)) consider4("LRLR", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
-  if (lpRumLumRp(10)) consider4("RLRL", OUT[0], OUT[1], OUT[1], OUT[2]);
-  if (lpRumLumRp(15)) consider4("RLRL", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
+  if (RHO_B2[0] <= 4 + GATE_SLACK && lpRupLumRm(0)) consider4("LRLR", OUT[0], OUT[1], -OUT[1], OUT[2]);
+  if (RHO_B2[1] <= 4 + GATE_SLACK && lpRupLumRm(5)) consider4("LRLR", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
+  if (RHO_B2[2] <= 4 + GATE_SLACK && lpRupLumRm(10)) consider4("RLRL", OUT[0], OUT[1], -OUT[1], OUT[2]);
+  if (RHO_B2[3] <= 4 + GATE_SLACK && lpRupLumRm(15)) consider4("RLRL", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
+  if (RHO_B2[0] >= 4 - GATE_SLACK && RHO_B2[0] <= 20 && lpRumLumRp(0)) {
+    consider4("LRLR", OUT[0], OUT[1], OUT[1], OUT[2]);
+  }
+  if (RHO_B2[1] >= 4 - GATE_SLACK && RHO_B2[1] <= 20 && lpRumLumRp(5)) {
+    consider4("LRLR", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
+  }
+  if (RHO_B2[2] >= 4 - GATE_SLACK && RHO_B2[2] <= 20 && lpRumLumRp(10)) {
+    consider4("RLRL", OUT[0], OUT[1], OUT[1], OUT[2]);
+  }
+  if (RHO_B2[3] >= 4 - GATE_SLACK && RHO_B2[3] <= 20 && lpRumLumRp(15)) {
+    consider4("RLRL", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
+  }
 
   // CCSC and its backwards form CSCC
-  if (lpRmSmLm(0)) consider4("LRSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  if (lpRmSmLm(5)) consider4("LRSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  if (lpRmSmLm(10)) consider4("RLSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  if (lpRmSmLm(15)) consider4("RLSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  if (lpRmSmRm(0)) consider4("LRSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  if (lpRmSmRm(5)) consider4("LRSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  if (lpRmSmRm(10)) consider4("RLSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  if (lpRmSmRm(15)) consider4("RLSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  if (lpRmSmLm(20)) consider4("LSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  if (lpRmSmLm(25)) consider4("LSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
-  if (lpRmSmLm(30)) consider4("RSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  if (lpRmSmLm(35)) consider4("RSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
-  if (lpRmSmRm(20)) consider4("RSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  if (lpRmSmRm(25)) consider4("RSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
-  if (lpRmSmRm(30)) consider4("LSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  if (lpRmSmRm(35)) consider4("LSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  if (
+    RHO_A2[0] >= 8 - GATE_SLACK && RHO_A2[0] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(0)
+  ) consider4("LRSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  if (
+    RHO_A2[1] >= 8 - GATE_SLACK && RHO_A2[1] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(5)
+  ) consider4("LRSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  if (
+    RHO_A2[2] >= 8 - GATE_SLACK && RHO_A2[2] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(10)
+  ) consider4("RLSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  if (
+    RHO_A2[3] >= 8 - GATE_SLACK && RHO_A2[3] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(15)
+  ) consider4("RLSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  if (RHO_B2[0] >= 4 - GATE_SLACK && RHO_B2[0] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(0)) {
+    consider4("LRSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  }
+  if (RHO_B2[1] >= 4 - GATE_SLACK && RHO_B2[1] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(5)) {
+    consider4("LRSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  }
+  if (RHO_B2[2] >= 4 - GATE_SLACK && RHO_B2[2] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(10)) {
+    consider4("RLSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
+  }
+  if (RHO_B2[3] >= 4 - GATE_SLACK && RHO_B2[3] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(15)) {
+    consider4("RLSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
+  }
+  if (
+    RHO_A2[4] >= 8 - GATE_SLACK && RHO_A2[4] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(20)
+  ) consider4("LSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  if (
+    RHO_A2[5] >= 8 - GATE_SLACK && RHO_A2[5] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(25)
+  ) consider4("LSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  if (
+    RHO_A2[6] >= 8 - GATE_SLACK && RHO_A2[6] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(30)
+  ) consider4("RSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  if (
+    RHO_A2[7] >= 8 - GATE_SLACK && RHO_A2[7] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(35)
+  ) consider4("RSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  if (RHO_B2[4] >= 4 - GATE_SLACK && RHO_B2[4] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(20)) {
+    consider4("RSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  }
+  if (RHO_B2[5] >= 4 - GATE_SLACK && RHO_B2[5] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(25)) {
+    consider4("RSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  }
+  if (RHO_B2[6] >= 4 - GATE_SLACK && RHO_B2[6] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(30)) {
+    consider4("LSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
+  }
+  if (RHO_B2[7] >= 4 - GATE_SLACK && RHO_B2[7] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(35)) {
+    consider4("LSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
+  }
 
   // CCSCC
-  if (lpRmSLmRp(0)) consider5("LRSLR", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
-  if (lpRmSLmRp(5)) consider5("LRSLR", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
-  if (lpRmSLmRp(10)) consider5("RLSRL", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
-  if (lpRmSLmRp(15)) consider5("RLSRL", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
+  if (RHO_B2[0] >= 20 - GATE_SLACK && RHO_B2[0] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(0)) {
+    consider5("LRSLR", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
+  }
+  if (RHO_B2[1] >= 20 - GATE_SLACK && RHO_B2[1] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(5)) {
+    consider5("LRSLR", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
+  }
+  if (RHO_B2[2] >= 20 - GATE_SLACK && RHO_B2[2] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(10)) {
+    consider5("RLSRL", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
+  }
+  if (RHO_B2[3] >= 20 - GATE_SLACK && RHO_B2[3] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(15)) {
+    consider5("RLSRL", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
+  }
 
   return BEST[0];
 }
