@@ -14,7 +14,7 @@
  * @module
  */
 
-import { mod2pi, normalizeAngle, wrapPi } from "./angle.ts";
+import { mod2pi, normalizeAngle, TWO_PI, wrapPi } from "./angle.ts";
 import { APPROX_ANGLE_ERROR, approxAtan2 } from "./angleBounds.ts";
 import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
@@ -51,6 +51,12 @@ const RHO_A2 = new Float64Array(8);
 const RHO_B2 = new Float64Array(8);
 /** Slack of the call gates (square roots and squares compared across rounding). */
 const GATE_SLACK = 1e-9;
+/** Free lower bounds of the eight CSC variants (straight part plus the turn the two arcs must make). */
+const CSC_FREE_BOUND = new Float64Array(8);
+/** Words of the CSC variants, by index (see cscVariant). */
+const CSC_LETTERS = ["LSL", "LSL", "RSR", "RSR", "LSR", "LSR", "RSL", "RSL"];
+/** Index of the best CSC variant so far (8: none yet). */
+let bestCsc = 8;
 /** The best normalized length so far. */
 const BEST = new Float64Array(1);
 
@@ -217,6 +223,8 @@ function lpRmSmLm(k: number): boolean {
   if (xi * r - 2 * eta < -SIGN_SLACK * rho2) return false;
   const ty = xi * r - 2 * eta;
   const tx = -2 * xi - eta * r;
+  // sin v = -cos(phi - t) = -(c * tx + s * ty) / rho^2: clearly positive means v > 0.
+  if (c * tx + s * ty < -SIGN_SLACK * rho2) return false;
   // Estimated t and v (each within E): rejected when certainly of the wrong sign, or when too long.
   const tEstimate = approxAtan2(ty, tx);
   const vEstimate = wrapPi(phi - HALF_PI - tEstimate);
@@ -243,7 +251,10 @@ function lpRmSmRm(k: number): boolean {
   const u = 2 - Math.sqrt(rho2);
   // The first three pieces turn by t + pi/2 and the last by +-v, summing to phi (mod 2*pi).
   if (u > ZERO || HALF_PI + Math.abs(u) + Math.abs(wrapPi(phi - HALF_PI)) >= BEST[0]) return false;
-  if (xi < -SIGN_SLACK * Math.sqrt(rho2)) return false; // sin t < 0
+  const rho = Math.sqrt(rho2);
+  if (xi < -SIGN_SLACK * rho) return false; // sin t < 0
+  // sin v = cos(t - phi) = (xi * s - eta * c) / rho: clearly positive means v > 0.
+  if (xi * s - eta * c > SIGN_SLACK * rho) return false;
   // Estimated t and v (each within E): rejected when certainly of the wrong sign, or when too long.
   const tEstimate = approxAtan2(xi, -eta);
   const vEstimate = wrapPi(tEstimate + HALF_PI - phi);
@@ -279,12 +290,54 @@ function lpRmSLmRp(k: number): boolean {
   return true;
 }
 
+/**
+ * CSC variant i (0-3: LpSpLp on GOALS rows 0-3, i.e. LSL, LSL timeflipped, RSR, RSR timeflipped; 4-7: LpSpRp
+ * likewise for LSR and RSL), gated on its free bound. Equal lengths go to the lower i, so the chosen word does
+ * not depend on the evaluation order.
+ */
+function cscVariant(i: number): void {
+  const row = i & 3;
+  const best = BEST[0];
+  if (i < 4) {
+    if (!(RHO_A2[row] < best * best) || !lpSpLp(5 * row)) return;
+  } else if (!(RHO_B2[row] >= 4 && RHO_B2[row] - 4 < best * best) || !lpSpRp(5 * row)) return;
+  const sign = (row & 1) === 0 ? 1 : -1;
+  const t = sign * OUT[0], u = sign * OUT[1], v = sign * OUT[2];
+  const len = Math.abs(t) + Math.abs(u) + Math.abs(v);
+  if (len < best || (len === best && i < bestCsc)) {
+    BEST[0] = len, bestLetters = CSC_LETTERS[i], bestCount = 3, bestCsc = i;
+    bestValues[0] = t, bestValues[1] = u, bestValues[2] = v;
+  }
+}
+
 function setGoal(k: number, x: number, y: number, phi: number, s: number, c: number): void {
   GOALS[k] = x, GOALS[k + 1] = y, GOALS[k + 2] = phi, GOALS[k + 3] = s, GOALS[k + 4] = c;
 }
 
-/** Runs all 44 evaluations on the normalized goal; returns the shortest normalized length and fills the scratch. */
-function solveReedsShepp(x: number, y: number, phi: number): number {
+/**
+ * Length of the shortest Reeds-Shepp path from (x0, y0, h0) to (x1, y1, h1) with turning radius r.
+ * Allocates nothing. Headings may be any finite angle. Also fills the module scratch (best word and pieces).
+ *
+ * Normalizes the goal into the start's frame (lengths / r) and runs the 44 evaluations, each base solver call
+ * gated by a cheap necessary condition. This is the exported function itself, not a wrapper around a solver:
+ * a call V8 does not inline would box the arguments and the result into heap numbers.
+ */
+export function reedsSheppLengthCoords(
+  x0: number,
+  y0: number,
+  h0: number,
+  x1: number,
+  y1: number,
+  h1: number,
+  r: number,
+): number {
+  const dx = (x1 - x0) / r;
+  const dy = (y1 - y0) / r;
+  const ch = Math.cos(h0);
+  const sh = Math.sin(h0);
+  const x = dx * ch + dy * sh;
+  const y = -dx * sh + dy * ch;
+  const phi = wrapPi(h1 - h0);
   BEST[0] = Infinity;
   bestCount = 0;
   const s = Math.sin(phi);
@@ -309,23 +362,19 @@ function solveReedsShepp(x: number, y: number, phi: number): number {
     RHO_B2[row] = xiB * xiB + etaB * etaB;
   }
 
-  // CSC
-  if (RHO_A2[0] < BEST[0] * BEST[0] && lpSpLp(0)) consider3("LSL", OUT[0], OUT[1], OUT[2]);
-  if (RHO_A2[1] < BEST[0] * BEST[0] && lpSpLp(5)) consider3("LSL", -OUT[0], -OUT[1], -OUT[2]);
-  if (RHO_A2[2] < BEST[0] * BEST[0] && lpSpLp(10)) consider3("RSR", OUT[0], OUT[1], OUT[2]);
-  if (RHO_A2[3] < BEST[0] * BEST[0] && lpSpLp(15)) consider3("RSR", -OUT[0], -OUT[1], -OUT[2]);
-  if (RHO_B2[0] >= 4 && RHO_B2[0] - 4 < BEST[0] * BEST[0] && lpSpRp(0)) {
-    consider3("LSR", OUT[0], OUT[1], OUT[2]);
+  // CSC: the variant with the least free bound first (it is nearly always the shortest CSC word, and a good
+  // best prunes every later call), then the rest in their usual order.
+  const bound = CSC_FREE_BOUND;
+  let first = 0;
+  for (let i = 0; i < 8; i++) {
+    const turn = GOALS[5 * (i & 3) + 2];
+    if (i < 4) bound[i] = Math.sqrt(RHO_A2[i]) + (turn < 0 ? turn + TWO_PI : turn);
+    else bound[i] = RHO_B2[i - 4] >= 4 ? Math.sqrt(RHO_B2[i - 4] - 4) + Math.abs(turn) : Infinity;
+    if (bound[i] < bound[first]) first = i;
   }
-  if (RHO_B2[1] >= 4 && RHO_B2[1] - 4 < BEST[0] * BEST[0] && lpSpRp(5)) {
-    consider3("LSR", -OUT[0], -OUT[1], -OUT[2]);
-  }
-  if (RHO_B2[2] >= 4 && RHO_B2[2] - 4 < BEST[0] * BEST[0] && lpSpRp(10)) {
-    consider3("RSL", OUT[0], OUT[1], OUT[2]);
-  }
-  if (RHO_B2[3] >= 4 && RHO_B2[3] - 4 < BEST[0] * BEST[0] && lpSpRp(15)) {
-    consider3("RSL", -OUT[0], -OUT[1], -OUT[2]);
-  }
+  bestCsc = 8;
+  cscVariant(first);
+  for (let i = 0; i < 8; i++) if (i !== first) cscVariant(i);
 
   // CCC
   if (RHO_A2[0] <= 16 && RHO_A2[0] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(0)) {
@@ -435,45 +484,12 @@ function solveReedsShepp(x: number, y: number, phi: number): number {
     consider5("RLSRL", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
   }
 
-  return BEST[0];
-}
-
-/** Normalizes the goal into the start's frame (lengths / r) and solves. */
-function solveCoords(
-  x0: number,
-  y0: number,
-  h0: number,
-  x1: number,
-  y1: number,
-  h1: number,
-  r: number,
-): number {
-  const dx = (x1 - x0) / r;
-  const dy = (y1 - y0) / r;
-  const c = Math.cos(h0);
-  const s = Math.sin(h0);
-  return solveReedsShepp(dx * c + dy * s, -dx * s + dy * c, wrapPi(h1 - h0));
-}
-
-/**
- * Length of the shortest Reeds-Shepp path from (x0, y0, h0) to (x1, y1, h1) with turning radius r.
- * Allocates nothing. Headings may be any finite angle.
- */
-export function reedsSheppLengthCoords(
-  x0: number,
-  y0: number,
-  h0: number,
-  x1: number,
-  y1: number,
-  h1: number,
-  r: number,
-): number {
-  return r * solveCoords(x0, y0, h0, x1, y1, h1, r);
+  return r * BEST[0];
 }
 
 /** Length of the shortest Reeds-Shepp path from `start` to `goal` with turning radius r. Allocates nothing. */
 export function reedsSheppLength(start: Pose, goal: Pose, r: number): number {
-  return r * solveCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
+  return reedsSheppLengthCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
 }
 
 /**
@@ -485,7 +501,7 @@ export function reedsSheppShortest(start: Pose, goal: Pose, r: number): CurvePat
   if (!(r > 0) || !Number.isFinite(r)) {
     throw new RangeError(`turning radius must be finite and > 0, got ${r}`);
   }
-  const norm = solveCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
+  const length = reedsSheppLengthCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
   const pieces: WordPiece[] = [];
   let word = "";
   for (let i = 0; i < bestCount; i++) {
@@ -497,5 +513,5 @@ export function reedsSheppShortest(start: Pose, goal: Pose, r: number): CurvePat
   }
   const segments: CurvePath["segments"] = [];
   appendWord(segments, { x: start.x, y: start.y, heading: normalizeAngle(start.heading) }, pieces, r);
-  return { word, length: norm * r, segments };
+  return { word, length, segments };
 }
