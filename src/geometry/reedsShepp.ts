@@ -33,6 +33,8 @@ const SIGN_SLACK = 1e-9;
  * APPROX_ANGLE_ERROR) by far: an exact value of the other sign is impossible there.
  */
 const ESTIMATE_MARGIN = 1e-4;
+/** Below this squared center distance the LpRupLumRm estimate is not made (its atan2 arguments vanish at 0). */
+const ESTIMATE_MIN_RHO2 = 1e-6;
 /** Rounding allowance on a length bound from estimated pieces (the estimates' own errors are subtracted). */
 const ESTIMATE_SLACK = 1e-9;
 
@@ -183,6 +185,24 @@ function lpRupLumRm(k: number): boolean {
   const eta = y - 1 - c;
   const rho = 0.25 * (2 + Math.sqrt(xi * xi + eta * eta));
   if (rho > 1) return false;
+  // Estimated pieces, algebraic in rho (cos u = rho, sin u = sqrt(1 - rho^2), delta = 2u): tauOmega's atan2
+  // arguments are (xi, eta) times (a, b) = (1 - 2 rho) (sin u, rho), of length rho_xi_eta^2 / 2, so away from
+  // 0 the estimate is within 2 E and its t2 = (2 rho - 1)^2 is clearly positive as in the exact form.
+  const rho2 = xi * xi + eta * eta;
+  if (rho2 > ESTIMATE_MIN_RHO2) {
+    const sinU = Math.sqrt((1 - rho) * (1 + rho));
+    const uEstimate = approxAtan2(sinU, rho);
+    const a = sinU * (1 - 2 * rho);
+    const b = rho * (1 - 2 * rho);
+    const tauEstimate = approxAtan2(eta * a - xi * b, xi * a + eta * b);
+    const omegaEstimate = wrapPi(tauEstimate - 2 * uEstimate - phi);
+    if (
+      (tauEstimate < -ESTIMATE_MARGIN && tauEstimate > ESTIMATE_MARGIN - PI) ||
+      (omegaEstimate > ESTIMATE_MARGIN && omegaEstimate < PI - ESTIMATE_MARGIN) ||
+      Math.abs(tauEstimate) + 2 * uEstimate + Math.abs(omegaEstimate) - 10 * APPROX_ANGLE_ERROR -
+            ESTIMATE_SLACK >= BEST[0]
+    ) return false;
+  }
   const u = Math.acos(rho);
   // t - 2u - v = phi (mod 2*pi) bounds |t| + |v|.
   if (2 * u + Math.abs(wrapPi(phi + 2 * u)) >= BEST[0]) return false;
@@ -199,6 +219,21 @@ function lpRumLumRp(k: number): boolean {
   const eta = y - 1 - c;
   const rho = (20 - xi * xi - eta * eta) / 16;
   if (rho < 0 || rho > 1) return false;
+  // Estimated pieces, algebraic in rho (cos u = rho, sin u = -sqrt(1 - rho^2), delta = 0): tauOmega's atan2
+  // arguments are (xi, eta) times (a, b) = (sin u, rho - 2), of length at least 2, and t2 = 5 - 4 rho > 0.
+  {
+    const sinU = -Math.sqrt((1 - rho) * (1 + rho));
+    const uEstimate = -approxAtan2(-sinU, rho);
+    const b = rho - 2;
+    const tauEstimate = approxAtan2(eta * sinU - xi * b, xi * sinU + eta * b);
+    const omegaEstimate = wrapPi(tauEstimate - phi);
+    if (
+      (tauEstimate < -ESTIMATE_MARGIN && tauEstimate > ESTIMATE_MARGIN - PI) ||
+      (omegaEstimate < -ESTIMATE_MARGIN && omegaEstimate > ESTIMATE_MARGIN - PI) ||
+      Math.abs(tauEstimate) - 2 * uEstimate + Math.abs(omegaEstimate) - 10 * APPROX_ANGLE_ERROR -
+            ESTIMATE_SLACK >= BEST[0]
+    ) return false;
+  }
   const u = -Math.acos(rho);
   // t - v = phi (mod 2*pi) bounds |t| + |v|.
   if (u < -HALF_PI || -2 * u + Math.abs(wrapPi(phi)) >= BEST[0]) return false;
