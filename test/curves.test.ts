@@ -12,6 +12,7 @@ import {
 } from "../src/geometry/curves.ts";
 import type { CurvePath } from "../src/geometry/curves.ts";
 import { normalizeAngle } from "../src/geometry/angle.ts";
+import { APPROX_ANGLE_ERROR, approxAtan2 } from "../src/geometry/angleBounds.ts";
 import { poseAlong } from "../src/geometry/segment.ts";
 import type { Pose } from "../src/geometry/types.ts";
 
@@ -539,6 +540,88 @@ describe("optimized lengths equal an all-words evaluation", () => {
         worst = Math.max(worst, error);
       }
       expect(worst).toBeLessThanOrEqual(1e-12);
+    });
+  }
+});
+
+describe("pruning helpers and tie-breaking", () => {
+  test("approxAtan2 stays within APPROX_ANGLE_ERROR of Math.atan2 (modulo 2*pi) at every scale and on the axes", () => {
+    let worst = 0;
+    const check = (y: number, x: number) => {
+      const error = Math.abs(normalizeAngle(approxAtan2(y, x) - Math.atan2(y, x)));
+      worst = Math.max(worst, error);
+      if (!(error <= APPROX_ANGLE_ERROR)) expect({ y, x, error }).toBeUndefined();
+    };
+    for (const scale of [1e-300, 1e-9, 1, 3.7, 1e9, 1e300]) {
+      for (let i = 0; i < 20_000; i++) {
+        const angle = (i / 20_000) * 2 * Math.PI - Math.PI;
+        check(scale * Math.sin(angle), scale * Math.cos(angle));
+      }
+      for (const [y, x] of [[0, 1], [0, -1], [1, 0], [-1, 0], [1, 1], [-1, 1], [1, -1], [-1, -1]]) {
+        check(scale * y, scale * x);
+      }
+    }
+    // Signed zeros: -pi and pi are the same angle.
+    check(-0, -1);
+    check(0, -1);
+    expect(approxAtan2(0, 0)).toBe(0);
+    expect(worst).toBeGreaterThan(0); // a real approximation, not Math.atan2
+  });
+
+  test("ties go to the same word whatever the pruning order: a goal exactly straight ahead is LSL / L+S+L+", () => {
+    // Heading 0 and distances that are exact multiples of r keep the normalization exact, so all four CSC
+    // words (and their Reeds-Shepp variants) have exactly the same length.
+    for (const r of [0.5, 1, 2.5, 4]) {
+      for (const d of [0.5 * r, 3 * r, 17 * r]) {
+        const start: Pose = { x: 0, y: -2, heading: 0 };
+        const goal: Pose = { x: d, y: -2, heading: 0 };
+        const dubins = dubinsShortest(start, goal, r);
+        expect(dubins.word).toBe("LSL");
+        expect(dubins.length).toBe(d);
+        const rs = reedsSheppShortest(start, goal, r);
+        expect(rs.word).toBe("L+S+L+");
+        expect(rs.length).toBe(d);
+        expect(rs.segments.length).toBe(1);
+      }
+    }
+  });
+});
+
+describe("optimized lengths equal an all-words evaluation on the benchmark's pose distribution", () => {
+  // As bench/curves.ts: uniform in [-10, 10]^2, headings in [-pi, pi), radii cycled over the reference data's.
+  const radii = [0.5, 1, 2.5, 4];
+  let state = 20240601;
+  const unit = () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 4294967296;
+  };
+  const pairs: [Pose, Pose, number][] = [];
+  for (let i = 0; i < 10_000; i++) {
+    const start: Pose = { x: unit() * 20 - 10, y: unit() * 20 - 10, heading: (unit() * 2 - 1) * Math.PI };
+    const goal: Pose = { x: unit() * 20 - 10, y: unit() * 20 - 10, heading: (unit() * 2 - 1) * Math.PI };
+    pairs.push([start, goal, radii[i % radii.length]]);
+  }
+  const cases = [
+    { name: "dubins", solve: refDubinsNormalized, wrap: (a: number) => a, fast: dubinsLength },
+    { name: "reeds-shepp", solve: refReedsSheppNormalized, wrap: refWrapPi, fast: reedsSheppLength },
+  ];
+  for (const { name, solve, wrap, fast } of cases) {
+    test(`${name}: 10,000 pairs within 1e-12 relative, and the path's word reaches the goal`, () => {
+      let worst = 0;
+      for (const [start, goal, r] of pairs) {
+        const expected = refLength(solve, wrap, start, goal, r);
+        const error = Math.abs(fast(start, goal, r) - expected) / Math.max(expected, r);
+        worst = Math.max(worst, error);
+      }
+      expect(worst).toBeLessThanOrEqual(1e-12);
+      for (const [start, goal, r] of pairs.slice(0, 500)) {
+        const path = name === "dubins" ? dubinsShortest(start, goal, r) : reedsSheppShortest(start, goal, r);
+        expect(endError(integrate(start, path), goal, r)).toBeLessThanOrEqual(endTolerance(start, goal, r));
+      }
     });
   }
 });
