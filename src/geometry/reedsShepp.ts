@@ -35,6 +35,8 @@ const SIGN_SLACK = 1e-9;
 const ESTIMATE_MARGIN = 1e-4;
 /** Below this squared center distance the LpRupLumRm estimate is not made (its atan2 arguments vanish at 0). */
 const ESTIMATE_MIN_RHO2 = 1e-6;
+/** Absolute slack of the algebraic sine checks in LpRumLumRp (its atan2 arguments are of length 2 to 10). */
+const ESTIMATE_SIGN_SLACK = 1e-9;
 /** Rounding allowance on a length bound from estimated pieces (the estimates' own errors are subtracted). */
 const ESTIMATE_SLACK = 1e-9;
 
@@ -147,7 +149,11 @@ function lpRmL(k: number): boolean {
   // Estimated pieces (approxAtan2; asin(z) as atan2(z, sqrt((1 - z)(1 + z)))): u within 2 E, t within 2 E and
   // v within 4 E on the circle (E = APPROX_ANGLE_ERROR), and |wrapPi| moves no more than its argument does.
   const z = 0.25 * rho;
-  const uEstimate = -2 * approxAtan2(z, Math.sqrt((1 - z) * (1 + z)));
+  const cosHalfU = Math.sqrt((1 - z) * (1 + z));
+  // t = angle(xi, eta) + pi - alpha with sin alpha = z, cos alpha = cosHalfU: rho * sin t = xi * z - eta *
+  // cosHalfU, so a clearly negative value means t < 0.
+  if (xi * z - eta * cosHalfU < -SIGN_SLACK * rho) return false;
+  const uEstimate = -2 * approxAtan2(z, cosHalfU);
   const tEstimate = wrapPi(approxAtan2(eta, xi) + 0.5 * uEstimate + PI);
   // A t certainly below 0 (and not near the -pi/pi wrap) is rejected before any exact trigonometry.
   if (tEstimate < -ESTIMATE_MARGIN && tEstimate > ESTIMATE_MARGIN - PI) return false;
@@ -223,9 +229,15 @@ function lpRumLumRp(k: number): boolean {
   // arguments are (xi, eta) times (a, b) = (sin u, rho - 2), of length at least 2, and t2 = 5 - 4 rho > 0.
   {
     const sinU = -Math.sqrt((1 - rho) * (1 + rho));
-    const uEstimate = -approxAtan2(-sinU, rho);
     const b = rho - 2;
-    const tauEstimate = approxAtan2(eta * sinU - xi * b, xi * sinU + eta * b);
+    const tauY = eta * sinU - xi * b;
+    const tauX = xi * sinU + eta * b;
+    // tau = angle(tauX, tauY) and omega = tau - phi: clearly negative sines mean negative pieces. The
+    // arguments' length is 2 to 10 here (rho_xi_eta^2 in [4, 20] times 5 - 4 rho in [1, 5]), so the slack is
+    // absolute.
+    if (tauY < -ESTIMATE_SIGN_SLACK || tauY * c - tauX * s < -ESTIMATE_SIGN_SLACK) return false;
+    const uEstimate = -approxAtan2(-sinU, rho);
+    const tauEstimate = approxAtan2(tauY, tauX);
     const omegaEstimate = wrapPi(tauEstimate - phi);
     if (
       (tauEstimate < -ESTIMATE_MARGIN && tauEstimate > ESTIMATE_MARGIN - PI) ||
