@@ -84,12 +84,13 @@ const SNAP_LIMIT = TWO_PI - FULL_TURN_SNAP;
  * centers of its first and last turning circles: the start's left circle is centered at (0, 1), its right at
  * (0, -1); the goal's at (x -+ sin phi, y +- cos phi).
  *
- * Pruning: each CSC word's length is bounded from below by its straight part plus its two arcs computed from
- * {@link approxAtan2Batch} (an order of magnitude cheaper than Math.atan2, error below APPROX_ANGLE_ERROR). The
- * word with the least bound is evaluated exactly first and the others only while their bound can still win, so
- * nearly always a single Math.atan2 is made. The CCC words have a middle arc p = 2*pi - 2*asin(D/4) >=
- * pi*(2 - D/4) for centers D <= 4 apart, which rules them out cheaply in most cases. The exact values are bit for
- * bit those of the all-words evaluation; pruning only skips words that cannot be shorter.
+ * Pruning: each CSC word has a free lower bound, its straight part plus the turn its two arcs must make (t + q
+ * = +-phi or t - q = +-phi modulo 2*pi). The word with the least free bound is evaluated exactly first; each other
+ * word only if its free bound, then its bound from arcs estimated with approxAtan2 (about half the cost of
+ * Math.atan2, error below APPROX_ANGLE_ERROR), can still beat the best. The CCC words have a middle arc
+ * p = 2*pi - 2*asin(D/4) >= pi*(2 - D/4) for centers D <= 4 apart, which gates their estimates. The exact
+ * values are bit for bit those of the all-words evaluation, pruning only skips words that cannot be shorter,
+ * and equal lengths go to the lower word index.
  *
  * Written out in one function on purpose: helpers V8 does not inline (once this function's inlining budget is
  * spent) would box every number passed or returned into a heap number. For the same reason this is the exported
