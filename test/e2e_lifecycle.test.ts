@@ -22,7 +22,8 @@ async function server(args: string[] = [], dataDir?: string) {
 
 /**
  * A map that makes A* work hard: a large open field and a long wall with one gap at the far end, the goal just
- * behind the wall. The heuristic pulls the search into the wall's pocket first.
+ * behind the wall. The heuristic pulls the search into the wall's pocket first. A sprinkle of costlier 'G'
+ * terrain (see TRAP_TERRAIN) makes costs non-uniform, so the search is tile by tile (no jump points).
  */
 function trapMap(size: number): string {
   const rows: string[] = [];
@@ -31,12 +32,14 @@ function trapMap(size: number): string {
     for (let x = 0; x < size; x++) {
       // A pocket around the goal, open only at the bottom: x = size - 40 from row 2 down to size - 3.
       const wall = (x === size - 40 && y >= 2 && y < size - 2) || (y === 2 && x >= size - 40);
-      row += wall ? "@" : ".";
+      row += wall ? "@" : (x * 7 + y * 13) % 97 === 0 ? "G" : ".";
     }
     rows.push(row);
   }
   return `type octile\nheight ${size}\nwidth ${size}\nmap\n${rows.join("\n")}\n`;
 }
+/** 'G' costs 2 on the trap map. */
+const TRAP_TERRAIN = [{ code: "G".charCodeAt(0), cost: 2, impassable: false, road: false }];
 const trapPlan = (size: number) => ({
   map: { id: "trap" },
   start: { x: 1.5, y: size / 2 },
@@ -78,7 +81,7 @@ describe("cancellation, deadlines, crashes, queue", () => {
 
   test("a deadline and a client cancel stop the running search", async () => {
     const s = await server(["--no-demo", "--workers", "1"]);
-    await call(s.client, "PutMap", { id: "trap", movingai: trapMap(size) });
+    await call(s.client, "PutMap", { id: "trap", movingai: trapMap(size), terrain: TRAP_TERRAIN });
     // The full search, for reference.
     const full = await call(s.client, "Plan", trapPlan(size));
     expect(full.status).toBe("PLAN_STATUS_FOUND");
@@ -136,7 +139,7 @@ describe("cancellation, deadlines, crashes, queue", () => {
 
   test("past the bounded queue, RESOURCE_EXHAUSTED", async () => {
     const s = await server(["--no-demo", "--workers", "1", "--queue", "1"]);
-    await call(s.client, "PutMap", { id: "trap", movingai: trapMap(size) });
+    await call(s.client, "PutMap", { id: "trap", movingai: trapMap(size), terrain: TRAP_TERRAIN });
     const outcomes = await Promise.allSettled([0, 1, 2, 3].map(() => call(s.client, "Plan", trapPlan(size))));
     const exhausted = outcomes.filter((o) =>
       o.status === "rejected" && (o.reason as grpc.ServiceError).code === grpc.status.RESOURCE_EXHAUSTED

@@ -42,18 +42,6 @@ export function approxAtan2(y: number, x: number): number {
 }
 
 /**
- * A lower bound on an arc the solver computes as `mod2pi(angle)` (snapped to 0 within `snap` of a full turn),
- * given an estimate of `angle` within `error`: the estimate wrapped to [0, 2*pi) minus the error, or 0 where
- * the estimate is too close to 0 or to a full turn to tell on which side of the wrap the exact value lands.
- */
-export function arcLowerBound(estimate: number, error: number, snap: number): number {
-  let m = estimate;
-  if (m < 0) m += TWO_PI;
-  if (m < 0 || m >= TWO_PI) m -= TWO_PI * Math.floor(m / TWO_PI);
-  return m > error && m < TWO_PI - snap - error ? m - error : 0;
-}
-
-/**
  * {@link approxAtan2} over `count` pairs stored as (y, x) in `pairs[2i]`, `pairs[2i + 1]`; each result replaces
  * its y. One call for a batch keeps the numbers unboxed where V8 would not inline several approxAtan2 calls.
  */
