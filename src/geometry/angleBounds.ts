@@ -10,7 +10,6 @@
 export const APPROX_ANGLE_ERROR = 1e-6;
 
 const HALF_PI = 0.5 * Math.PI;
-const TWO_PI = 2 * Math.PI;
 
 /**
  * atan2 to within about 1.4e-8 rad (measured on a dense circle; {@link APPROX_ANGLE_ERROR} is the bound to use):
