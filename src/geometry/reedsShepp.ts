@@ -53,6 +53,12 @@ const GOALS = new Float64Array(40);
 const RHO_A2 = new Float64Array(8);
 /** Per GOALS row: the same for the right circle (xi = x + s, eta = y - 1 - c). */
 const RHO_B2 = new Float64Array(8);
+/** Per GOALS row: mod2pi(phi), the least total turn of LpSpLp (its first prune, hoisted to the caller). */
+const TURN_MOD = new Float64Array(8);
+/** Per GOALS row: |wrapPi(phi)|, the least total turn of LpSpRp and LpRmSLmRp outside their fixed arcs. */
+const TURN_WRAP = new Float64Array(8);
+/** Per GOALS row: |wrapPi(phi - pi/2)|, the least turn of LpRmSmLm and LpRmSmRm outside their fixed arc. */
+const TURN_HALF = new Float64Array(8);
 /** Slack of the call gates (square roots and squares compared across rounding). */
 const GATE_SLACK = 1e-9;
 /** Free lower bounds of the eight CSC variants (straight part plus the turn the two arcs must make). */
@@ -357,6 +363,200 @@ function cscVariant(i: number): void {
   }
 }
 
+/**
+ * The first prunes of the base solvers, bit for bit as each solver makes them, hoisted to the callers: these
+ * small functions take only a row index and inline, where a call to a solver does not and costs more than most
+ * of the prunes it would make.
+ */
+function cscOpen(i: number): boolean {
+  const row = i & 3;
+  const k = 5 * row;
+  const best = BEST[0];
+  const x = GOALS[k], y = GOALS[k + 1], s = GOALS[k + 3], c = GOALS[k + 4];
+  if (i < 4) {
+    const turn = TURN_MOD[row];
+    const rho2 = RHO_A2[row];
+    if (turn >= best || rho2 >= (best - turn) * (best - turn)) return false;
+    const xi = x - s;
+    const eta = y - 1 + c;
+    const signSlack = SIGN_SLACK * Math.sqrt(rho2);
+    return !(eta < -signSlack || xi * s - eta * c < -signSlack);
+  }
+  const turn = TURN_WRAP[row];
+  const rho2 = RHO_B2[row];
+  if (rho2 < 4 || turn >= best || rho2 - 4 >= (best - turn) * (best - turn)) return false;
+  const u = Math.sqrt(rho2 - 4);
+  const xi = x + s;
+  const eta = y - 1 - c;
+  return !(eta * u + 2 * xi < -SIGN_SLACK * rho2);
+}
+
+/** LpRmL's first prune and sign check. */
+function lpRmLOpen(row: number): boolean {
+  const k = 5 * row;
+  const rho = Math.sqrt(RHO_A2[row]);
+  if (rho > 4 || 0.5 * rho >= BEST[0]) return false;
+  const s = GOALS[k + 3], c = GOALS[k + 4];
+  const xi = GOALS[k] - s;
+  const eta = GOALS[k + 1] - 1 + c;
+  const z = 0.25 * rho;
+  const cosHalfU = Math.sqrt((1 - z) * (1 + z));
+  return !(xi * z - eta * cosHalfU < -SIGN_SLACK * rho);
+}
+
+/** LpRumLumRp's range check and sign checks. */
+function lpRumLumRpOpen(row: number): boolean {
+  const k = 5 * row;
+  const s = GOALS[k + 3], c = GOALS[k + 4];
+  const xi = GOALS[k] + s;
+  const eta = GOALS[k + 1] - 1 - c;
+  const rho = (20 - xi * xi - eta * eta) / 16;
+  if (rho < 0 || rho > 1) return false;
+  const sinU = -Math.sqrt((1 - rho) * (1 + rho));
+  const b = rho - 2;
+  const tauY = eta * sinU - xi * b;
+  const tauX = xi * sinU + eta * b;
+  return !(tauY < -ESTIMATE_SIGN_SLACK || tauY * c - tauX * s < -ESTIMATE_SIGN_SLACK);
+}
+
+/** LpRmSmLm's first prune and sign checks, on a row whose RHO_A2 is at least 4. */
+function lpRmSmLmOpen(row: number): boolean {
+  const rho2 = RHO_A2[row];
+  const r = Math.sqrt(rho2 - 4);
+  const u = 2 - r;
+  if (u > ZERO || HALF_PI + Math.abs(u) + TURN_HALF[row] >= BEST[0]) return false;
+  const k = 5 * row;
+  const s = GOALS[k + 3], c = GOALS[k + 4];
+  const xi = GOALS[k] - s;
+  const eta = GOALS[k + 1] - 1 + c;
+  if (xi * r - 2 * eta < -SIGN_SLACK * rho2) return false;
+  const ty = xi * r - 2 * eta;
+  const tx = -2 * xi - eta * r;
+  return !(c * tx + s * ty < -SIGN_SLACK * rho2);
+}
+
+/** LpRmSmRm's first prune and sign checks. */
+function lpRmSmRmOpen(row: number): boolean {
+  const rho2 = RHO_B2[row];
+  const u = 2 - Math.sqrt(rho2);
+  if (u > ZERO || HALF_PI + Math.abs(u) + TURN_HALF[row] >= BEST[0]) return false;
+  const rho = Math.sqrt(rho2);
+  const k = 5 * row;
+  const s = GOALS[k + 3], c = GOALS[k + 4];
+  const xi = GOALS[k] + s;
+  const eta = GOALS[k + 1] - 1 - c;
+  return !(xi < -SIGN_SLACK * rho || xi * s - eta * c > SIGN_SLACK * rho);
+}
+
+/** LpRmSLmRp's first prune and sign check, on a row whose RHO_B2 is at least 4. */
+function lpRmSLmRpOpen(row: number): boolean {
+  const rho2 = RHO_B2[row];
+  const u = 4 - Math.sqrt(rho2 - 4);
+  if (u > ZERO || PI + Math.abs(u) + TURN_WRAP[row] >= BEST[0]) return false;
+  const k = 5 * row;
+  const s = GOALS[k + 3], c = GOALS[k + 4];
+  const xi = GOALS[k] + s;
+  const eta = GOALS[k + 1] - 1 - c;
+  return !((4 - u) * xi - 2 * eta < -SIGN_SLACK * rho2);
+}
+
+// One function per family, each with a single call site per base solver: V8 inlines the small gates and the
+// consider calls there, where the unrolled calls of every row at once exhausted its inlining budget.
+
+/** The eight CSC variants. */
+function cscWords(): void {
+  // CSC: the variant with the least free bound first (it is nearly always the shortest CSC word, and a good
+  // best prunes every later call), then the rest in their usual order.
+  const bound = CSC_FREE_BOUND;
+  let first = 0;
+  for (let i = 0; i < 8; i++) {
+    const turn = GOALS[5 * (i & 3) + 2];
+    if (i < 4) bound[i] = Math.sqrt(RHO_A2[i]) + (turn < 0 ? turn + TWO_PI : turn);
+    else bound[i] = RHO_B2[i - 4] >= 4 ? Math.sqrt(RHO_B2[i - 4] - 4) + Math.abs(turn) : Infinity;
+    if (bound[i] < bound[first]) first = i;
+  }
+  bestCsc = 8;
+  if (cscOpen(first)) cscVariant(first);
+  for (let i = 0; i < 8; i++) if (i !== first && cscOpen(i)) cscVariant(i);
+}
+
+/** CCC: LpRmL on the eight rows (the backwards rows read the word in reverse). */
+function cccWords(): void {
+  for (let row = 0; row < 8; row++) {
+    const rho2 = RHO_A2[row];
+    if (!(rho2 <= 16 && rho2 < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmLOpen(row) && lpRmL(5 * row))) continue;
+    const sign = (row & 1) === 0 ? 1 : -1;
+    const letters = (row & 2) === 0 ? "LRL" : "RLR";
+    if (row < 4) consider3(letters, sign * OUT[0], sign * OUT[1], sign * OUT[2]);
+    else consider3(letters, sign * OUT[2], sign * OUT[1], sign * OUT[0]);
+  }
+}
+
+/** CCCC: LpRupLumRm, then LpRumLumRp, on rows 0-3 (those words are their own backwards forms). */
+function ccccWords(): void {
+  for (let row = 0; row < 4; row++) {
+    if (!(RHO_B2[row] <= 4 + GATE_SLACK && lpRupLumRm(5 * row))) continue;
+    const sign = (row & 1) === 0 ? 1 : -1;
+    consider4(row < 2 ? "LRLR" : "RLRL", sign * OUT[0], sign * OUT[1], -sign * OUT[1], sign * OUT[2]);
+  }
+  for (let row = 0; row < 4; row++) {
+    const rho2 = RHO_B2[row];
+    if (!(rho2 >= 4 - GATE_SLACK && rho2 <= 20 && lpRumLumRpOpen(row) && lpRumLumRp(5 * row))) continue;
+    const sign = (row & 1) === 0 ? 1 : -1;
+    consider4(row < 2 ? "LRLR" : "RLRL", sign * OUT[0], sign * OUT[1], sign * OUT[1], sign * OUT[2]);
+  }
+}
+
+/** Words of LpRmSmLm and LpRmSmRm per row: CCSC on rows 0-3, CSCC (read backwards) on rows 4-7. */
+const CCSC_LEFT_LETTERS = ["LRSL", "LRSL", "RLSR", "RLSR", "LSRL", "LSRL", "RSLR", "RSLR"];
+const CCSC_RIGHT_LETTERS = ["LRSR", "LRSR", "RLSL", "RLSL", "RSRL", "RSRL", "LSLR", "LSLR"];
+
+/** CCSC (first = 0) or CSCC (first = 4): LpRmSmLm, then LpRmSmRm, on rows first to first + 3. */
+function ccscWords(first: number): void {
+  for (let row = first; row < first + 4; row++) {
+    const rho2 = RHO_A2[row];
+    if (
+      !(rho2 >= 8 - GATE_SLACK && rho2 - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLmOpen(row) &&
+        lpRmSmLm(5 * row))
+    ) continue;
+    const sign = (row & 1) === 0 ? 1 : -1;
+    const letters = CCSC_LEFT_LETTERS[row];
+    if (row < 4) consider4(letters, sign * OUT[0], sign * -HALF_PI, sign * OUT[1], sign * OUT[2]);
+    else consider4(letters, sign * OUT[2], sign * OUT[1], sign * -HALF_PI, sign * OUT[0]);
+  }
+  for (let row = first; row < first + 4; row++) {
+    const rho2 = RHO_B2[row];
+    if (
+      !(rho2 >= 4 - GATE_SLACK && rho2 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRmOpen(row) &&
+        lpRmSmRm(5 * row))
+    ) continue;
+    const sign = (row & 1) === 0 ? 1 : -1;
+    const letters = CCSC_RIGHT_LETTERS[row];
+    if (row < 4) consider4(letters, sign * OUT[0], sign * -HALF_PI, sign * OUT[1], sign * OUT[2]);
+    else consider4(letters, sign * OUT[2], sign * OUT[1], sign * -HALF_PI, sign * OUT[0]);
+  }
+}
+
+/** CCSCC: LpRmSLmRp on rows 0-3 (its own backwards form). */
+function ccsccWords(): void {
+  for (let row = 0; row < 4; row++) {
+    const rho2 = RHO_B2[row];
+    if (
+      !(rho2 >= 20 - GATE_SLACK && rho2 - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRpOpen(row) &&
+        lpRmSLmRp(5 * row))
+    ) continue;
+    const sign = (row & 1) === 0 ? 1 : -1;
+    consider5(
+      row < 2 ? "LRSLR" : "RLSRL",
+      sign * OUT[0],
+      sign * -HALF_PI,
+      sign * OUT[1],
+      sign * -HALF_PI,
+      sign * OUT[2],
+    );
+  }
+}
+
 function setGoal(k: number, x: number, y: number, phi: number, s: number, c: number): void {
   GOALS[k] = x, GOALS[k + 1] = y, GOALS[k + 2] = phi, GOALS[k + 3] = s, GOALS[k + 4] = c;
 }
@@ -407,130 +607,18 @@ export function reedsSheppLengthCoords(
     const xiA = gx - gs, etaA = gy - 1 + gc, xiB = gx + gs, etaB = gy - 1 - gc;
     RHO_A2[row] = xiA * xiA + etaA * etaA;
     RHO_B2[row] = xiB * xiB + etaB * etaB;
+    const phiRow = GOALS[k + 2];
+    TURN_MOD[row] = mod2pi(phiRow);
+    TURN_WRAP[row] = Math.abs(wrapPi(phiRow));
+    TURN_HALF[row] = Math.abs(wrapPi(phiRow - HALF_PI));
   }
 
-  // CSC: the variant with the least free bound first (it is nearly always the shortest CSC word, and a good
-  // best prunes every later call), then the rest in their usual order.
-  const bound = CSC_FREE_BOUND;
-  let first = 0;
-  for (let i = 0; i < 8; i++) {
-    const turn = GOALS[5 * (i & 3) + 2];
-    if (i < 4) bound[i] = Math.sqrt(RHO_A2[i]) + (turn < 0 ? turn + TWO_PI : turn);
-    else bound[i] = RHO_B2[i - 4] >= 4 ? Math.sqrt(RHO_B2[i - 4] - 4) + Math.abs(turn) : Infinity;
-    if (bound[i] < bound[first]) first = i;
-  }
-  bestCsc = 8;
-  cscVariant(first);
-  for (let i = 0; i < 8; i++) if (i !== first) cscVariant(i);
-
-  // CCC
-  if (RHO_A2[0] <= 16 && RHO_A2[0] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(0)) {
-    consider3("LRL", OUT[0], OUT[1], OUT[2]);
-  }
-  if (RHO_A2[1] <= 16 && RHO_A2[1] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(5)) {
-    consider3("LRL", -OUT[0], -OUT[1], -OUT[2]);
-  }
-  if (RHO_A2[2] <= 16 && RHO_A2[2] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(10)) {
-    consider3("RLR", OUT[0], OUT[1], OUT[2]);
-  }
-  if (RHO_A2[3] <= 16 && RHO_A2[3] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(15)) {
-    consider3("RLR", -OUT[0], -OUT[1], -OUT[2]);
-  }
-  if (RHO_A2[4] <= 16 && RHO_A2[4] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(20)) {
-    consider3("LRL", OUT[2], OUT[1], OUT[0]);
-  }
-  if (RHO_A2[5] <= 16 && RHO_A2[5] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(25)) {
-    consider3("LRL", -OUT[2], -OUT[1], -OUT[0]);
-  }
-  if (RHO_A2[6] <= 16 && RHO_A2[6] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(30)) {
-    consider3("RLR", OUT[2], OUT[1], OUT[0]);
-  }
-  if (RHO_A2[7] <= 16 && RHO_A2[7] < 4 * (BEST[0] + GATE_SLACK) ** 2 && lpRmL(35)) {
-    consider3("RLR", -OUT[2], -OUT[1], -OUT[0]);
-  }
-
-  // CCCC
-  if (RHO_B2[0] <= 4 + GATE_SLACK && lpRupLumRm(0)) consider4("LRLR", OUT[0], OUT[1], -OUT[1], OUT[2]);
-  if (RHO_B2[1] <= 4 + GATE_SLACK && lpRupLumRm(5)) consider4("LRLR", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
-  if (RHO_B2[2] <= 4 + GATE_SLACK && lpRupLumRm(10)) consider4("RLRL", OUT[0], OUT[1], -OUT[1], OUT[2]);
-  if (RHO_B2[3] <= 4 + GATE_SLACK && lpRupLumRm(15)) consider4("RLRL", -OUT[0], -OUT[1], OUT[1], -OUT[2]);
-  if (RHO_B2[0] >= 4 - GATE_SLACK && RHO_B2[0] <= 20 && lpRumLumRp(0)) {
-    consider4("LRLR", OUT[0], OUT[1], OUT[1], OUT[2]);
-  }
-  if (RHO_B2[1] >= 4 - GATE_SLACK && RHO_B2[1] <= 20 && lpRumLumRp(5)) {
-    consider4("LRLR", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
-  }
-  if (RHO_B2[2] >= 4 - GATE_SLACK && RHO_B2[2] <= 20 && lpRumLumRp(10)) {
-    consider4("RLRL", OUT[0], OUT[1], OUT[1], OUT[2]);
-  }
-  if (RHO_B2[3] >= 4 - GATE_SLACK && RHO_B2[3] <= 20 && lpRumLumRp(15)) {
-    consider4("RLRL", -OUT[0], -OUT[1], -OUT[1], -OUT[2]);
-  }
-
-  // CCSC and its backwards form CSCC
-  if (
-    RHO_A2[0] >= 8 - GATE_SLACK && RHO_A2[0] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(0)
-  ) consider4("LRSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  if (
-    RHO_A2[1] >= 8 - GATE_SLACK && RHO_A2[1] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(5)
-  ) consider4("LRSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  if (
-    RHO_A2[2] >= 8 - GATE_SLACK && RHO_A2[2] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(10)
-  ) consider4("RLSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  if (
-    RHO_A2[3] >= 8 - GATE_SLACK && RHO_A2[3] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(15)
-  ) consider4("RLSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  if (RHO_B2[0] >= 4 - GATE_SLACK && RHO_B2[0] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(0)) {
-    consider4("LRSR", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  }
-  if (RHO_B2[1] >= 4 - GATE_SLACK && RHO_B2[1] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(5)) {
-    consider4("LRSR", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  }
-  if (RHO_B2[2] >= 4 - GATE_SLACK && RHO_B2[2] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(10)) {
-    consider4("RLSL", OUT[0], -HALF_PI, OUT[1], OUT[2]);
-  }
-  if (RHO_B2[3] >= 4 - GATE_SLACK && RHO_B2[3] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(15)) {
-    consider4("RLSL", -OUT[0], HALF_PI, -OUT[1], -OUT[2]);
-  }
-  if (
-    RHO_A2[4] >= 8 - GATE_SLACK && RHO_A2[4] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(20)
-  ) consider4("LSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  if (
-    RHO_A2[5] >= 8 - GATE_SLACK && RHO_A2[5] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(25)
-  ) consider4("LSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
-  if (
-    RHO_A2[6] >= 8 - GATE_SLACK && RHO_A2[6] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(30)
-  ) consider4("RSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  if (
-    RHO_A2[7] >= 8 - GATE_SLACK && RHO_A2[7] - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLm(35)
-  ) consider4("RSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
-  if (RHO_B2[4] >= 4 - GATE_SLACK && RHO_B2[4] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(20)) {
-    consider4("RSRL", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  }
-  if (RHO_B2[5] >= 4 - GATE_SLACK && RHO_B2[5] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(25)) {
-    consider4("RSRL", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
-  }
-  if (RHO_B2[6] >= 4 - GATE_SLACK && RHO_B2[6] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(30)) {
-    consider4("LSLR", OUT[2], OUT[1], -HALF_PI, OUT[0]);
-  }
-  if (RHO_B2[7] >= 4 - GATE_SLACK && RHO_B2[7] < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRm(35)) {
-    consider4("LSLR", -OUT[2], -OUT[1], HALF_PI, -OUT[0]);
-  }
-
-  // CCSCC
-  if (RHO_B2[0] >= 20 - GATE_SLACK && RHO_B2[0] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(0)) {
-    consider5("LRSLR", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
-  }
-  if (RHO_B2[1] >= 20 - GATE_SLACK && RHO_B2[1] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(5)) {
-    consider5("LRSLR", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
-  }
-  if (RHO_B2[2] >= 20 - GATE_SLACK && RHO_B2[2] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(10)) {
-    consider5("RLSRL", OUT[0], -HALF_PI, OUT[1], -HALF_PI, OUT[2]);
-  }
-  if (RHO_B2[3] >= 20 - GATE_SLACK && RHO_B2[3] - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRp(15)) {
-    consider5("RLSRL", -OUT[0], HALF_PI, -OUT[1], HALF_PI, -OUT[2]);
-  }
-
+  cscWords();
+  cccWords();
+  ccccWords();
+  ccscWords(0);
+  ccscWords(4);
+  ccsccWords();
   return r * BEST[0];
 }
 
