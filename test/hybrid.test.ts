@@ -1,6 +1,7 @@
 /** PLANNER_HYBRID: pre-smoothing along the grid path, fallback to a full directional search; legal paths. */
 import { describe, expect, test } from "vitest";
 import { newHybridTrace, planHybrid } from "../src/planning/hybrid.ts";
+import { runPlanTask } from "../src/planning/plan.ts";
 import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./helpers/pathCheck.ts";
 import { mapText } from "./helpers/movingai.ts";
@@ -128,5 +129,78 @@ describe("hybrid", () => {
     expect(checkPath(layer, boat, out, start, goal)).toEqual([]);
     expect(checkPath(layer, boat, { ...out, segments: trace.stitched! }, start, { ...goal, tolerance: 1e-6 }))
       .toEqual([]);
+  });
+
+  test("fast lane: curves fitted along exactly SMOOTH's 8-connected smoothed path", () => {
+    // A wall with a gap: the 8-connected route cuts diagonally through the gap, the 4-connected one would not.
+    const rows = Array.from({ length: 24 }, () => ".".repeat(24).split(""));
+    for (let y = 0; y < 24; y++) if (y < 10 || y > 13) rows[y][12] = "@";
+    const layer = layerOf(rows.map((r) => r.join("")));
+    const ctx = contextOf(layer);
+    const tank = { ...BUILTIN_PROFILES.tank };
+    const start = { x: 3.5, y: 3.5, heading: 0 };
+    const goal = { x: 20.5, y: 20.5 };
+    const trace = newHybridTrace();
+    const out = planHybrid(ctx, taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, { trace });
+    const smooth = runPlanTask(
+      ctx,
+      taskOf(layer, tank, start, goal, { planner: "smooth", neighborhood: 8 }),
+      null,
+    );
+    expect(out.status).toBe("found");
+    expect(trace.fitted).toBe(8);
+    expect(trace.steps).toEqual(["fit"]);
+    expect(out.message).toBe("curves fitted to the smoothed 8-connected grid path");
+    // Same grid route as SMOOTH, and the expansions of that one search only.
+    expect(Array.from(out.waypoints!)).toEqual(Array.from(smooth.waypoints!));
+    expect(out.expansions).toBe(smooth.expansions);
+    expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
+  });
+
+  test("fast lane paths are swept once, by the fitting: every found path still passes the independent check", () => {
+    // The benchmark's parking lot (rows of blocks, a jeep parking with a heading) and rooms with 3-wide doors.
+    const lot = Array.from(
+      { length: 64 },
+      (_, y) =>
+        Array.from({ length: 64 }, (_, x) =>
+          x === 0 || y === 0 || x === 63 || y === 63 ||
+            (y % 10 >= 4 && y % 10 <= 5 && x % 16 >= 4 && x % 16 <= 12)
+            ? "@"
+            : ".").join(""),
+    );
+    const rooms = Array.from(
+      { length: 64 },
+      (_, y) =>
+        Array.from({ length: 64 }, (_, x) =>
+          x === 0 || y === 0 || x === 63 || y === 63 ||
+            ((x === 21 || x === 42) && !(y % 21 >= 9 && y % 21 <= 11))
+            ? "@"
+            : ".").join(""),
+    );
+    const cases = [
+      { layer: layerOf(lot), unit: { ...BUILTIN_PROFILES.jeep }, lot: true },
+      { layer: layerOf(rooms), unit: { ...BUILTIN_PROFILES.tank }, lot: false },
+    ];
+    const fitted: number[] = [];
+    for (const c of cases) {
+      const ctx = contextOf(c.layer);
+      for (let i = 0; i < 12; i++) {
+        const start = c.lot
+          ? { x: 2.5 + (i % 3), y: 2.5 + 4 * (i % 5), heading: 0 }
+          : { x: 5.5, y: 5.5 + 4 * i, heading: 0 };
+        const goal = c.lot
+          ? { x: 10.5 + 8 * (i % 6), y: 7.5 + 10 * (i % 5), heading: i % 2 ? 0 : Math.PI }
+          : { x: 58.5, y: 55.5 - 4 * i };
+        const trace = newHybridTrace();
+        const out = planHybrid(ctx, taskOf(c.layer, c.unit, start, goal, { planner: "hybrid" }), null, {
+          trace,
+        });
+        if (out.status !== "found") continue;
+        fitted.push(trace.fitted);
+        expect(checkPath(c.layer, c.unit, out, start, goal)).toEqual([]);
+      }
+    }
+    // Most answers come from the 8-connected fit, the path the re-check no longer sweeps a second time.
+    expect(fitted.filter((n) => n === 8).length).toBeGreaterThan(fitted.length / 2);
   });
 });

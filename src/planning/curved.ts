@@ -34,6 +34,7 @@ import type { Footprint, Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
+import type { UnitSpec } from "../service/profiles.ts";
 import { toFixedAngles, turnHitsBlocked } from "./fixedAngle.ts";
 import { gridSearch, type PlanContext } from "./plan.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
@@ -242,6 +243,98 @@ function insertGridTile(ws: Waypoint[], leg: number, path: Int32Array, width: nu
   return false;
 }
 
+/** What {@link fitCurves} needs: the map, the unit, the grid path with its smoothed points, and the ends. */
+export interface CurveFitRequest {
+  /** The pass layer the curves are checked against. */
+  layer: PassLayer;
+  /** The unit: footprint and turning radius. */
+  unit: UnitSpec;
+  /** The grid tile path (full tile path, start first): tiles of it are inserted when a leg has no legal curve. */
+  path: Int32Array;
+  /** The smoothed waypoints as (x, y) pairs at tile centers (smoothPath of `path`), start and end included. */
+  smoothed: Float64Array;
+  /** The exact start pose. */
+  start: Pose;
+  /** The exact end point, with an optional heading to arrive with. */
+  goal: { x: number; y: number; heading?: number };
+  /** Check every curve against the map (false: the article's "ignore obstacles in curves"). */
+  check: boolean;
+  /** Try tightened radii after the full one. */
+  tighterTurns: boolean;
+  /** Try Reeds-Shepp curves (reverse driving) after the forward ones. */
+  backingUp: boolean;
+  /** Polled cancel flag, or null. */
+  cancel: Int32Array | null;
+  /** performance.now() time after which fitting stops. */
+  deadline: number;
+}
+
+/**
+ * The result of {@link fitCurves}: the segments, or why not ("stopped": deadline or cancel flag; "failed": no
+ * curve of some leg is legal even after inserting grid tiles, with a message).
+ */
+export type CurveFit =
+  | { status: "found"; segments: Segment[] }
+  | { status: "stopped" }
+  | { status: "failed"; message: string };
+
+/**
+ * Step 3 of PLANNER_CURVED: reaches each smoothed waypoint from the exact start pose with turning-radius curves,
+ * ending exactly at the goal. With `check`, every returned segment has passed segmentHitsBlocked for the unit's
+ * footprint (and, for turn-in-place rectangles, the turn itself); without `tighterTurns`, every arc has
+ * curvature exactly 1 / turningRadius. Joins are exact (each leg starts at the previous leg's end pose).
+ */
+export function fitCurves(req: CurveFitRequest): CurveFit {
+  const { layer, unit, path, smoothed } = req;
+  const width = layer.width;
+  const goalHeading = req.goal.heading;
+  // Smoothed points, each with its index on the grid path (they are a subsequence of it).
+  const ws: Waypoint[] = [{ x: req.start.x, y: req.start.y, grid: 0 }];
+  let g = 0;
+  for (let k = 1; k < smoothed.length / 2 - 1; k++) {
+    const sx = smoothed[2 * k], sy = smoothed[2 * k + 1];
+    while (
+      g < path.length - 1 && ((path[g] % width) + 0.5 !== sx || Math.floor(path[g] / width) + 0.5 !== sy)
+    ) g++;
+    ws.push({ x: sx, y: sy, grid: g });
+  }
+  ws.push({ x: req.goal.x, y: req.goal.y, grid: path.length - 1 });
+
+  const env: LegEnv = {
+    layer,
+    footprint: unit.footprint,
+    radius: unit.turningRadius,
+    rectangle: unit.footprint.width > 0 || unit.footprint.length > 0,
+    goalHeading,
+    check: req.check,
+    tighter: req.tighterTurns && unit.turningRadius > 0,
+    backing: req.backingUp && unit.canReverse && unit.turningRadius > 0,
+    cancel: req.cancel,
+    deadline: req.deadline,
+  };
+  const start = pose(req.start.x, req.start.y, req.start.heading);
+  if (Math.hypot(req.goal.x - start.x, req.goal.y - start.y) < 1e-9 && ws.length === 2) {
+    // Already there: only a goal heading can ask for motion (a loop, or a turn in place).
+    if (goalHeading === undefined || Math.abs(normalizeAngle(goalHeading - start.heading)) < 1e-12) {
+      return { status: "found", segments: [] };
+    }
+  }
+  let insertions = 0;
+  for (;;) {
+    const solved = solveLegs(start, ws, env);
+    if ("segs" in solved) return { status: "found", segments: solved.segs };
+    if (solved.stopped) return { status: "stopped" };
+    if (insertions++ >= MAX_INSERTIONS || !insertGridTile(ws, solved.failedLeg, path, width)) {
+      return {
+        status: "failed",
+        message: `no collision-free curve with turning radius ${unit.turningRadius} follows the grid path ` +
+          `(leg ${solved.failedLeg} of ${ws.length - 1} after ${insertions} inserted waypoints)` +
+          (unit.turningRadius > 0 && !req.tighterTurns ? "; tighter_turns or allow_backing_up may help" : ""),
+      };
+    }
+  }
+}
+
 /** PLANNER_CURVED (see the module doc). */
 export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
   const t0 = performance.now();
@@ -265,71 +358,41 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
   const goalX = partial ? (lastTile % width) + 0.5 : task.goal.x;
   const goalY = partial ? Math.floor(lastTile / width) + 0.5 : task.goal.y;
   const goalHeading = partial ? undefined : task.goal.heading;
-
-  // Smoothed points, each with its index on the grid path (they are a subsequence of it).
-  const smooth = smoothPath(layer, unit.boundingRadius, path, width);
-  const ws: Waypoint[] = [{ x: task.start.x, y: task.start.y, grid: 0 }];
-  let g = 0;
-  for (let k = 1; k < smooth.length / 2 - 1; k++) {
-    const sx = smooth[2 * k], sy = smooth[2 * k + 1];
-    while (
-      g < path.length - 1 && ((path[g] % width) + 0.5 !== sx || Math.floor(path[g] / width) + 0.5 !== sy)
-    ) g++;
-    ws.push({ x: sx, y: sy, grid: g });
-  }
-  ws.push({ x: goalX, y: goalY, grid: path.length - 1 });
-
-  const rectangle = unit.footprint.width > 0 || unit.footprint.length > 0;
   const check = !task.options.ignoreObstaclesInCurves;
-  const env: LegEnv = {
+  const start = pose(task.start.x, task.start.y, task.start.heading);
+  const fit = fitCurves({
     layer,
-    footprint: unit.footprint,
-    radius: unit.turningRadius,
-    rectangle,
-    goalHeading,
+    unit,
+    path,
+    smoothed: smoothPath(layer, unit.boundingRadius, path, width),
+    start,
+    goal: { x: goalX, y: goalY, heading: goalHeading },
     check,
-    tighter: task.options.tighterTurns && unit.turningRadius > 0,
-    backing: task.options.allowBackingUp && unit.canReverse && unit.turningRadius > 0,
+    tighterTurns: task.options.tighterTurns,
+    backingUp: task.options.allowBackingUp,
     cancel,
     deadline: t0 + task.maxMillis,
-  };
-  const start = pose(task.start.x, task.start.y, task.start.heading);
-  let segs: Segment[] | null = null;
-  if (Math.hypot(goalX - start.x, goalY - start.y) < 1e-9 && ws.length === 2) {
-    // Already there: only a goal heading can ask for motion (a loop, or a turn in place).
-    if (goalHeading === undefined || Math.abs(normalizeAngle(goalHeading - start.heading)) < 1e-12) segs = [];
+  });
+  if (fit.status === "stopped") {
+    if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
+      return planOutcome(task.planner, { status: "cancelled", expansions });
+    }
+    return planOutcome(task.planner, {
+      status: "budget",
+      expansions,
+      waypoints,
+      message: "time budget exhausted while fitting curves to the grid path",
+    });
   }
-  let insertions = 0;
-  while (segs === null) {
-    const solved = solveLegs(start, ws, env);
-    if ("segs" in solved) {
-      segs = solved.segs;
-      break;
-    }
-    if (solved.stopped) {
-      if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
-        return planOutcome(task.planner, { status: "cancelled", expansions });
-      }
-      return planOutcome(task.planner, {
-        status: "budget",
-        expansions,
-        waypoints,
-        message: "time budget exhausted while fitting curves to the grid path",
-      });
-    }
-    if (insertions++ >= MAX_INSERTIONS || !insertGridTile(ws, solved.failedLeg, path, width)) {
-      return planOutcome(task.planner, {
-        status: "no_legal_path",
-        expansions,
-        waypoints,
-        message: `no collision-free curve with turning radius ${unit.turningRadius} follows the grid path ` +
-          `(leg ${solved.failedLeg} of ${ws.length - 1} after ${insertions} inserted waypoints)` +
-          (unit.turningRadius > 0 && !task.options.tighterTurns
-            ? "; tighter_turns or allow_backing_up may help"
-            : ""),
-      });
-    }
+  if (fit.status === "failed") {
+    return planOutcome(task.planner, {
+      status: "no_legal_path",
+      expansions,
+      waypoints,
+      message: fit.message,
+    });
   }
+  let segs = fit.segments;
   // A turn-in-place unit ends with a zero-length line carrying the goal heading.
   if (unit.turningRadius === 0 && goalHeading !== undefined) {
     const end = segs.length > 0 ? segs[segs.length - 1].end : start;
@@ -366,7 +429,7 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
   }
   const tightened = segs.reduce((n, s) => n + (s.tightened ? 1 : 0), 0);
   if (tightened > 0) notes.push(`${tightened} turns tightened below the turning radius`);
-  if (segs.some((s, i) => i > 0 && s.direction !== segs![i - 1].direction)) notes.push("backs up (cusps)");
+  if (segs.some((s, i) => i > 0 && s.direction !== segs[i - 1].direction)) notes.push("backs up (cusps)");
   if (partial) notes.push("search budget exhausted; partial path toward the goal");
   const duration = applySpeedProfile(segs, unit);
   return planOutcome(task.planner, {

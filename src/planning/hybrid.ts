@@ -1,9 +1,11 @@
 /**
  * PLANNER_HYBRID: the article's fast hybrid ("Performance and Hybrid Solutions").
  *
- * 0. Fast lane (the common case, open terrain): the curve fitting of PLANNER_CURVED along the smoothed
- *    4-connected grid path (src/planning/curved.ts), time-capped at {@link FIT_MILLIS}; taken only when every
- *    segment passes the exact sweep and the curvature limit (no tightened or obstacle-ignoring curves).
+ * 0. Fast lane (the common case, open terrain): the curve fitting of PLANNER_CURVED (fitCurves in
+ *    src/planning/curved.ts) along exactly the path PLANNER_SMOOTH computes (8-connected grid search, simple
+ *    smoothing), else along the smoothed 4-connected grid path; each try time-capped at {@link FIT_MILLIS}.
+ *    The fitting sweeps every segment for the footprint and uses the full turning radius only (no tightened or
+ *    obstacle-ignoring curves), so these paths are verified once, there.
  * 1. 4-connected grid A* (gridSearch with neighbourhood 4).
  * 2. Pre-smoothing forward: a Directional-24 search whose nodes stay on the grid path's tiles (hops of one or
  *    two path tiles, every table heading), giving up on nodes six or more path points behind the farthest one
@@ -20,7 +22,8 @@
  *    Reeds-Shepp for reversing units) when it is shorter, no more cusps and its sweep is legal.
  * 7. When any of this fails, a full directional search within the remaining budget (the article's fallback).
  *
- * Every returned path is re-verified with the exact sweep and the curvature limit before "found".
+ * Every returned path is verified with the exact sweep and the curvature limit before "found" (step 0's by the
+ * fitting itself, the others by a final check).
  *
  * @module
  */
@@ -32,7 +35,8 @@ import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { corridorWindow } from "../search/pathCorridor.ts";
-import { planCurved } from "./curved.ts";
+import { smoothPath } from "../smoothing/simpleSmooth.ts";
+import { fitCurves } from "./curved.ts";
 import {
   directionalMode,
   directionalOutcome,
@@ -40,7 +44,7 @@ import {
   directionalSearch,
   POINT_TURN_RADIUS,
 } from "./directional.ts";
-import { gridSearch, type PlanContext } from "./plan.ts";
+import { type GridSearch, gridSearch, type PlanContext } from "./plan.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /** Time cap of the curve-fitting fast lane, milliseconds. */
@@ -88,6 +92,15 @@ function chain(out: Segment[], from: Pose, segs: readonly Segment[], reversed: b
     pose = next.end;
   }
   return pose;
+}
+
+/** True when every segment is within the curvature limit, untightened and unflagged (no sweep). */
+function withinCurvature(task: PlanTask, segs: readonly Segment[]): boolean {
+  const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
+  for (const s of segs) {
+    if (Math.abs(s.curvature) > 1 / r + 1e-9 || s.tightened || s.touchesBlocked) return false;
+  }
+  return true;
 }
 
 /** True when every segment is within the curvature limit and its exact sweep is free. */
@@ -168,6 +181,8 @@ export interface HybridTrace {
   pieces: [number, number, number] | null;
   /** The attached path of step 5, before the final smoothing (null when the stitch did not join). */
   stitched: Segment[] | null;
+  /** Neighbourhood (8 or 4) of the grid route whose curve fit step 0 returned, or 0. */
+  fitted: number;
 }
 
 /** Test and debugging options of {@link planHybrid}; the defaults are the service's behaviour. */
@@ -180,7 +195,7 @@ export interface HybridOptions {
 
 /** An empty {@link HybridTrace}. */
 export function newHybridTrace(): HybridTrace {
-  return { steps: [], forward: "", backward: "", a: null, b: null, pieces: null, stitched: null };
+  return { steps: [], forward: "", backward: "", a: null, b: null, pieces: null, stitched: null, fitted: 0 };
 }
 
 /** PLANNER_HYBRID (see the module doc). */
@@ -209,31 +224,54 @@ export function planHybrid(
       message: note,
     });
 
-  // 0. Fast lane: curves fitted to the smoothed grid path.
+  // 0. Fast lane: curves fitted along the smoothed grid path, SMOOTH's 8-connected route first, then the
+  //    4-connected one. The fitting sweeps every segment for the footprint and uses only the full turning
+  //    radius, so its paths are not swept a second time (legality is verified once, there).
+  let grid4: GridSearch | null = null;
   if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
     trace?.steps.push("fit");
-    const fit = planCurved(ctx, {
-      ...task,
-      planner: "curved",
-      maxMillis: Math.min(task.maxMillis, FIT_MILLIS),
-      options: {
-        ...task.options,
-        ignoreObstaclesInCurves: false,
+    for (const neighborhood of [8, 4] as const) {
+      const fitStart = performance.now();
+      const capped = { ...task, maxMillis: Math.min(task.maxMillis, FIT_MILLIS) };
+      const search = gridSearch(ctx, layer, capped, neighborhood, cancel);
+      expansions += search.expansions;
+      if (search.status === "cancelled") {
+        return planOutcome(task.planner, { status: "cancelled", expansions });
+      }
+      // A complete 4-connected answer (path or none) is step 1's too; a time-capped partial one is not.
+      if (neighborhood === 4 && search.status !== "budget") grid4 = search;
+      if (search.status !== "found" || !search.path) continue;
+      const fit = fitCurves({
+        layer,
+        unit,
+        path: search.path,
+        smoothed: smoothPath(layer, unit.boundingRadius, search.path, layer.width),
+        start: task.start,
+        goal: task.goal,
+        check: true,
         tighterTurns: false,
-        allowBackingUp: reverse,
-      },
-    }, cancel);
-    expansions += fit.expansions;
-    if (fit.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
-    if ((fit.status === "found" || fit.status === "nearest") && legalPath(layer, task, fit.segments)) {
-      return done(fit.segments, "curves fitted to the smoothed grid path", fit.waypoints);
+        backingUp: reverse,
+        cancel,
+        deadline: fitStart + capped.maxMillis,
+      });
+      if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
+        return planOutcome(task.planner, { status: "cancelled", expansions });
+      }
+      if (fit.status === "found" && withinCurvature(task, fit.segments)) {
+        if (trace) trace.fitted = neighborhood;
+        return done(
+          fit.segments,
+          `curves fitted to the smoothed ${neighborhood}-connected grid path`,
+          search.path,
+        );
+      }
     }
   }
 
-  // 1. 4-connected grid A*.
+  // 1. 4-connected grid A* (the fast lane's when it ran to completion).
   trace?.steps.push("grid");
-  const grid = gridSearch(ctx, layer, task, 4, cancel);
-  expansions += grid.expansions;
+  const grid = grid4 ?? gridSearch(ctx, layer, task, 4, cancel);
+  if (grid !== grid4) expansions += grid.expansions;
   if (grid.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
   if (grid.status === "unreachable") {
     return planOutcome(task.planner, { status: "unreachable", expansions, message: "no grid path" });
