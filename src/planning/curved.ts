@@ -80,6 +80,9 @@ function pose(x: number, y: number, heading: number): Pose {
   return { x, y, heading: normalizeAngle(heading) };
 }
 
+/** A curve, computed only when it is tried (most legs take their first candidate). */
+type Curve = () => Segment[];
+
 /** Forward curves from p to (tx, ty) with radius r, in the order tried. */
 function forwardCurves(
   p: Pose,
@@ -88,22 +91,22 @@ function forwardCurves(
   nextHeading: number | undefined,
   goalHeading: number | undefined,
   r: number,
-): Segment[][] {
-  if (goalHeading !== undefined) return [dubinsShortest(p, pose(tx, ty, goalHeading), r).segments];
-  const out: Segment[][] = [];
+): Curve[] {
+  if (goalHeading !== undefined) return [() => dubinsShortest(p, pose(tx, ty, goalHeading), r).segments];
+  const out: Curve[] = [];
   const left = arcThenLineSide(p, tx, ty, r, 1);
   const right = arcThenLineSide(p, tx, ty, r, -1);
   const sides = [left, right].filter((c) => c !== null).sort((a, b) => a!.length - b!.length);
   // The article's arc-then-line first (the shorter side), then a Dubins curve lined up with the next leg.
-  if (sides.length > 0) out.push(sides[0]!.segments);
-  if (nextHeading !== undefined) out.push(dubinsShortest(p, pose(tx, ty, nextHeading), r).segments);
-  if (sides.length > 1) out.push(sides[1]!.segments);
+  if (sides.length > 0) out.push(() => sides[0]!.segments);
+  if (nextHeading !== undefined) out.push(() => dubinsShortest(p, pose(tx, ty, nextHeading), r).segments);
+  if (sides.length > 1) out.push(() => sides[1]!.segments);
   const direct = Math.atan2(ty - p.y, tx - p.x);
-  out.push(dubinsShortest(p, pose(tx, ty, direct), r).segments);
+  out.push(() => dubinsShortest(p, pose(tx, ty, direct), r).segments);
   if (nextHeading !== undefined) {
     // Half way between arriving straight and lining up with the next leg: the corner is shared by both legs.
     const half = direct + 0.5 * normalizeAngle(nextHeading - direct);
-    out.push(dubinsShortest(p, pose(tx, ty, half), r).segments);
+    out.push(() => dubinsShortest(p, pose(tx, ty, half), r).segments);
   }
   return out;
 }
@@ -116,34 +119,34 @@ function backingCurves(
   nextHeading: number | undefined,
   goalHeading: number | undefined,
   r: number,
-): Segment[][] {
-  if (goalHeading !== undefined) return [reedsSheppShortest(p, pose(tx, ty, goalHeading), r).segments];
+): Curve[] {
+  if (goalHeading !== undefined) return [() => reedsSheppShortest(p, pose(tx, ty, goalHeading), r).segments];
   const direct = Math.atan2(ty - p.y, tx - p.x);
   const headings = nextHeading !== undefined
     ? [nextHeading, nextHeading + Math.PI, p.heading, direct]
     : [direct, p.heading, direct + Math.PI];
-  return headings.map((h) => reedsSheppShortest(p, pose(tx, ty, h), r).segments);
+  return headings.map((h) => () => reedsSheppShortest(p, pose(tx, ty, h), r).segments);
 }
 
-/** All candidates for the leg from p to waypoint `i + 1`, in the order tried. */
-function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): Candidate[] {
+/** All candidates for the leg from p to waypoint `i + 1`, in the order tried, each computed when tried. */
+function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): (() => Candidate)[] {
   const last = i + 1 === ws.length - 1;
   const t = ws[i + 1];
   const goalHeading = last ? env.goalHeading : undefined;
   const nextHeading = last ? undefined : Math.atan2(ws[i + 2].y - t.y, ws[i + 2].x - t.x);
-  const out: Candidate[] = [];
+  const out: (() => Candidate)[] = [];
   if (env.radius === 0) {
     const dist = Math.hypot(t.x - p.x, t.y - p.y);
     const segs = dist > 0 ? [lineSegment(pose(p.x, p.y, Math.atan2(t.y - p.y, t.x - p.x)), dist)] : [];
-    return [{ segs, tightened: false }];
+    return [() => ({ segs, tightened: false })];
   }
-  for (const segs of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
-    out.push({ segs, tightened: false });
+  for (const curve of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
+    out.push(() => ({ segs: curve(), tightened: false }));
   }
   if (!env.check) return out;
   if (env.backing) {
-    for (const segs of backingCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
-      out.push({ segs, tightened: false });
+    for (const curve of backingCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
+      out.push(() => ({ segs: curve(), tightened: false }));
     }
   }
   if (env.tighter) {
@@ -154,9 +157,12 @@ function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): Candida
         if (lastRadius <= MIN_TIGHT_RADIUS + 1e-12) break;
         r = MIN_TIGHT_RADIUS;
       }
-      for (const segs of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, r)) {
-        for (const s of segs) if (s.curvature !== 0) s.tightened = true;
-        out.push({ segs, tightened: true });
+      for (const curve of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, r)) {
+        out.push(() => {
+          const segs = curve();
+          for (const s of segs) if (s.curvature !== 0) s.tightened = true;
+          return { segs, tightened: true };
+        });
       }
       lastRadius = r;
       r *= TIGHTEN_FACTOR;
@@ -181,7 +187,7 @@ function solveLegs(
   env: LegEnv,
 ): { segs: Segment[] } | { failedLeg: number; stopped: boolean } {
   const legs = ws.length - 1;
-  const lists: (Candidate[] | undefined)[] = new Array(legs);
+  const lists: ((() => Candidate)[] | undefined)[] = new Array(legs);
   const next = new Int32Array(legs);
   const chosen: Candidate[] = new Array(legs);
   const poses: Pose[] = [start];
@@ -200,7 +206,7 @@ function solveLegs(
     }
     let found: Candidate | null = null;
     while (next[i] < list.length) {
-      const c = list[next[i]++];
+      const c = list[next[i]++]();
       if (!env.check) {
         found = c;
         break;
