@@ -511,12 +511,28 @@ function ccccWords(): void {
 const CCSC_LEFT_LETTERS = ["LRSL", "LRSL", "RLSR", "RLSR", "LSRL", "LSRL", "RSLR", "RSLR"];
 const CCSC_RIGHT_LETTERS = ["LRSR", "LRSR", "RLSL", "RLSL", "RSRL", "RSRL", "LSLR", "LSLR"];
 
+/**
+ * The square of the longest straight-plus-2 distance (sqrt of the squared center distance the caller compares) a
+ * CCSC word of `row` may have and still beat the best: its fixed arc (pi/2) and least turn of the rest
+ * (TURN_HALF) are subtracted, with slack for the square root the solver takes. 0 when even that is not left.
+ */
+function ccscReach(row: number): number {
+  const reach = BEST[0] - HALF_PI - TURN_HALF[row] + 2 + GATE_SLACK;
+  return reach > 0 ? reach * reach : 0;
+}
+
+/** As {@link ccscReach} for CCSCC (fixed arcs pi, straight u - 4, least turn of the rest TURN_WRAP). */
+function ccsccReach(row: number): number {
+  const reach = BEST[0] - PI - TURN_WRAP[row] + 4 + GATE_SLACK;
+  return reach > 0 ? reach * reach : 0;
+}
+
 /** CCSC (first = 0) or CSCC (first = 4): LpRmSmLm, then LpRmSmRm, on rows first to first + 3. */
 function ccscWords(first: number): void {
   for (let row = first; row < first + 4; row++) {
     const rho2 = RHO_A2[row];
     if (
-      !(rho2 >= 8 - GATE_SLACK && rho2 - 4 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmLmOpen(row) &&
+      !(rho2 >= 8 - GATE_SLACK && rho2 - 4 < ccscReach(row) && lpRmSmLmOpen(row) &&
         lpRmSmLm(5 * row))
     ) continue;
     const sign = (row & 1) === 0 ? 1 : -1;
@@ -527,7 +543,7 @@ function ccscWords(first: number): void {
   for (let row = first; row < first + 4; row++) {
     const rho2 = RHO_B2[row];
     if (
-      !(rho2 >= 4 - GATE_SLACK && rho2 < (BEST[0] - HALF_PI + 2 + GATE_SLACK) ** 2 && lpRmSmRmOpen(row) &&
+      !(rho2 >= 4 - GATE_SLACK && rho2 < ccscReach(row) && lpRmSmRmOpen(row) &&
         lpRmSmRm(5 * row))
     ) continue;
     const sign = (row & 1) === 0 ? 1 : -1;
@@ -542,7 +558,7 @@ function ccsccWords(): void {
   for (let row = 0; row < 4; row++) {
     const rho2 = RHO_B2[row];
     if (
-      !(rho2 >= 20 - GATE_SLACK && rho2 - 4 < (BEST[0] - PI + 4 + GATE_SLACK) ** 2 && lpRmSLmRpOpen(row) &&
+      !(rho2 >= 20 - GATE_SLACK && rho2 - 4 < ccsccReach(row) && lpRmSLmRpOpen(row) &&
         lpRmSLmRp(5 * row))
     ) continue;
     const sign = (row & 1) === 0 ? 1 : -1;
@@ -602,15 +618,20 @@ export function reedsSheppLengthCoords(
   setGoal(35, -xb, -yb, phi, s, c);
   // Squared distances to the goal's circle centers per row, computed as the base solvers do (bit for bit): the
   // gates below skip a base solver call when a necessary condition of its own checks already fails.
+  // The turns per row take only two values: computed once each.
+  const modPos = mod2pi(phi), modNeg = mod2pi(-phi);
+  const wrapPos = Math.abs(wrapPi(phi)), wrapNeg = Math.abs(wrapPi(-phi));
+  const halfPos = Math.abs(wrapPi(phi - HALF_PI)), halfNeg = Math.abs(wrapPi(-phi - HALF_PI));
   for (let row = 0, k = 0; row < 8; row++, k += 5) {
     const gx = GOALS[k], gy = GOALS[k + 1], gs = GOALS[k + 3], gc = GOALS[k + 4];
     const xiA = gx - gs, etaA = gy - 1 + gc, xiB = gx + gs, etaB = gy - 1 - gc;
     RHO_A2[row] = xiA * xiA + etaA * etaA;
     RHO_B2[row] = xiB * xiB + etaB * etaB;
-    const phiRow = GOALS[k + 2];
-    TURN_MOD[row] = mod2pi(phiRow);
-    TURN_WRAP[row] = Math.abs(wrapPi(phiRow));
-    TURN_HALF[row] = Math.abs(wrapPi(phiRow - HALF_PI));
+    // Rows 0, 3, 4 and 7 hold phi, the others -phi.
+    const flipped = ((row ^ (row >> 1)) & 1) === 1;
+    TURN_MOD[row] = flipped ? modNeg : modPos;
+    TURN_WRAP[row] = flipped ? wrapNeg : wrapPos;
+    TURN_HALF[row] = flipped ? halfNeg : halfPos;
   }
 
   cscWords();
