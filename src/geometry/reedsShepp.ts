@@ -396,6 +396,10 @@ function lpRmLOpen(row: number): boolean {
   const k = 5 * row;
   const rho = Math.sqrt(RHO_A2[row]);
   if (rho > 4 || 0.5 * rho >= BEST[0]) return false;
+  // The middle arc is |u| = 2 asin(rho / 4) >= rho / 2 and the outer arcs must still turn by phi + u, so the
+  // length is at least a + |wrapPi(phi - a)| for any a <= |u| (that sum does not decrease with a).
+  const halfRho = 0.5 * rho;
+  if (halfRho + Math.abs(wrapPi(GOALS[k + 2] - halfRho)) - GATE_SLACK >= BEST[0]) return false;
   const s = GOALS[k + 3], c = GOALS[k + 4];
   const xi = GOALS[k] - s;
   const eta = GOALS[k + 1] - 1 + c;
