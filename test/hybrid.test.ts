@@ -1,7 +1,9 @@
 /** PLANNER_HYBRID: pre-smoothing along the grid path, fallback to a full directional search; legal paths. */
 import { describe, expect, test } from "vitest";
 import { newHybridTrace, planHybrid } from "../src/planning/hybrid.ts";
-import { runPlanTask } from "../src/planning/plan.ts";
+import { gridSearch, runPlanTask } from "../src/planning/plan.ts";
+import { fitCurves } from "../src/planning/curved.ts";
+import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./helpers/pathCheck.ts";
 import { mapText } from "./helpers/movingai.ts";
@@ -202,5 +204,52 @@ describe("hybrid", () => {
     }
     // Most answers come from the 8-connected fit, the path the re-check no longer sweeps a second time.
     expect(fitted.filter((n) => n === 8).length).toBeGreaterThan(fitted.length / 2);
+  });
+
+  test("fitCurves: legal curves along a smoothed 8-connected path, or a failure, never an illegal path", () => {
+    const rows = Array.from({ length: 24 }, () => ".".repeat(24).split(""));
+    for (let y = 0; y < 24; y++) if (y < 10 || y > 13) rows[y][12] = "@";
+    const layer = layerOf(rows.map((r) => r.join("")));
+    const ctx = contextOf(layer);
+    const tank = { ...BUILTIN_PROFILES.tank };
+    const fit = (
+      start: { x: number; y: number; heading: number },
+      goal: { x: number; y: number; heading?: number },
+    ) => {
+      const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
+      const search = gridSearch(ctx, layer, task, 8, null);
+      expect(search.status).toBe("found");
+      const path = search.path!;
+      return fitCurves({
+        layer,
+        unit: tank,
+        path,
+        smoothed: smoothPath(layer, tank.boundingRadius, path, layer.width),
+        start,
+        goal,
+        check: true,
+        tighterTurns: false,
+        backingUp: false,
+        cancel: null,
+        deadline: performance.now() + 10000,
+      });
+    };
+    // Through the gap, arriving with a heading: exact end pose, legal and joined.
+    const start = { x: 3.5, y: 3.5, heading: 0 };
+    const goal = { x: 20.5, y: 20.5, heading: Math.PI / 2 };
+    const ok = fit(start, goal);
+    expect(ok.status).toBe("found");
+    if (ok.status !== "found") return;
+    const end = ok.segments[ok.segments.length - 1].end;
+    expect(Math.hypot(end.x - goal.x, end.y - goal.y)).toBeLessThan(1e-6);
+    expect(Math.abs(Math.atan2(Math.sin(end.heading - goal.heading), Math.cos(end.heading - goal.heading))))
+      .toBeLessThan(1e-6);
+    const asOutcome = { ...planHybrid(ctx, taskOf(layer, tank, start, goal, { planner: "hybrid" })) };
+    asOutcome.segments = ok.segments;
+    expect(checkPath(layer, tank, asOutcome, start, { ...goal, tolerance: 1e-6, headingTolerance: 1e-6 }))
+      .toEqual([]);
+    // Facing the wall one tile from it, forward only: no legal curve turns around there.
+    const cornered = fit({ x: 10.5, y: 2.5, heading: 0 }, { x: 3.5, y: 2.5 });
+    expect(cornered.status).toBe("failed");
   });
 });
