@@ -408,6 +408,17 @@ function lpRmLOpen(row: number): boolean {
   return !(xi * z - eta * cosHalfU < -SIGN_SLACK * rho);
 }
 
+/**
+ * LpRupLumRm's range check and a bound: its two arcs u = acos(rho) sum to at least a = 2 sqrt(2 (1 - rho))
+ * (2 sin(u / 2) <= u), and 2u + |wrapPi(phi + 2u)| (which does not decrease with u) bounds the length.
+ */
+function lpRupLumRmOpen(row: number): boolean {
+  const rho = 0.25 * (2 + Math.sqrt(RHO_B2[row]));
+  if (rho > 1) return false;
+  const a = 2 * Math.sqrt(2 * (1 - rho));
+  return !(a + Math.abs(wrapPi(GOALS[5 * row + 2] + a)) - GATE_SLACK >= BEST[0]);
+}
+
 /** LpRumLumRp's range check and sign checks. */
 function lpRumLumRpOpen(row: number): boolean {
   const k = 5 * row;
@@ -416,6 +427,8 @@ function lpRumLumRpOpen(row: number): boolean {
   const eta = GOALS[k + 1] - 1 - c;
   const rho = (20 - xi * xi - eta * eta) / 16;
   if (rho < 0 || rho > 1) return false;
+  // |u| = acos(rho) >= sqrt(2 (1 - rho)) (2 sin(|u| / 2) <= |u|), and the outer arcs turn by at least |wrapPi(phi)|.
+  if (2 * Math.sqrt(2 * (1 - rho)) + TURN_WRAP[row] - GATE_SLACK >= BEST[0]) return false;
   const sinU = -Math.sqrt((1 - rho) * (1 + rho));
   const b = rho - 2;
   const tauY = eta * sinU - xi * b;
@@ -499,7 +512,7 @@ function cccWords(): void {
 /** CCCC: LpRupLumRm, then LpRumLumRp, on rows 0-3 (those words are their own backwards forms). */
 function ccccWords(): void {
   for (let row = 0; row < 4; row++) {
-    if (!(RHO_B2[row] <= 4 + GATE_SLACK && lpRupLumRm(5 * row))) continue;
+    if (!(RHO_B2[row] <= 4 + GATE_SLACK && lpRupLumRmOpen(row) && lpRupLumRm(5 * row))) continue;
     const sign = (row & 1) === 0 ? 1 : -1;
     consider4(row < 2 ? "LRLR" : "RLRL", sign * OUT[0], sign * OUT[1], -sign * OUT[1], sign * OUT[2]);
   }
