@@ -18,6 +18,7 @@ import {
   sweptCells,
 } from "../src/geometry/sweep.ts";
 import type { PassLayer } from "../src/maps/grid.ts";
+import { bruteClearance } from "./helpers/clearance.ts";
 import type { Footprint, Pose, Segment } from "../src/geometry/types.ts";
 
 /** A deterministic generator so failures reproduce. */
@@ -334,6 +335,50 @@ describe("sweep legality", () => {
     // The random cases exercise both outcomes, and the check is not trivially "always blocked".
     expect(denseHits).toBeGreaterThan(20);
     expect(legalAccepted).toBeGreaterThan(20);
+  });
+
+  test("randomized with real clearance: certified skips never accept an overlap nor refuse what the shapes accept", () => {
+    // Sparse maps on 24x24 so clearance certifies long stretches; the same segments against the same tiles
+    // with zero clearance give the uncertified answer (the plain conservative shapes).
+    const rand = rng(4242);
+    let denseHits = 0;
+    let certifiedAccepts = 0;
+    for (let trial = 0; trial < 400; trial++) {
+      const rows: string[] = [];
+      const density = 0.02 + 0.1 * rand();
+      for (let y = 0; y < 24; y++) {
+        let row = "";
+        for (let x = 0; x < 24; x++) row += rand() < density ? "#" : ".";
+        rows.push(row);
+      }
+      const plain = layerFrom(rows);
+      const layer = { ...plain, clearance: bruteClearance(24, 24, plain.tileCost, 16) };
+      const fp = trial % 3 === 0
+        ? disc(rand() * 1.2)
+        : trial % 3 === 1
+        ? rect(0.2 + rand() * 1.2, 0.2 + rand() * 2.4)
+        : disc(0);
+      const start: Pose = { x: 3 + rand() * 18, y: 3 + rand() * 18, heading: rand() * 6.3 - 3.15 };
+      const length = trial % 7 === 0 ? 0 : 0.2 + rand() * 10;
+      const dir = rand() < 0.5 ? 1 : -1;
+      const k = trial % 4 === 0 ? 0 : (rand() < 0.5 ? -1 : 1) * (0.15 + rand() * 1.5);
+      const seg = k === 0 ? lineSegment(start, length, dir) : arcSegment(start, k, length, dir);
+      const steps = Math.max(1, Math.ceil(length * 500));
+      let dense = false;
+      for (let i = 0; i <= steps && !dense; i++) {
+        dense = denseFootprintHits(layer, poseAlong(seg, (i / steps) * length), fp);
+      }
+      const certified = segmentHitsBlocked(layer, seg, fp);
+      const uncertified = segmentHitsBlocked(plain, seg, fp);
+      if (dense) {
+        denseHits++;
+        expect(certified, `trial ${trial}`).toBe(true);
+      } else if (!certified) certifiedAccepts++;
+      // Certification only removes conservatism: blocked with clearance implies blocked without it.
+      if (certified) expect(uncertified, `trial ${trial}`).toBe(true);
+    }
+    expect(denseHits).toBeGreaterThan(40);
+    expect(certifiedAccepts).toBeGreaterThan(40);
   });
 
   test("sweptCells: unique cells relative to an origin, Int32Array output, cells along a straight line", () => {

@@ -38,8 +38,20 @@ const RECT_INFLATION_TARGET = 0.05;
 /** Called per overlapped cell (repeats possible); return true to stop the scan. */
 type CellVisitor = (cellX: number, cellY: number) => boolean;
 
+/** A visitor that stops at the first cell it is given (with a `blocked` prefilter: the first blocked one). */
+const STOP: CellVisitor = () => true;
+
+// The visit functions take an optional `blocked` layer: then only its blocked (or off-map) cells are tested
+// and visited. Most cells near a path are open, so the array lookup first spares the geometric test.
+
 /** Visits the cells whose interior the closed disc overlaps (distance from center to the square < radius). */
-function visitDiscCells(cx: number, cy: number, radius: number, visit: CellVisitor): boolean {
+function visitDiscCells(
+  cx: number,
+  cy: number,
+  radius: number,
+  visit: CellVisitor,
+  blocked: PassLayer | null = null,
+): boolean {
   const x0 = Math.floor(cx - radius);
   const x1 = Math.ceil(cx + radius) - 1;
   const y0 = Math.floor(cy - radius);
@@ -48,6 +60,7 @@ function visitDiscCells(cx: number, cy: number, radius: number, visit: CellVisit
   for (let y = y0; y <= y1; y++) {
     const ey = cy < y ? y - cy : cy > y + 1 ? cy - y - 1 : 0;
     for (let x = x0; x <= x1; x++) {
+      if (blocked !== null && !isBlocked(blocked, x, y)) continue;
       const ex = cx < x ? x - cx : cx > x + 1 ? cx - x - 1 : 0;
       if (ex * ex + ey * ey < r2 && visit(x, y)) return true;
     }
@@ -68,6 +81,7 @@ function visitRectCells(
   halfLen: number,
   halfWid: number,
   visit: CellVisitor,
+  blocked: PassLayer | null = null,
 ): boolean {
   const aux = Math.abs(ux);
   const auy = Math.abs(uy);
@@ -82,6 +96,7 @@ function visitRectCells(
     const dy = cy - (y + 0.5);
     if (!(Math.abs(dy) < extY + 0.5)) continue;
     for (let x = x0; x <= x1; x++) {
+      if (blocked !== null && !isBlocked(blocked, x, y)) continue;
       const dx = cx - (x + 0.5);
       if (!(Math.abs(dx) < extX + 0.5)) continue;
       if (!(Math.abs(dx * ux + dy * uy) < halfLen + squareOnAxis)) continue;
@@ -111,17 +126,20 @@ function visitCapsuleCells(
   by: number,
   radius: number,
   visit: CellVisitor,
+  blocked: PassLayer | null = null,
 ): boolean {
-  if (visitDiscCells(ax, ay, radius, visit)) return true;
+  if (visitDiscCells(ax, ay, radius, visit, blocked)) return true;
   const dx = bx - ax;
   const dy = by - ay;
   const len = Math.sqrt(dx * dx + dy * dy);
   if (len > 0) {
-    if (visitRectCells(0.5 * (ax + bx), 0.5 * (ay + by), dx / len, dy / len, 0.5 * len, radius, visit)) {
+    if (
+      visitRectCells(0.5 * (ax + bx), 0.5 * (ay + by), dx / len, dy / len, 0.5 * len, radius, visit, blocked)
+    ) {
       return true;
     }
   }
-  return visitDiscCells(bx, by, radius, visit);
+  return visitDiscCells(bx, by, radius, visit, blocked);
 }
 
 /**
@@ -204,7 +222,7 @@ function isBlocked(layer: PassLayer, x: number, y: number): boolean {
  * {@link POINT_RADIUS} is raised to it.
  */
 export function discHitsBlocked(layer: PassLayer, cx: number, cy: number, radius: number): boolean {
-  return visitDiscCells(cx, cy, Math.max(radius, POINT_RADIUS), (x, y) => isBlocked(layer, x, y));
+  return visitDiscCells(cx, cy, Math.max(radius, POINT_RADIUS), STOP, layer);
 }
 
 /**
@@ -218,18 +236,158 @@ export function footprintHitsBlocked(
   footprint: Footprint,
 ): boolean {
   const shape = footprintShape(footprint);
-  const visit: CellVisitor = (cx, cy) => isBlocked(layer, cx, cy);
-  if (shape.disc) return visitDiscCells(x, y, shape.radius, visit);
-  return visitRectCells(x, y, Math.cos(heading), Math.sin(heading), shape.halfLen, shape.halfWid, visit);
+  if (shape.disc) return visitDiscCells(x, y, shape.radius, STOP, layer);
+  return visitRectCells(
+    x,
+    y,
+    Math.cos(heading),
+    Math.sin(heading),
+    shape.halfLen,
+    shape.halfWid,
+    STOP,
+    layer,
+  );
 }
+
+/**
+ * Free radius around a point: a disc of this radius centered there overlaps no blocked tile's interior (and stays
+ * on the map). From the tile's clearance less the point's distance to the tile center, less a margin for the
+ * float32 rounding of stored clearances; negative when nothing is known (blocked or off-map tile, or a layer
+ * whose clearance is all zero).
+ */
+function freeRadius(layer: PassLayer, x: number, y: number): number {
+  const tx = Math.floor(x);
+  const ty = Math.floor(y);
+  if (tx < 0 || ty < 0 || tx >= layer.width || ty >= layer.height) return -1;
+  const dx = x - tx - 0.5;
+  const dy = y - ty - 0.5;
+  return layer.clearance[ty * layer.width + tx] - Math.sqrt(dx * dx + dy * dy) - CLEARANCE_MARGIN;
+}
+
+/** Covers float32 rounding of clearances (at most ~1e-6 below MAX_CLEARANCE = 16). */
+const CLEARANCE_MARGIN = 1e-5;
+/** Stretch length for lines: the exact shape is tested per stretch that clearance does not certify. */
+const LINE_STRETCH = 1;
 
 /**
  * Conservative test: true if the footprint may overlap a blocked tile's interior anywhere along the segment.
  * Never false when the footprint really overlaps one; may be true for a segment that passes within a small
  * margin (at most 0.05 tiles for rectangles on arcs, the arc's sagitta over 0.2 tiles for discs, 0 on lines).
+ *
+ * It walks the segment in the stretches of the module doc (arc samples; lines cut into 1-tile stretches) and
+ * skips the stretches that the layer's clearance certifies free: when the footprint's circumscribed radius
+ * `reach` fits `f` times inside the free radius f at a pose at arc length s, every footprint placed within arc
+ * length f - reach of s (either way) lies in that free disc, since the center moves at most the arc length and
+ * every footprint point is within `reach` of the center whatever the heading. Only uncertified stretches are
+ * tested cell by cell with the shapes {@link sweptCells} uses, so the result is never less conservative than
+ * those shapes and is exact wherever clearance decides. In open terrain this makes a check a few clearance
+ * lookups instead of hundreds of cell tests.
  */
 export function segmentHitsBlocked(layer: PassLayer, seg: Segment, footprint: Footprint): boolean {
-  return visitSegmentCells(seg, footprint, (x, y) => isBlocked(layer, x, y));
+  const visit = STOP;
+  const shape = footprintShape(footprint);
+  const reach = shape.disc ? shape.radius : Math.hypot(shape.halfLen, shape.halfWid);
+  const { x: x0, y: y0, heading: h0 } = seg.start;
+  const k = seg.curvature;
+  const d = seg.direction;
+  const length = seg.length;
+  // Everything up to this arc length (from the last certifying pose back to it) is certified free.
+  let covered = -1;
+  if (k === 0 || length === 0) {
+    const cos = Math.cos(h0);
+    const sin = Math.sin(h0);
+    const ux = d * cos;
+    const uy = d * sin;
+    const n = Math.max(1, Math.ceil(length / LINE_STRETCH));
+    const h = length / n;
+    for (let i = 0; i < n; i++) {
+      const a = i * h;
+      const b = i === n - 1 ? length : (i + 1) * h;
+      if (b <= covered) continue;
+      const m = 0.5 * (a + b);
+      const r = freeRadius(layer, x0 + ux * m, y0 + uy * m) - reach;
+      if (r >= b - m) {
+        covered = m + r;
+        continue;
+      }
+      const ax = x0 + ux * a, ay = y0 + uy * a, bx = x0 + ux * b, by = y0 + uy * b;
+      const hit = shape.disc ? visitCapsuleCells(ax, ay, bx, by, shape.radius, visit, layer) : visitRectCells(
+        0.5 * (ax + bx),
+        0.5 * (ay + by),
+        cos,
+        sin,
+        shape.halfLen + 0.5 * (b - a),
+        shape.halfWid,
+        visit,
+        layer,
+      );
+      if (hit) return true;
+    }
+    return false;
+  }
+  const absK = Math.abs(k);
+  let spacing = MAX_SAMPLE_SPACING;
+  if (!shape.disc) spacing = Math.min(spacing, (2 * RECT_INFLATION_TARGET) / (1 + absK * reach));
+  const steps = Math.max(1, Math.ceil(length / spacing));
+  const h = length / steps;
+  const cxc = x0 - Math.sin(h0) / k;
+  const cyc = y0 + Math.cos(h0) / k;
+  const sweepStep = d * k * h;
+  if (shape.disc) {
+    const sagitta = (1 - Math.cos(0.5 * absK * h)) / absK;
+    const radius = shape.radius + sagitta + 1e-12;
+    for (let i = 0; i < steps; i++) {
+      // Stretch [i h, (i + 1) h]: certified from its middle pose, else the inflated capsule of its chord.
+      if ((i + 1) * h <= covered) continue;
+      const hm = h0 + sweepStep * (i + 0.5);
+      const r = freeRadius(layer, cxc + Math.sin(hm) / k, cyc - Math.cos(hm) / k) - reach;
+      if (r >= 0.5 * h) {
+        covered = (i + 0.5) * h + r;
+        continue;
+      }
+      const ha = h0 + sweepStep * i;
+      const hb = h0 + sweepStep * (i + 1);
+      const hit = visitCapsuleCells(
+        cxc + Math.sin(ha) / k,
+        cyc - Math.cos(ha) / k,
+        cxc + Math.sin(hb) / k,
+        cyc - Math.cos(hb) / k,
+        radius,
+        visit,
+        layer,
+      );
+      if (hit) return true;
+    }
+    return false;
+  }
+  const grow = 0.5 * h * (1 + absK * reach) + 1e-12;
+  for (let i = 0; i <= steps; i++) {
+    // Sample i stands for the stretch [(i - 1/2) h, (i + 1/2) h]: certified from its pose, else its grown rectangle.
+    if ((i + 0.5) * h <= covered) continue;
+    const hi = h0 + sweepStep * i;
+    const qx = cxc + Math.sin(hi) / k;
+    const qy = cyc - Math.cos(hi) / k;
+    const r = freeRadius(layer, qx, qy) - reach;
+    if (r >= 0.5 * h) {
+      covered = i * h + r;
+      continue;
+    }
+    if (
+      visitRectCells(
+        qx,
+        qy,
+        Math.cos(hi),
+        Math.sin(hi),
+        shape.halfLen + grow,
+        shape.halfWid + grow,
+        visit,
+        layer,
+      )
+    ) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** True if any segment of the path {@link segmentHitsBlocked}. */
