@@ -4,6 +4,8 @@ import { newHybridTrace, planHybrid } from "../src/planning/hybrid.ts";
 import { gridSearch, runPlanTask } from "../src/planning/plan.ts";
 import { fitCurves } from "../src/planning/curved.ts";
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
+import { dubinsShortest } from "../src/geometry/dubins.ts";
+import { pathHitsBlocked } from "../src/geometry/sweep.ts";
 import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./helpers/pathCheck.ts";
 import { mapText } from "./helpers/movingai.ts";
@@ -251,5 +253,60 @@ describe("hybrid", () => {
     // Facing the wall one tile from it, forward only: no legal curve turns around there.
     const cornered = fit({ x: 10.5, y: 2.5, heading: 0 }, { x: 3.5, y: 2.5 });
     expect(cornered.status).toBe("failed");
+  });
+
+  test("fitCurves shortcuts: the shortest curve straight to the goal when its sweep is legal, else the waypoints", () => {
+    // A pillar above the diagonal: the smoothed grid route bends around it (via the tile at 25.5, 7.5),
+    // while the direct Dubins curve passes below it.
+    const rows = Array.from({ length: 30 }, () => ".".repeat(30).split(""));
+    for (let y = 8; y < 11; y++) for (let x = 16; x < 19; x++) rows[y][x] = "@";
+    const layer = layerOf(rows.map((r) => r.join("")));
+    const ctx = contextOf(layer);
+    const tank = { ...BUILTIN_PROFILES.tank };
+    const run = (
+      start: { x: number; y: number; heading: number },
+      goal: { x: number; y: number; heading: number },
+      shortcuts: boolean,
+    ) => {
+      const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
+      const path = gridSearch(ctx, layer, task, 4, null).path!;
+      return fitCurves({
+        layer,
+        unit: tank,
+        path,
+        smoothed: smoothPath(layer, tank.boundingRadius, path, layer.width),
+        start,
+        goal,
+        check: true,
+        tighterTurns: false,
+        backingUp: false,
+        shortcuts,
+        cancel: null,
+        deadline: performance.now() + 10000,
+      });
+    };
+    const start = { x: 4.5, y: 4.5, heading: 0 };
+    const goal = { x: 25.5, y: 24.5, heading: Math.PI / 2 };
+    const direct = dubinsShortest(start, goal, tank.turningRadius);
+    expect(pathHitsBlocked(layer, direct.segments, tank.footprint)).toBe(false);
+    const withShortcut = run(start, goal, true);
+    const without = run(start, goal, false);
+    expect(withShortcut.status).toBe("found");
+    expect(without.status).toBe("found");
+    if (withShortcut.status !== "found" || without.status !== "found") return;
+    const len = (segs: { length: number }[]) => segs.reduce((a, s) => a + s.length, 0);
+    expect(len(withShortcut.segments)).toBeCloseTo(direct.length, 9);
+    expect(len(without.segments)).toBeGreaterThan(direct.length + 1e-6);
+    // Through the pillar the direct curve is blocked: the shortcut is refused and the waypoints are followed.
+    const from = { x: 12.5, y: 6.5, heading: Math.PI / 4 };
+    const behind = { x: 22.5, y: 12.5, heading: Math.PI / 4 };
+    expect(pathHitsBlocked(layer, dubinsShortest(from, behind, tank.turningRadius).segments, tank.footprint))
+      .toBe(true);
+    const around = run(from, behind, true);
+    expect(around.status).toBe("found");
+    if (around.status !== "found") return;
+    expect(pathHitsBlocked(layer, around.segments, tank.footprint)).toBe(false);
+    const end = around.segments[around.segments.length - 1].end;
+    expect(Math.hypot(end.x - behind.x, end.y - behind.y)).toBeLessThan(1e-6);
   });
 });
