@@ -19,8 +19,9 @@
  *   the largest distance any footprint point can be from its position at the nearest sample (a point at
  *   distance <= rho from the center moves at most (1 + |k|*rho) per unit of arc length).
  *
- * `sweptCells` enumerates exactly the cells the same shapes overlap, so a segment is blocked by
- * `segmentHitsBlocked` iff one of its `sweptCells` is blocked or off the map.
+ * `sweptCells` enumerates exactly the cells the same shapes overlap. `segmentHitsBlocked` tests those shapes
+ * too, except on stretches that the layer's clearance proves free, so: it says blocked only if one of the
+ * segment's `sweptCells` is blocked or off the map, and on a layer without clearance (all zero) iff.
  *
  * @module
  */

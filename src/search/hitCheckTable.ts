@@ -2,7 +2,8 @@
  * The article's hit-check table: for every start heading, end heading and child offset of a directional
  * neighbourhood, the shortest curve between the two tile-center poses (Dubins; for reversing units also the
  * Reeds-Shepp curve when it drives in reverse and is shorter) and the cells its footprint sweeps (from
- * {@link sweptCells}, so exactly the cells `segmentHitsBlocked` would test). Checking a transition in the search
+ * {@link sweptCells}: the cells of the conservative shapes `segmentHitsBlocked` tests where clearance does not
+ * certify the way free). Checking a transition in the search
  * is then a scan of those cells' open flags: no trigonometry in the search loop.
  *
  * Layout (flat arrays, CSR): transitions are grouped by start heading, `transitionStart[h]` ..
