@@ -304,6 +304,8 @@ export class DirectionalSpace implements SearchSpace {
   private exactLayer!: PassLayer;
   /** Map-sized open mask for road-confined searches (1 = open road tile inside the window). */
   private roadOpen = new Uint8Array(0);
+  /** All-zero clearance for the road view (no stretch is certified free by the map's clearance). */
+  private roadClearance = new Float32Array(0);
   /** The window the road mask currently marks (cleared lazily on the next road query). */
   private roadWindow: TileWindow | null = null;
   /** Pre-smoothing: path index per local tile (-1 off the path), or null. */
@@ -581,8 +583,10 @@ export class DirectionalSpace implements SearchSpace {
       }
     }
     this.roadWindow = { ...w };
-    // Only width, height and the zero test of tileCost are read by the sweep.
-    return { ...layer, tileCost: mask as unknown as Float32Array };
+    // The sweep reads width, height, the zero test of tileCost and clearance, which certifies stretches free
+    // without testing their cells: the map's clearance knows nothing of roads, so the view has none (all zero).
+    if (this.roadClearance.length !== n) this.roadClearance = new Float32Array(n);
+    return { ...layer, tileCost: mask as unknown as Float32Array, clearance: this.roadClearance };
   }
 
   /**
