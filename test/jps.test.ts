@@ -13,7 +13,8 @@ import {
   unlimited,
 } from "../src/search/astar.ts";
 import { gridPathLength, GridSpace } from "../src/search/gridSpace.ts";
-import { expandJumpPath, JumpPointSpace, uniformCost, useJumpPoints } from "../src/search/jumpPointSpace.ts";
+import { expandJumpPath, JumpPointSpace, useJumpPoints } from "../src/search/jumpPointSpace.ts";
+import { uniformCost } from "../src/maps/grid.ts";
 import { gridSearch, PlanContext } from "../src/planning/plan.ts";
 import type { PlanTask } from "../src/planning/task.ts";
 import { mapNames, mapText, queries, tolerance } from "./helpers/movingai.ts";

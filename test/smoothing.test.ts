@@ -3,7 +3,7 @@ import type { PassLayer } from "../src/maps/grid.ts";
 import { astar, reconstructPath, SearchWorkspace, unlimited } from "../src/search/astar.ts";
 import { GridSpace } from "../src/search/gridSpace.ts";
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
-import { POINT_RADIUS, walkable } from "../src/smoothing/walkable.ts";
+import { POINT_RADIUS, sweptMaxCost, walkable } from "../src/smoothing/walkable.ts";
 import { rng } from "./helpers/rng.ts";
 import { bruteClearance } from "./helpers/clearance.ts";
 
@@ -110,6 +110,43 @@ describe("walkable (exact capsule)", () => {
       }
     }
     expect(blockedSeen).toBeGreaterThan(100);
+    expect(agree / total).toBeGreaterThan(0.97);
+  });
+
+  test("uniform-cost layers: clearance-certified stretches give the exact answer, and agree with the sampler", () => {
+    const rand = rng(17);
+    let agree = 0;
+    let blockedSeen = 0;
+    let freeSeen = 0;
+    let total = 0;
+    for (let m = 0; m < 16; m++) {
+      const w = 20 + Math.floor(rand() * 30);
+      const h = 20 + Math.floor(rand() * 30);
+      const density = 0.01 + 0.08 * rand();
+      const cost = new Float32Array(w * h);
+      for (let i = 0; i < cost.length; i++) cost[i] = rand() < density ? 0 : 1;
+      const layer = layerFromCosts(w, h, cost);
+      // Same tiles, no clearance: nothing is certified, every stretch is scanned tile by tile.
+      const scanned = { ...layer, clearance: new Float32Array(w * h) };
+      for (let q = 0; q < 60; q++) {
+        const ax = rand() * w;
+        const ay = rand() * h;
+        const bx = Math.min(w - 1e-3, Math.max(0, ax + (rand() - 0.5) * 30));
+        const by = Math.min(h - 1e-3, Math.max(0, ay + (rand() - 0.5) * 30));
+        const r = [0, 0.25, 0.5, 0.8, 1.3, 2.1][q % 6];
+        const fast = sweptMaxCost(layer, r, ax, ay, bx, by, Infinity);
+        expect(fast, `map ${m} query ${q}`).toBe(sweptMaxCost(scanned, r, ax, ay, bx, by, Infinity));
+        const sampled = sampledMaxCost(layer, r, ax, ay, bx, by);
+        if (fast !== Infinity) {
+          expect(sampled).toBe(1);
+          freeSeen++;
+        } else blockedSeen++;
+        if ((fast === Infinity) === (sampled === Infinity)) agree++;
+        total++;
+      }
+    }
+    expect(blockedSeen).toBeGreaterThan(100);
+    expect(freeSeen).toBeGreaterThan(100);
     expect(agree / total).toBeGreaterThan(0.97);
   });
 

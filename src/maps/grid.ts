@@ -69,3 +69,28 @@ export interface PassLayer {
 
 /** Clearance values are capped here: wider units are not expected, and it bounds the transform's work. */
 export const MAX_CLEARANCE = 16;
+
+const uniformCosts = new WeakMap<Float32Array, number>();
+
+/**
+ * The cost shared by every passable tile of the layer, or 0 when passable tiles differ in cost (or there are
+ * none). Computed once per layer (cached by its tileCost array).
+ */
+export function uniformCost(layer: PassLayer): number {
+  const tileCost = layer.tileCost;
+  let cost = uniformCosts.get(tileCost);
+  if (cost === undefined) {
+    cost = 0;
+    for (let i = 0; i < tileCost.length; i++) {
+      const c = tileCost[i];
+      if (c <= 0) continue;
+      if (cost === 0) cost = c;
+      else if (c !== cost) {
+        cost = 0;
+        break;
+      }
+    }
+    uniformCosts.set(tileCost, cost);
+  }
+  return cost;
+}

@@ -30,37 +30,12 @@
  * @module
  */
 
-import type { PassLayer } from "../maps/grid.ts";
+import { type PassLayer, uniformCost } from "../maps/grid.ts";
 import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
 import type { Neighborhood } from "./gridSpace.ts";
 
 /** Fixed-point units per diagonal step at cost 1 (before rounding), as in GridSpace. */
 const DIAGONAL_SCALE = Math.SQRT2 * COST_SCALE;
-
-const uniformCosts = new WeakMap<Float32Array, number>();
-
-/**
- * The cost shared by every passable tile of the layer, or 0 when passable tiles differ in cost (or there are
- * none). Computed once per layer (cached by its tileCost array).
- */
-export function uniformCost(layer: PassLayer): number {
-  const tileCost = layer.tileCost;
-  let cost = uniformCosts.get(tileCost);
-  if (cost === undefined) {
-    cost = 0;
-    for (let i = 0; i < tileCost.length; i++) {
-      const c = tileCost[i];
-      if (c <= 0) continue;
-      if (cost === 0) cost = c;
-      else if (c !== cost) {
-        cost = 0;
-        break;
-      }
-    }
-    uniformCosts.set(tileCost, cost);
-  }
-  return cost;
-}
 
 /** True when a search over `layer` with `neighborhood` may use {@link JumpPointSpace} (8-connected, uniform). */
 export function useJumpPoints(layer: PassLayer, neighborhood: Neighborhood): boolean {

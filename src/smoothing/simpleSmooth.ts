@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { PassLayer } from "../maps/grid.ts";
+import { type PassLayer, uniformCost } from "../maps/grid.ts";
 import { sweptMaxCost } from "./walkable.ts";
 
 /**
@@ -40,9 +40,15 @@ export function smoothPath(layer: PassLayer, r: number, waypoints: Int32Array, w
   // costs of its two tiles, so such a step stays and is not used to justify anything costlier).
   const tileCost = layer.tileCost;
   const stepCost = new Float64Array(n - 1);
-  for (let k = 0; k < n - 1; k++) {
-    const swept = sweptMaxCost(layer, r, xs[k], ys[k], xs[k + 1], ys[k + 1], Infinity);
-    stepCost[k] = swept !== Infinity ? swept : Math.max(tileCost[waypoints[k]], tileCost[waypoints[k + 1]]);
+  const uniform = uniformCost(layer);
+  if (uniform > 0) {
+    // Every bound is that one cost either way (swept, or the larger of two tile costs), so no sweeps.
+    stepCost.fill(uniform);
+  } else {
+    for (let k = 0; k < n - 1; k++) {
+      const swept = sweptMaxCost(layer, r, xs[k], ys[k], xs[k + 1], ys[k + 1], Infinity);
+      stepCost[k] = swept !== Infinity ? swept : Math.max(tileCost[waypoints[k]], tileCost[waypoints[k + 1]]);
+    }
   }
 
   const kept = new Int32Array(n);
@@ -51,17 +57,32 @@ export function smoothPath(layer: PassLayer, r: number, waypoints: Int32Array, w
   let check = 0;
   // Highest step bound on the grid path from the check point to the current waypoint.
   let bound = stepCost[0];
+  // True when check -> current was itself swept and passed (not merely a grid step).
+  let verified = false;
   for (let current = 1; current < n - 1; current++) {
     const extended = Math.max(bound, stepCost[current]);
-    if (
-      sweptMaxCost(layer, r, xs[check], ys[check], xs[current + 1], ys[current + 1], extended) <= extended
-    ) {
+    const cx = xs[current] - xs[check], cy = ys[current] - ys[check];
+    const sx = xs[current + 1] - xs[current], sy = ys[current + 1] - ys[current];
+    let ok: boolean;
+    if (verified && cx * sy - cy * sx === 0 && cx * sx + cy * sy > 0) {
+      // Straight on: the capsule to current + 1 is the passed one plus the next step's, so only that step
+      // needs a sweep (tile-center coordinates are exact in floating point, so is the collinearity test).
+      // Along a straight corridor this turns Listing 1's quadratic work into linear.
+      ok = sweptMaxCost(layer, r, xs[current], ys[current], xs[current + 1], ys[current + 1], extended) <=
+        extended;
+    } else {
+      ok =
+        sweptMaxCost(layer, r, xs[check], ys[check], xs[current + 1], ys[current + 1], extended) <= extended;
+    }
+    if (ok) {
       bound = extended;
+      verified = true;
       continue;
     }
     kept[keptCount++] = current;
     check = current;
     bound = stepCost[current];
+    verified = false;
   }
   kept[keptCount++] = n - 1;
 
