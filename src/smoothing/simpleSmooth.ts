@@ -46,7 +46,7 @@ export function smoothPath(layer: PassLayer, r: number, waypoints: Int32Array, w
     stepCost.fill(uniform);
   } else {
     for (let k = 0; k < n - 1; k++) {
-      const swept = sweptMaxCost(layer, r, xs[k], ys[k], xs[k + 1], ys[k + 1], Infinity);
+      const swept = sweptMaxCost(layer, r, xs[k], ys[k], xs[k + 1], ys[k + 1], Infinity, uniform);
       stepCost[k] = swept !== Infinity ? swept : Math.max(tileCost[waypoints[k]], tileCost[waypoints[k + 1]]);
     }
   }
@@ -68,11 +68,21 @@ export function smoothPath(layer: PassLayer, r: number, waypoints: Int32Array, w
       // Straight on: the capsule to current + 1 is the passed one plus the next step's, so only that step
       // needs a sweep (tile-center coordinates are exact in floating point, so is the collinearity test).
       // Along a straight corridor this turns Listing 1's quadratic work into linear.
-      ok = sweptMaxCost(layer, r, xs[current], ys[current], xs[current + 1], ys[current + 1], extended) <=
+      ok = sweptMaxCost(
+        layer,
+        r,
+        xs[current],
+        ys[current],
+        xs[current + 1],
+        ys[current + 1],
+        extended,
+        uniform,
+      ) <=
         extended;
     } else {
       ok =
-        sweptMaxCost(layer, r, xs[check], ys[check], xs[current + 1], ys[current + 1], extended) <= extended;
+        sweptMaxCost(layer, r, xs[check], ys[check], xs[current + 1], ys[current + 1], extended, uniform) <=
+          extended;
     }
     if (ok) {
       bound = extended;

@@ -137,8 +137,6 @@ export function segmentSquareDistSq(
 const CLEARANCE_MARGIN = 1e-5;
 /** Below this certified advance (tiles) a stretch is tested exactly instead. */
 const MIN_ADVANCE = 0.125;
-/** Length (tiles) of a stretch tested exactly where clearance does not certify the way. */
-const EXACT_STRETCH = 1;
 
 /**
  * The largest tileCost the unit crosses moving from (ax, ay) to (bx, by): tiles within distance < r of the
@@ -146,12 +144,14 @@ const EXACT_STRETCH = 1;
  * max(r, {@link POINT_RADIUS}) overlaps a blocked or off-map tile. Stops early, returning a value
  * > limit, as soon as the answer is known to exceed `limit`. Allocation-free.
  *
- * On a uniform-cost layer the answer is that cost or Infinity, and the layer's clearance decides most of the
- * way: from a point p of the segment whose free radius F (its tile's clearance less its distance to the tile
- * center) exceeds the unit's radius, the next F - radius of the segment is certified free (every capsule
- * point there is nearer to that tile center than its clearance, so in no blocked square). Only stretches
- * that clearance does not certify are scanned tile by tile, so the result is the exact scan's, at a few
- * lookups per segment in open terrain instead of a scan of every tile along it.
+ * `uniform` is the layer's {@link uniformCost} (pass it when calling in a loop). On a uniform-cost layer the
+ * answer is that cost or Infinity, and the layer's clearance decides most of the way: from a point p of the
+ * segment whose free radius F (its tile's clearance less its distance to the tile center) exceeds the unit's
+ * radius, the next F - radius of the segment is certified free (every capsule point there is nearer to that
+ * tile center than its clearance, so in no blocked square). From the first point that clearance does not
+ * certify, the rest of the segment is scanned tile by tile with distances to the whole segment, so the result
+ * is the plain scan's. In open terrain a segment costs a few lookups instead of a scan of every tile along it;
+ * in tight terrain, one lookup more than the plain scan.
  */
 export function sweptMaxCost(
   layer: PassLayer,
@@ -161,8 +161,8 @@ export function sweptMaxCost(
   bx: number,
   by: number,
   limit: number,
+  uniform: number = uniformCost(layer),
 ): number {
-  const uniform = uniformCost(layer);
   if (uniform <= 0) return scannedMaxCost(layer, r, ax, ay, bx, by, limit);
   if (uniform > limit) return uniform;
   const rr = r > POINT_RADIUS ? r : POINT_RADIUS;
@@ -186,15 +186,21 @@ export function sweptMaxCost(
     }
     if (advance >= MIN_ADVANCE || (advance >= 0 && t >= length)) {
       t += advance;
+      if (t >= length) return uniform;
     } else {
-      const e = Math.min(length, t + EXACT_STRETCH);
-      const hit = length > 0
-        ? scannedMaxCost(layer, r, ax, ay, bx, by, Infinity, t / length, e / length)
-        : scannedMaxCost(layer, r, ax, ay, bx, by, Infinity);
-      if (hit === Infinity) return Infinity;
-      t = e;
+      // Not certified here: scan the rest in one pass (in tight terrain that is the plain scan plus one lookup;
+      // piecewise scans cost more there than the certified steps save).
+      const rest = t > 0 ? scannedMaxCost(layer, r, ax, ay, bx, by, Infinity, t / length, 1) : scannedMaxCost(
+        layer,
+        r,
+        ax,
+        ay,
+        bx,
+        by,
+        Infinity,
+      );
+      return rest === Infinity ? Infinity : uniform;
     }
-    if (t >= length) return uniform;
   }
 }
 
