@@ -77,6 +77,8 @@ interface LegEnv {
   shortcuts: boolean;
   cancel: Int32Array | null;
   deadline: number;
+  /** Curve checks left for the whole fit (across re-solves); counts down. */
+  checksLeft: number;
 }
 
 function pose(x: number, y: number, heading: number): Pose {
@@ -226,7 +228,7 @@ function solveLegs(
         found = c;
         break;
       }
-      if (--budget < 0) return { failedLeg: deepest, stopped: false };
+      if (--budget < 0 || --env.checksLeft < 0) return { failedLeg: deepest, stopped: false };
       if (legal(c, poses[i], env)) {
         found = c;
         break;
@@ -297,6 +299,12 @@ export interface CurveFitRequest {
   cancel: Int32Array | null;
   /** performance.now() time after which fitting stops. */
   deadline: number;
+  /**
+   * Most curve checks (sweeps of a candidate curve) the whole fit may make, across re-solves after inserted
+   * waypoints; past it the fit fails. A work bound rather than a time bound keeps the answer the same on a
+   * loaded machine. Default: unbounded (the per-solve budgets still apply).
+   */
+  maxChecks?: number;
 }
 
 /**
@@ -342,6 +350,7 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     shortcuts: req.shortcuts === true,
     cancel: req.cancel,
     deadline: req.deadline,
+    checksLeft: req.maxChecks ?? Infinity,
   };
   const start = pose(req.start.x, req.start.y, req.start.heading);
   if (Math.hypot(req.goal.x - start.x, req.goal.y - start.y) < 1e-9 && ws.length === 2) {
@@ -355,6 +364,9 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     const solved = solveLegs(start, ws, env);
     if ("segs" in solved) return { status: "found", segments: solved.segs };
     if (solved.stopped) return { status: "stopped" };
+    if (env.checksLeft < 0) {
+      return { status: "failed", message: `no legal curve fit within ${req.maxChecks} curve checks` };
+    }
     if (insertions++ >= MAX_INSERTIONS || !insertGridTile(ws, solved.failedLeg, path, width)) {
       return {
         status: "failed",

@@ -3,7 +3,7 @@
  *
  * 0. Fast lane (the common case, open terrain): the curve fitting of PLANNER_CURVED (fitCurves in
  *    src/planning/curved.ts) along exactly the path PLANNER_SMOOTH computes (8-connected grid search, simple
- *    smoothing), else along the smoothed 4-connected grid path; each try time-capped at {@link FIT_MILLIS}.
+ *    smoothing), else along the smoothed 4-connected grid path; each fit bounded by {@link FIT_CHECKS}.
  *    The fit first tries the shortest forward curve from the start straight to the goal (an analytic
  *    expansion, as in Hybrid A*) and takes it when its sweep is legal.
  *    The fitting sweeps every segment for the footprint and uses the full turning radius only (no tightened or
@@ -49,8 +49,12 @@ import {
 import { type GridSearch, gridSearch, type PlanContext } from "./plan.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
-/** Time cap of the curve-fitting fast lane, milliseconds. */
-export const FIT_MILLIS = 2;
+/**
+ * Curve checks the fast lane's fit may make per grid route. A work bound, not a time bound, so that the
+ * same request gets the same path on an idle or a loaded machine (fits that succeed take 2-30 checks on the
+ * benchmark scenarios; a failing one gives up here instead of inserting waypoints for long).
+ */
+export const FIT_CHECKS = 200;
 /** Largest x or y distance (tiles) between the two failure points for the Directional-8 stitch. */
 export const MAX_GAP = 12;
 /** Expansions the pre-smoothing pass may spend per path tile (plus a constant). */
@@ -233,14 +237,18 @@ export function planHybrid(
   if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
     trace?.steps.push("fit");
     for (const neighborhood of [8, 4] as const) {
-      const fitStart = performance.now();
-      const capped = { ...task, maxMillis: Math.min(task.maxMillis, FIT_MILLIS) };
-      const search = gridSearch(ctx, layer, capped, neighborhood, cancel);
+      const search = gridSearch(
+        ctx,
+        layer,
+        { ...task, maxMillis: deadline - performance.now() },
+        neighborhood,
+        cancel,
+      );
       expansions += search.expansions;
       if (search.status === "cancelled") {
         return planOutcome(task.planner, { status: "cancelled", expansions });
       }
-      // A complete 4-connected answer (path or none) is step 1's too; a time-capped partial one is not.
+      // A complete 4-connected answer (path or none) is step 1's too; a partial one (budget) is not.
       if (neighborhood === 4 && search.status !== "budget") grid4 = search;
       if (search.status !== "found" || !search.path) continue;
       const fit = fitCurves({
@@ -255,7 +263,8 @@ export function planHybrid(
         backingUp: reverse,
         shortcuts: true,
         cancel,
-        deadline: fitStart + capped.maxMillis,
+        deadline,
+        maxChecks: FIT_CHECKS,
       });
       if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
         return planOutcome(task.planner, { status: "cancelled", expansions });
