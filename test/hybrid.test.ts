@@ -5,22 +5,38 @@ import { gridSearch, runPlanTask } from "../src/planning/plan.ts";
 import { fitCurves } from "../src/planning/curved.ts";
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { dubinsShortest } from "../src/geometry/dubins.ts";
+import { arcThenLine } from "../src/geometry/arcThenLine.ts";
 import { pathHitsBlocked } from "../src/geometry/sweep.ts";
 import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./helpers/pathCheck.ts";
 import { mapText } from "./helpers/movingai.ts";
 
 describe("hybrid", () => {
-  test("open room: pre-smoothing succeeds and the path is legal", () => {
+  test("open room: the shortest curve straight to the goal, legal, with no grid search", () => {
     const layer = layerOf(Array.from({ length: 24 }, () => ".".repeat(24)));
     const tank = { ...BUILTIN_PROFILES.tank };
     const start = { x: 3.5, y: 3.5, heading: 0 };
     const goal = { x: 20.5, y: 18.5 };
-    const out = planHybrid(contextOf(layer), taskOf(layer, tank, start, goal, { planner: "hybrid" }));
+    const trace = newHybridTrace();
+    const out = planHybrid(contextOf(layer), taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, {
+      trace,
+    });
     expect(out.status).toBe("found");
-    // The fast lane (curves fitted to the smoothed grid path) or the pre-smoothing pass answers in the open.
-    expect(out.message).toMatch(/curves fitted|pre-smoothing/);
+    expect(out.message).toBe("shortest curve straight to the goal");
+    expect(trace.steps).toEqual(["direct"]);
+    expect(out.expansions).toBe(0);
+    // No forward path is shorter: the article's arc-then-line to the goal point.
+    expect(out.length).toBeCloseTo(arcThenLine(start, goal.x, goal.y, tank.turningRadius).length, 9);
     expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
+    // With a goal heading: the Dubins curve.
+    const posed = { x: 20.5, y: 18.5, heading: Math.PI };
+    const withHeading = planHybrid(
+      contextOf(layer),
+      taskOf(layer, tank, start, posed, { planner: "hybrid" }),
+    );
+    expect(withHeading.status).toBe("found");
+    expect(withHeading.length).toBeCloseTo(dubinsShortest(start, posed, tank.turningRadius).length, 9);
+    expect(checkPath(layer, tank, withHeading, start, posed)).toEqual([]);
   });
 
   test("dead end facing the wall: the grid corridor has no legal curve, the fallback finds the turn", () => {
@@ -107,11 +123,12 @@ describe("hybrid", () => {
     const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
     const withFit = newHybridTrace();
     const a = planHybrid(contextOf(layer), task, null, { trace: withFit });
-    expect(withFit.steps[0]).toBe("fit");
+    expect(withFit.steps[0]).toBe("direct");
     expect(a.status).toBe("found");
     const without = newHybridTrace();
     const b = planHybrid(contextOf(layer), task, null, { skipFastFit: true, trace: without });
     expect(without.steps).not.toContain("fit");
+    expect(without.steps).not.toContain("direct");
     expect(without.steps.slice(0, 2)).toEqual(["grid", "forward"]);
     expect(b.status).toBe("found");
     expect(checkPath(layer, tank, b, start, goal)).toEqual([]);
@@ -153,7 +170,8 @@ describe("hybrid", () => {
     );
     expect(out.status).toBe("found");
     expect(trace.fitted).toBe(8);
-    expect(trace.steps).toEqual(["fit"]);
+    // The wall is in the way of the direct curve.
+    expect(trace.steps).toEqual(["direct", "fit"]);
     expect(out.message).toBe("curves fitted to the smoothed 8-connected grid path");
     // Same grid route as SMOOTH, and the expansions of that one search only.
     expect(Array.from(out.waypoints!)).toEqual(Array.from(smooth.waypoints!));

@@ -116,6 +116,20 @@ function forwardCurves(
   return out;
 }
 
+/**
+ * The shortest forward curve from `start` to the goal point with radius `r`: Dubins when the goal has a heading,
+ * else the shorter side of the article's arc-then-line; null when there is none (a point inside both turning
+ * circles with no heading asked). Obstacles are not looked at.
+ */
+export function directCurve(
+  start: Pose,
+  goal: { x: number; y: number; heading?: number },
+  r: number,
+): Segment[] | null {
+  const first = forwardCurves(start, goal.x, goal.y, undefined, goal.heading, r)[0];
+  return first ? first() : null;
+}
+
 /** Reeds-Shepp curves (with reverse driving) from p to (tx, ty), in the order tried. */
 function backingCurves(
   p: Pose,
@@ -143,10 +157,11 @@ function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): (() => 
   if (env.shortcuts && env.check && !last && i === 0) {
     // Straight to the goal first: the final leg's first curve (the shortest forward curve to it), taken when
     // its sweep is legal. It is never longer than going on through the waypoints from here.
+    // (directCurve's curve, computed only when tried.)
     const g = ws[ws.length - 1];
-    const direct = env.radius === 0
-      ? null
-      : forwardCurves(p, g.x, g.y, undefined, env.goalHeading, env.radius)[0];
+    const direct = env.radius > 0
+      ? forwardCurves(p, g.x, g.y, undefined, env.goalHeading, env.radius)[0]
+      : undefined;
     if (direct) out.push(() => ({ segs: direct(), tightened: false, toGoal: true }));
   }
   if (env.radius === 0) {

@@ -1,7 +1,9 @@
 /**
  * PLANNER_HYBRID: the article's fast hybrid ("Performance and Hybrid Solutions").
  *
- * 0. Fast lane (the common case, open terrain): the curve fitting of PLANNER_CURVED (fitCurves in
+ * 0. Direct: the shortest forward curve from the start to the goal (Dubins, or arc-then-line without a goal
+ *    heading), returned when its sweep is legal (the analytic expansion of Hybrid A*, tried first).
+ *    Fast lane (the common case): the curve fitting of PLANNER_CURVED (fitCurves in
  *    src/planning/curved.ts) along exactly the path PLANNER_SMOOTH computes (8-connected grid search, simple
  *    smoothing), else along the smoothed 4-connected grid path; each fit bounded by {@link FIT_CHECKS}.
  *    The fit first tries the shortest forward curve from the start straight to the goal (an analytic
@@ -38,7 +40,7 @@ import type { PassLayer } from "../maps/grid.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { corridorWindow } from "../search/pathCorridor.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
-import { fitCurves } from "./curved.ts";
+import { directCurve, fitCurves } from "./curved.ts";
 import {
   directionalMode,
   directionalOutcome,
@@ -173,7 +175,7 @@ export function finalSmoothing(
 
 /** What the stitch (steps 2-5) did: filled in when {@link HybridOptions.trace} is given (tests, debugging). */
 export interface HybridTrace {
-  /** Steps that ran, in order: "fit", "grid", "forward", "backward", "stitch", "smooth", "fallback". */
+  /** Steps that ran, in order: "direct", "fit", "grid", "forward", "backward", "stitch", "smooth", "fallback". */
   steps: string[];
   /** Forward pre-smoothing status, or "" when it did not run. */
   forward: string;
@@ -235,6 +237,17 @@ export function planHybrid(
   //    radius, so its paths are not swept a second time (legality is verified once, there).
   let grid4: GridSearch | null = null;
   if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
+    // The shortest forward curve straight to the goal, when its sweep is legal, is the answer outright: no
+    // path is shorter, and no grid search is needed to know the goal is reachable.
+    trace?.steps.push("direct");
+    const direct = directCurve(task.start, task.goal, unit.turningRadius);
+    if (direct && legalPath(layer, task, direct)) {
+      return done(
+        direct,
+        "shortest curve straight to the goal",
+        Int32Array.of(task.startTile, task.goalTile),
+      );
+    }
     trace?.steps.push("fit");
     for (const neighborhood of [8, 4] as const) {
       const search = gridSearch(
