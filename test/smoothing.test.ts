@@ -6,6 +6,9 @@ import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { POINT_RADIUS, sweptMaxCost, walkable } from "../src/smoothing/walkable.ts";
 import { rng } from "./helpers/rng.ts";
 import { bruteClearance } from "./helpers/clearance.ts";
+import { runPlanTask } from "../src/planning/plan.ts";
+import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
+import { contextOf, layerOf, taskOf } from "./helpers/pathCheck.ts";
 
 // ---------- local helpers (independent of src/maps) ----------
 
@@ -312,5 +315,46 @@ describe("smoothPath", () => {
     // With the costly tile made ordinary, the same grid path smooths to one straight segment.
     const plain = layerFromRows([".........", ".........", "........."]);
     expect(smoothPath(plain, 0, grid, w).length).toBe(4);
+  });
+});
+
+describe("PLANNER_SMOOTH straight line", () => {
+  const tank = { ...BUILTIN_PROFILES.tank };
+  const smoothTask = (layer: PassLayer, sx: number, sy: number, gx: number, gy: number) =>
+    taskOf(layer, tank, { x: sx, y: sy, heading: 0 }, { x: gx, y: gy }, {
+      planner: "smooth",
+      neighborhood: 8,
+    });
+
+  test("open uniform room: the straight line between the tile centers, with no search", () => {
+    const layer = layerOf(Array.from({ length: 30 }, () => ".".repeat(30)));
+    const out = runPlanTask(contextOf(layer), smoothTask(layer, 3.5, 4.5, 25.5, 21.5), null);
+    expect(out.status).toBe("found");
+    expect(out.message).toBe("straight line to the goal");
+    expect(out.expansions).toBe(0);
+    expect(out.segments.length).toBe(1);
+    expect(out.length).toBeCloseTo(Math.hypot(22, 17), 12);
+    expect(Array.from(out.waypoints!)).toEqual([4 * 30 + 3, 21 * 30 + 25]);
+  });
+
+  test("a wall in the way, or costlier terrain anywhere on the map: the grid search and smoothing run", () => {
+    const walled = Array.from(
+      { length: 30 },
+      (_, y) => (y >= 5 && y < 25 ? ".".repeat(14) + "@" + ".".repeat(15) : ".".repeat(30)),
+    );
+    const layer = layerOf(walled);
+    const out = runPlanTask(contextOf(layer), smoothTask(layer, 3.5, 15.5, 25.5, 15.5), null);
+    expect(out.status).toBe("found");
+    expect(out.expansions).toBeGreaterThan(0);
+    expect(out.message).not.toBe("straight line to the goal");
+    // A costlier row (cost 3) far from the line makes the layer non-uniform: the search decides.
+    const costly = Array.from({ length: 30 }, (_, y) => (y === 28 ? "G".repeat(30) : ".".repeat(30)));
+    const base = layerOf(costly);
+    const tileCost = base.tileCost.slice();
+    for (let x = 0; x < 30; x++) tileCost[28 * 30 + x] = 3;
+    const mixed = { ...base, tileCost };
+    const viaSearch = runPlanTask(contextOf(mixed), smoothTask(mixed, 3.5, 4.5, 25.5, 21.5), null);
+    expect(viaSearch.status).toBe("found");
+    expect(viaSearch.expansions).toBeGreaterThan(0);
   });
 });

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { PassLayer } from "../maps/grid.ts";
+import { type PassLayer, uniformCost } from "../maps/grid.ts";
+import { sweptMaxCost } from "../smoothing/walkable.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../search/astar.ts";
 import { gridPathLength, GridSpace, type Neighborhood } from "../search/gridSpace.ts";
 import { expandJumpPath, JumpPointSpace, useJumpPoints } from "../search/jumpPointSpace.ts";
@@ -131,9 +132,17 @@ export function tileCenters(path: Int32Array, width: number): Float64Array {
   return pts;
 }
 
-/** GRID and SMOOTH: grid A*, then (SMOOTH) the article's simple smoothing. */
+/**
+ * GRID and SMOOTH: grid A*, then (SMOOTH) the article's simple smoothing. SMOOTH on a uniform-cost layer first
+ * checks the straight line from the start tile to the goal tile: when the unit's disc can sweep it, that line
+ * is the answer (no path is shorter, and uniform terrain has no costlier tiles to avoid), with no search.
+ */
 function planGridOrSmooth(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
+  if (task.planner === "smooth") {
+    const direct = directLine(layer, task);
+    if (direct) return direct;
+  }
   const search = gridSearch(ctx, layer, task, task.neighborhood as Neighborhood, cancel);
   if (search.status === "cancelled") {
     return planOutcome(task.planner, { status: "cancelled", expansions: search.expansions });
@@ -181,6 +190,43 @@ function planGridOrSmooth(ctx: PlanContext, task: PlanTask, cancel: Int32Array |
     waypoints: task.wantWaypoints ? path : null,
     expansions: search.expansions,
     message: status === "budget" ? "search budget exhausted; partial path toward the goal" : "",
+  });
+}
+
+/** SMOOTH's straight line to the goal when it is walkable on a uniform-cost layer, else null. */
+function directLine(layer: PassLayer, task: PlanTask): PlanOutcome | null {
+  const uniform = uniformCost(layer);
+  if (uniform <= 0 || task.startTile === task.goalTile) return null;
+  const w = layer.width;
+  const pts = Float64Array.of(
+    (task.startTile % w) + 0.5,
+    Math.floor(task.startTile / w) + 0.5,
+    (task.goalTile % w) + 0.5,
+    Math.floor(task.goalTile / w) + 0.5,
+  );
+  if (
+    !(sweptMaxCost(layer, task.unit.boundingRadius, pts[0], pts[1], pts[2], pts[3], uniform, uniform) <=
+      uniform)
+  ) {
+    return null;
+  }
+  let segments = polylineSegments(pts);
+  if (task.unit.headings > 0) {
+    const fixed = toFixedAngles(segments, task.unit.headings, {
+      layer,
+      footprint: task.unit.footprint,
+      check: true,
+    });
+    if (!fixed) return null;
+    segments = fixed;
+  }
+  return planOutcome(task.planner, {
+    status: task.nearest ? "nearest" : "found",
+    segments,
+    length: segments.reduce((a, s) => a + s.length, 0),
+    waypoints: task.wantWaypoints ? Int32Array.of(task.startTile, task.goalTile) : null,
+    expansions: 0,
+    message: "straight line to the goal",
   });
 }
 
