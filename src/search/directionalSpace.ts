@@ -29,6 +29,7 @@ import type { Footprint, Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { COST_SCALE, type SearchSpace, type SearchWorkspace, type Successors } from "./astar.ts";
 import { directionTable, headingAngle, nearestHeading } from "./directionTable.ts";
+import { GeodesicBound } from "./geodesicBound.ts";
 import { curveLowerBound, type HeuristicTable } from "./heuristicTable.ts";
 import {
   FIRST_REVERSE,
@@ -291,6 +292,10 @@ export class DirectionalSpace implements SearchSpace {
   private startVariant = new Map<number, number>();
   private startIsGoal = false;
   private minCostScale = COST_SCALE;
+  /** The geodesic length bound (see src/search/geodesicBound.ts) and its fixed-point values per local tile. */
+  private geo = new GeodesicBound();
+  /** Per local tile: the geodesic bound times minCostScale, floored; -1 until evaluated. */
+  private geoCache = new Float64Array(0);
   // Goal bookkeeping for the heuristic.
   private goalTileX = 0;
   private goalTileY = 0;
@@ -400,6 +405,7 @@ export class DirectionalSpace implements SearchSpace {
     this.analyticTries = 0;
     this.minCostScale = layer.minCost * COST_SCALE;
     this.prepareGoal();
+    this.prepareGeodesic(area);
     this.snappedStart = this.snapStart();
     if (this.snappedStart >= 0) {
       this.startIds = new Int32Array(0);
@@ -676,6 +682,30 @@ export class DirectionalSpace implements SearchSpace {
       (g.heading === undefined || angleDistance(s.start.heading, g.heading) <= g.headingTolerance);
   }
 
+  /**
+   * Configures the geodesic bound: the window's open tiles; outside the window every map tile counts as open
+   * (not for road searches, whose sweeps see only the window's roads), so the bound holds for any curve the
+   * search may take; goal ends are the goal point and the goal-node tile centers.
+   */
+  private prepareGeodesic(area: number): void {
+    if (this.geoCache.length < area) this.geoCache = new Float64Array(area);
+    this.geoCache.fill(-1, 0, area);
+    const s = this.setup;
+    const w = s.window;
+    const pad = this.pad;
+    const ox = w.x0 - pad, oy = w.y0 - pad;
+    const ends: number[] = [s.goal.x - ox, s.goal.y - oy];
+    for (let i = 0; i < this.goalNodes.length; i += 2) {
+      ends.push(this.goalNodes[i] + 0.5 - ox, this.goalNodes[i + 1] + 0.5 - oy);
+    }
+    const L = s.layer;
+    const roads = s.roadsOnly;
+    this.geo.configure(this.open, this.stride, this.rows, pad, (lx, ly) => {
+      const x = lx + ox, y = ly + oy;
+      return !roads && x >= 0 && y >= 0 && x < L.width && y < L.height;
+    }, ends);
+  }
+
   private prepareStart(): void {
     const s = this.setup;
     const H = this.headings;
@@ -902,7 +932,15 @@ export class DirectionalSpace implements SearchSpace {
     const length = curve > euclid ? curve : euclid;
     const hc = length > 0 ? Math.floor(length * this.minCostScale) : 0;
     const hb = this.bound[lt];
-    return hc > hb ? hc : hb;
+    let hg = this.geoCache[lt];
+    if (hg < 0) {
+      const d = this.geo.at(lt - ly * this.stride, ly);
+      // Unreachable per the geodesic: left to the grid bound (which marks it Infinity when it agrees).
+      hg = d === Infinity ? 0 : Math.floor(d * this.minCostScale * (1 - 1e-12));
+      this.geoCache[lt] = hg;
+    }
+    const hm = hc > hb ? hc : hb;
+    return hm > hg ? hm : hg;
   }
 
   /** Goal test: the goal state, or a tile-center node within tolerance (and heading tolerance). */
