@@ -26,6 +26,70 @@ async function closedLoop(inFlight: number, seconds: number, fn: () => Promise<u
   return done / ((performance.now() - t0) / 1000);
 }
 
+/**
+ * What a client sees of the turning-radius cost: Plan latency over gRPC, one request in flight, PLANNER_HYBRID
+ * vs PLANNER_SMOOTH for the tank on the yard demo map (random pairs 10-40 tiles apart with room for the tank),
+ * the two planners alternating query by query.
+ */
+// deno-lint-ignore no-explicit-any
+async function turningLatency(client: any): Promise<string> {
+  const text = readFileSync(join(ROOT, "demo/maps/yard.map"), "utf8").split(/\r?\n/);
+  const rowsStart = text.indexOf("map") + 1;
+  const grid = text.slice(rowsStart, rowsStart + 64);
+  let seed = 5;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // Open tiles with two tiles of open ground around them (the tank's radius is 0.9).
+  const open = (x: number, y: number) => {
+    for (let dy = -2; dy <= 2; dy++) {
+      for (let dx = -2; dx <= 2; dx++) if (grid[y + dy]?.[x + dx] !== ".") return false;
+    }
+    return true;
+  };
+  const pick = () => {
+    for (;;) {
+      const x = Math.floor(next() * 64), y = Math.floor(next() * 64);
+      if (open(x, y)) return { x: x + 0.5, y: y + 0.5 };
+    }
+  };
+  const pairs: { start: { x: number; y: number; heading: number }; goal: { x: number; y: number } }[] = [];
+  while (pairs.length < 60) {
+    const a = pick(), b = pick();
+    const d = Math.hypot(a.x - b.x, a.y - b.y);
+    if (d >= 10 && d <= 40) pairs.push({ start: { ...a, heading: next() * 6.28 - 3.14 }, goal: b });
+  }
+  const once = (planner: string, q: (typeof pairs)[number]) =>
+    new Promise<number>((res, rej) => {
+      const t0 = performance.now();
+      client.Plan(
+        { map: { id: "yard" }, unit: { name: "tank" }, start: q.start, goal: q.goal, planner },
+        (e: unknown) => (e ? rej(e) : res(performance.now() - t0)),
+      );
+    });
+  const ms: Record<string, number[]> = { PLANNER_SMOOTH: [], PLANNER_HYBRID: [] };
+  for (let round = 0; round < 6; round++) {
+    for (const q of pairs) {
+      for (const planner of Object.keys(ms)) {
+        const t = await once(planner, q);
+        if (round > 0) ms[planner].push(t); // round 0 warms the workers' JIT and tables
+      }
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+  const s = ms.PLANNER_SMOOTH, h = ms.PLANNER_HYBRID;
+  return [
+    "| Plan over gRPC, tank on yard, 1 in flight | median ms | p95 ms |",
+    "|---|---:|---:|",
+    `| PLANNER_SMOOTH | ${median(s).toFixed(3)} | ${p95(s).toFixed(3)} |`,
+    `| PLANNER_HYBRID | ${median(h).toFixed(3)} | ${p95(h).toFixed(3)} |`,
+    "",
+    `Hybrid / smooth median latency: ${
+      (median(h) / median(s)).toFixed(2)
+    } (${pairs.length} pairs 10-40 tiles ` +
+    `apart, 5 timed rounds, planners alternating).`,
+  ].join("\n");
+}
+
 /** Measures and returns a markdown table. */
 export async function benchE2e(seconds = 4): Promise<string> {
   const srv = await startBenchServer();
@@ -70,7 +134,8 @@ export async function benchE2e(seconds = 4): Promise<string> {
     health.close();
     return rows.join("\n") +
       `\n\nSmall queries: the first 40 arena.map.scen queries (path lengths 1-~8), PLANNER_GRID; empty RPC = ` +
-      `grpc.health.v1.Health/Check; client and server on the same 2-core machine; ${seconds} alternating 1 s slices per cell.`;
+      `grpc.health.v1.Health/Check; client and server on the same 2-core machine; ${seconds} alternating 1 s slices per cell.` +
+      "\n\n" + await turningLatency(client);
   } finally {
     srv.stop();
   }
