@@ -146,34 +146,66 @@ function visitCapsuleCells(
 /**
  * Visits every cell the footprint may overlap along the segment (the conservative swept shape described in
  * the module doc). Returns true if the visitor stopped the scan.
+ *
+ * With a `certify` layer, only that layer's blocked cells are visited, and stretches its clearance proves free
+ * are skipped: from a pose whose free radius f exceeds the footprint's circumscribed radius `reach`, every
+ * footprint within arc length f - reach either way lies in that free disc (the center moves at most the arc
+ * length, and every footprint point is within `reach` of the center whatever the heading). Lines are then
+ * walked in {@link LINE_STRETCH} stretches so the certified ones can be skipped; without `certify` a line is
+ * one stretch, its exact swept shape.
  */
-function visitSegmentCells(seg: Segment, fp: Footprint, visit: CellVisitor): boolean {
+function visitSegmentCells(
+  seg: Segment,
+  fp: Footprint,
+  visit: CellVisitor,
+  certify: PassLayer | null = null,
+): boolean {
   const shape = footprintShape(fp);
+  const reach = shape.disc ? shape.radius : Math.hypot(shape.halfLen, shape.halfWid);
   const { x: x0, y: y0, heading: h0 } = seg.start;
   const k = seg.curvature;
   const d = seg.direction;
   const length = seg.length;
+  // With `certify`: everything up to this arc length (from the last certifying pose back to it) is free.
+  let covered = -1;
   if (k === 0 || length === 0) {
     // Pure translation along the heading (or no motion): the swept shape is exact.
     const ux = Math.cos(h0);
     const uy = Math.sin(h0);
-    const x1 = x0 + d * length * ux;
-    const y1 = y0 + d * length * uy;
-    if (shape.disc) return visitCapsuleCells(x0, y0, x1, y1, shape.radius, visit);
-    return visitRectCells(
-      0.5 * (x0 + x1),
-      0.5 * (y0 + y1),
-      ux,
-      uy,
-      shape.halfLen + 0.5 * length,
-      shape.halfWid,
-      visit,
-    );
+    const n = certify === null ? 1 : Math.max(1, Math.ceil(length / LINE_STRETCH));
+    const h = length / n;
+    for (let i = 0; i < n; i++) {
+      const a = i * h;
+      const b = i === n - 1 ? length : (i + 1) * h;
+      if (certify !== null) {
+        if (b <= covered) continue;
+        const m = 0.5 * (a + b);
+        const r = freeRadius(certify, x0 + d * m * ux, y0 + d * m * uy) - reach;
+        if (r >= b - m) {
+          covered = m + r;
+          continue;
+        }
+      }
+      const ax = x0 + d * a * ux, ay = y0 + d * a * uy, bx = x0 + d * b * ux, by = y0 + d * b * uy;
+      const hit = shape.disc
+        ? visitCapsuleCells(ax, ay, bx, by, shape.radius, visit, certify)
+        : visitRectCells(
+          0.5 * (ax + bx),
+          0.5 * (ay + by),
+          ux,
+          uy,
+          shape.halfLen + 0.5 * (b - a),
+          shape.halfWid,
+          visit,
+          certify,
+        );
+      if (hit) return true;
+    }
+    return false;
   }
   const absK = Math.abs(k);
-  const rho = shape.disc ? 0 : Math.hypot(shape.halfLen, shape.halfWid);
   let spacing = MAX_SAMPLE_SPACING;
-  if (!shape.disc) spacing = Math.min(spacing, (2 * RECT_INFLATION_TARGET) / (1 + absK * rho));
+  if (!shape.disc) spacing = Math.min(spacing, (2 * RECT_INFLATION_TARGET) / (1 + absK * reach));
   const steps = Math.max(1, Math.ceil(length / spacing));
   const h = length / steps;
   // Arc points at sample i, exact closed form about the circle's center.
@@ -186,26 +218,44 @@ function visitSegmentCells(seg: Segment, fp: Footprint, visit: CellVisitor): boo
     const sagitta = (1 - Math.cos(halfStep)) / absK;
     // 1e-12 absorbs rounding in the sample positions.
     const radius = shape.radius + sagitta + 1e-12;
-    let px = x0;
-    let py = y0;
-    for (let i = 1; i <= steps; i++) {
-      const hi = h0 + sweepStep * i;
-      const qx = cxc + Math.sin(hi) / k;
-      const qy = cyc - Math.cos(hi) / k;
-      if (visitCapsuleCells(px, py, qx, qy, radius, visit)) return true;
-      px = qx;
-      py = qy;
+    for (let i = 0; i < steps; i++) {
+      // Stretch [i h, (i + 1) h]: certified from its middle pose, else the inflated capsule of its chord.
+      if (certify !== null) {
+        if ((i + 1) * h <= covered) continue;
+        const hm = h0 + sweepStep * (i + 0.5);
+        const r = freeRadius(certify, cxc + Math.sin(hm) / k, cyc - Math.cos(hm) / k) - reach;
+        if (r >= 0.5 * h) {
+          covered = (i + 0.5) * h + r;
+          continue;
+        }
+      }
+      const ha = h0 + sweepStep * i;
+      const hb = h0 + sweepStep * (i + 1);
+      const px = i === 0 ? x0 : cxc + Math.sin(ha) / k;
+      const py = i === 0 ? y0 : cyc - Math.cos(ha) / k;
+      if (visitCapsuleCells(px, py, cxc + Math.sin(hb) / k, cyc - Math.cos(hb) / k, radius, visit, certify)) {
+        return true;
+      }
     }
     return false;
   }
-  const grow = 0.5 * h * (1 + absK * rho) + 1e-12;
+  const grow = 0.5 * h * (1 + absK * reach) + 1e-12;
   for (let i = 0; i <= steps; i++) {
+    // Sample i stands for the stretch [(i - 1/2) h, (i + 1/2) h]: certified from its pose, else its grown rectangle.
+    if (certify !== null && (i + 0.5) * h <= covered) continue;
     const hi = h0 + sweepStep * i;
     const qx = cxc + Math.sin(hi) / k;
     const qy = cyc - Math.cos(hi) / k;
-    if (
-      visitRectCells(qx, qy, Math.cos(hi), Math.sin(hi), shape.halfLen + grow, shape.halfWid + grow, visit)
-    ) {
+    if (certify !== null) {
+      const r = freeRadius(certify, qx, qy) - reach;
+      if (r >= 0.5 * h) {
+        covered = i * h + r;
+        continue;
+      }
+    }
+    const ux = Math.cos(hi);
+    const uy = Math.sin(hi);
+    if (visitRectCells(qx, qy, ux, uy, shape.halfLen + grow, shape.halfWid + grow, visit, certify)) {
       return true;
     }
   }
@@ -275,120 +325,12 @@ const LINE_STRETCH = 1;
  * Never false when the footprint really overlaps one; may be true for a segment that passes within a small
  * margin (at most 0.05 tiles for rectangles on arcs, the arc's sagitta over 0.2 tiles for discs, 0 on lines).
  *
- * It walks the segment in the stretches of the module doc (arc samples; lines cut into 1-tile stretches) and
- * skips the stretches that the layer's clearance certifies free: when the footprint's circumscribed radius
- * `reach` fits `f` times inside the free radius f at a pose at arc length s, every footprint placed within arc
- * length f - reach of s (either way) lies in that free disc, since the center moves at most the arc length and
- * every footprint point is within `reach` of the center whatever the heading. Only uncertified stretches are
- * tested cell by cell with the shapes {@link sweptCells} uses, so the result is never less conservative than
- * those shapes and is exact wherever clearance decides. In open terrain this makes a check a few clearance
- * lookups instead of hundreds of cell tests.
+ * It tests the shapes {@link sweptCells} enumerates, except on stretches that the layer's clearance proves
+ * free (see visitSegmentCells), so it is never less conservative than those shapes and is exact wherever
+ * clearance decides. In open terrain a check is a few clearance lookups instead of hundreds of cell tests.
  */
 export function segmentHitsBlocked(layer: PassLayer, seg: Segment, footprint: Footprint): boolean {
-  const visit = STOP;
-  const shape = footprintShape(footprint);
-  const reach = shape.disc ? shape.radius : Math.hypot(shape.halfLen, shape.halfWid);
-  const { x: x0, y: y0, heading: h0 } = seg.start;
-  const k = seg.curvature;
-  const d = seg.direction;
-  const length = seg.length;
-  // Everything up to this arc length (from the last certifying pose back to it) is certified free.
-  let covered = -1;
-  if (k === 0 || length === 0) {
-    const cos = Math.cos(h0);
-    const sin = Math.sin(h0);
-    const ux = d * cos;
-    const uy = d * sin;
-    const n = Math.max(1, Math.ceil(length / LINE_STRETCH));
-    const h = length / n;
-    for (let i = 0; i < n; i++) {
-      const a = i * h;
-      const b = i === n - 1 ? length : (i + 1) * h;
-      if (b <= covered) continue;
-      const m = 0.5 * (a + b);
-      const r = freeRadius(layer, x0 + ux * m, y0 + uy * m) - reach;
-      if (r >= b - m) {
-        covered = m + r;
-        continue;
-      }
-      const ax = x0 + ux * a, ay = y0 + uy * a, bx = x0 + ux * b, by = y0 + uy * b;
-      const hit = shape.disc ? visitCapsuleCells(ax, ay, bx, by, shape.radius, visit, layer) : visitRectCells(
-        0.5 * (ax + bx),
-        0.5 * (ay + by),
-        cos,
-        sin,
-        shape.halfLen + 0.5 * (b - a),
-        shape.halfWid,
-        visit,
-        layer,
-      );
-      if (hit) return true;
-    }
-    return false;
-  }
-  const absK = Math.abs(k);
-  let spacing = MAX_SAMPLE_SPACING;
-  if (!shape.disc) spacing = Math.min(spacing, (2 * RECT_INFLATION_TARGET) / (1 + absK * reach));
-  const steps = Math.max(1, Math.ceil(length / spacing));
-  const h = length / steps;
-  const cxc = x0 - Math.sin(h0) / k;
-  const cyc = y0 + Math.cos(h0) / k;
-  const sweepStep = d * k * h;
-  if (shape.disc) {
-    const sagitta = (1 - Math.cos(0.5 * absK * h)) / absK;
-    const radius = shape.radius + sagitta + 1e-12;
-    for (let i = 0; i < steps; i++) {
-      // Stretch [i h, (i + 1) h]: certified from its middle pose, else the inflated capsule of its chord.
-      if ((i + 1) * h <= covered) continue;
-      const hm = h0 + sweepStep * (i + 0.5);
-      const r = freeRadius(layer, cxc + Math.sin(hm) / k, cyc - Math.cos(hm) / k) - reach;
-      if (r >= 0.5 * h) {
-        covered = (i + 0.5) * h + r;
-        continue;
-      }
-      const ha = h0 + sweepStep * i;
-      const hb = h0 + sweepStep * (i + 1);
-      const hit = visitCapsuleCells(
-        cxc + Math.sin(ha) / k,
-        cyc - Math.cos(ha) / k,
-        cxc + Math.sin(hb) / k,
-        cyc - Math.cos(hb) / k,
-        radius,
-        visit,
-        layer,
-      );
-      if (hit) return true;
-    }
-    return false;
-  }
-  const grow = 0.5 * h * (1 + absK * reach) + 1e-12;
-  for (let i = 0; i <= steps; i++) {
-    // Sample i stands for the stretch [(i - 1/2) h, (i + 1/2) h]: certified from its pose, else its grown rectangle.
-    if ((i + 0.5) * h <= covered) continue;
-    const hi = h0 + sweepStep * i;
-    const qx = cxc + Math.sin(hi) / k;
-    const qy = cyc - Math.cos(hi) / k;
-    const r = freeRadius(layer, qx, qy) - reach;
-    if (r >= 0.5 * h) {
-      covered = i * h + r;
-      continue;
-    }
-    if (
-      visitRectCells(
-        qx,
-        qy,
-        Math.cos(hi),
-        Math.sin(hi),
-        shape.halfLen + grow,
-        shape.halfWid + grow,
-        visit,
-        layer,
-      )
-    ) {
-      return true;
-    }
-  }
-  return false;
+  return visitSegmentCells(seg, footprint, STOP, layer);
 }
 
 /** True if any segment of the path {@link segmentHitsBlocked}. */
