@@ -7,9 +7,35 @@ import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { dubinsShortest } from "../src/geometry/dubins.ts";
 import { arcThenLine } from "../src/geometry/arcThenLine.ts";
 import { pathHitsBlocked } from "../src/geometry/sweep.ts";
-import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
+import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
+import type { PassLayer } from "../src/maps/grid.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "./helpers/pathCheck.ts";
 import { mapText } from "./helpers/movingai.ts";
+
+/** fitCurves along a grid path with its smoothed points, checked, forward only. */
+function fitAlong(
+  layer: PassLayer,
+  unit: UnitSpec,
+  path: Int32Array,
+  start: { x: number; y: number; heading: number },
+  goal: { x: number; y: number; heading?: number },
+  shortcuts: boolean,
+) {
+  return fitCurves({
+    layer,
+    unit,
+    path,
+    smoothed: smoothPath(layer, unit.boundingRadius, path, layer.width),
+    start,
+    goal,
+    check: true,
+    tighterTurns: false,
+    backingUp: false,
+    shortcuts,
+    cancel: null,
+    deadline: performance.now() + 10000,
+  });
+}
 
 describe("hybrid", () => {
   test("open room: the shortest curve straight to the goal, legal, with no grid search", () => {
@@ -236,23 +262,9 @@ describe("hybrid", () => {
       start: { x: number; y: number; heading: number },
       goal: { x: number; y: number; heading?: number },
     ) => {
-      const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
-      const search = gridSearch(ctx, layer, task, 8, null);
+      const search = gridSearch(ctx, layer, taskOf(layer, tank, start, goal, { planner: "hybrid" }), 8, null);
       expect(search.status).toBe("found");
-      const path = search.path!;
-      return fitCurves({
-        layer,
-        unit: tank,
-        path,
-        smoothed: smoothPath(layer, tank.boundingRadius, path, layer.width),
-        start,
-        goal,
-        check: true,
-        tighterTurns: false,
-        backingUp: false,
-        cancel: null,
-        deadline: performance.now() + 10000,
-      });
+      return fitAlong(layer, tank, search.path!, start, goal, false);
     };
     // Through the gap, arriving with a heading: exact end pose, legal and joined.
     const start = { x: 3.5, y: 3.5, heading: 0 };
@@ -286,22 +298,9 @@ describe("hybrid", () => {
       goal: { x: number; y: number; heading: number },
       shortcuts: boolean,
     ) => {
-      const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
-      const path = gridSearch(ctx, layer, task, 4, null).path!;
-      return fitCurves({
-        layer,
-        unit: tank,
-        path,
-        smoothed: smoothPath(layer, tank.boundingRadius, path, layer.width),
-        start,
-        goal,
-        check: true,
-        tighterTurns: false,
-        backingUp: false,
-        shortcuts,
-        cancel: null,
-        deadline: performance.now() + 10000,
-      });
+      const path = gridSearch(ctx, layer, taskOf(layer, tank, start, goal, { planner: "hybrid" }), 4, null)
+        .path!;
+      return fitAlong(layer, tank, path, start, goal, shortcuts);
     };
     const start = { x: 4.5, y: 4.5, heading: 0 };
     const goal = { x: 25.5, y: 24.5, heading: Math.PI / 2 };
