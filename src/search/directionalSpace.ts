@@ -16,7 +16,8 @@
  * Costs (fixed point, {@link COST_SCALE}): (forward length + reverse length * reversePenalty) * the child
  * tile's cost + turnPenalty per radian + cuspPenalty per change of direction (inside a curve or between two).
  *
- * Heuristic: max(curve bound, grid bound), both admissible lower bounds (documented at {@link heuristic}).
+ * Heuristic: max(curve bound, grid bound, geodesic bound), plus a reverse extra for states whose last motion
+ * was reverse; all admissible (documented at {@link heuristic}).
  *
  * @module
  */
@@ -292,10 +293,16 @@ export class DirectionalSpace implements SearchSpace {
   private startVariant = new Map<number, number>();
   private startIsGoal = false;
   private minCostScale = COST_SCALE;
-  /** The geodesic length bound (see src/search/geodesicBound.ts) and its fixed-point values per local tile. */
+  /** The geodesic length bound (see src/search/geodesicBound.ts). */
   private geo = new GeodesicBound();
-  /** Per local tile: the geodesic bound times minCostScale, floored; -1 until evaluated. */
-  private geoCache = new Float64Array(0);
+  /** Per local tile: the heading-independent part of the heuristic (fixed point); -1 until evaluated. */
+  private tileH = new Float64Array(0);
+  /** Per local tile: 1 when the heuristic table applies there (near the goal), set with {@link tileH}. */
+  private tileNear = new Uint8Array(0);
+  /** reversePenalty - 1 (see {@link heuristic}). */
+  private reverseExtra = 0;
+  /** The cusp penalty in fixed point, floored. */
+  private cuspFixed = 0;
   // Goal bookkeeping for the heuristic.
   private goalTileX = 0;
   private goalTileY = 0;
@@ -688,9 +695,14 @@ export class DirectionalSpace implements SearchSpace {
    * search may take; goal ends are the goal point and the goal-node tile centers.
    */
   private prepareGeodesic(area: number): void {
-    if (this.geoCache.length < area) this.geoCache = new Float64Array(area);
-    this.geoCache.fill(-1, 0, area);
+    if (this.tileH.length < area) {
+      this.tileH = new Float64Array(area);
+      this.tileNear = new Uint8Array(area);
+    }
+    this.tileH.fill(-1, 0, area);
     const s = this.setup;
+    this.reverseExtra = Math.max(0, s.reversePenalty - 1);
+    this.cuspFixed = Math.max(0, Math.floor(s.cuspPenalty * COST_SCALE));
     const w = s.window;
     const pad = this.pad;
     const ox = w.x0 - pad, oy = w.y0 - pad;
@@ -891,12 +903,20 @@ export class DirectionalSpace implements SearchSpace {
    *   heading within tolerance), and the table bound to the goal tile center minus the per-query slack
    *   d(goal pose -> goal tile center pose) (triangle inequality of the curve distance), which covers the
    *   exact goal reached by analytic expansion;
-   * - the obstacle-aware grid bound given by the caller (src/planning/directional.ts).
+   * - the obstacle-aware grid bound given by the caller (src/planning/directional.ts);
+   * - the geodesic bound (src/search/geodesicBound.ts).
+   *
+   * From a state whose last motion was reverse, a path either reverses all the way (its cost is at least
+   * reversePenalty times the bound) or changes direction at least once (one cusp penalty more, charged to the
+   * first transition or analytic curve that starts forward); the smaller of the two extras is added.
+   *
+   * All terms but the table bound depend on the tile only and are cached per tile; beyond the table's radius
+   * (from the goal tile and every goal node) the table bound is the straight distance, cached likewise.
    */
   heuristic(state: number): number {
     if (state === this.goalState) return 0;
-    const g = this.setup.goal;
     if (state === this.startState) {
+      const g = this.setup.goal;
       const p = this.setup.start;
       return Math.max(0, Math.floor((Math.hypot(p.x - g.x, p.y - g.y) - g.tolerance) * this.minCostScale));
     }
@@ -904,16 +924,34 @@ export class DirectionalSpace implements SearchSpace {
     const s = D === 2 ? state >>> 1 : state;
     const h = s % this.headings;
     const lt = (s - h) / this.headings;
-    const ly = (lt / this.stride) | 0;
-    const x = lt - ly * this.stride - this.pad + this.setup.window.x0;
-    const y = ly - this.pad + this.setup.window.y0;
-    const px = x + 0.5;
-    const py = y + 0.5;
+    let v = this.tileH[lt];
+    if (v < 0) v = this.tileHeuristic(lt);
+    if (this.tileNear[lt] === 1) {
+      const ly = (lt / this.stride) | 0;
+      const x = lt - ly * this.stride - this.pad + this.setup.window.x0;
+      const y = ly - this.pad + this.setup.window.y0;
+      const curve = this.curveBound(x, y, h);
+      const hc = curve > 0 ? Math.floor(curve * this.minCostScale) : 0;
+      if (hc > v) v = hc;
+    }
+    if (D === 2 && (state & 1) === 1) {
+      const extra = Math.floor(v * this.reverseExtra);
+      v += extra < this.cuspFixed ? extra : this.cuspFixed;
+    }
+    return v;
+  }
+
+  /**
+   * The length bound from the table (see {@link heuristic}) for tile (x, y) and heading h, before the max with
+   * the straight distance.
+   */
+  private curveBound(x: number, y: number, h: number): number {
+    const g = this.setup.goal;
     const heur = this.setup.heur;
     let curve = curveLowerBound(heur, this.goalTileX - x, this.goalTileY - y, h, this.goalTileHeading) -
       this.goalSlack;
     if (this.goalNodeCap) {
-      curve = Math.min(curve, Math.hypot(px - g.x, py - g.y) - g.tolerance);
+      curve = Math.min(curve, Math.hypot(x + 0.5 - g.x, y + 0.5 - g.y) - g.tolerance);
     } else {
       const nodes = this.goalNodes;
       const mask = this.goalHeadingMask;
@@ -928,19 +966,35 @@ export class DirectionalSpace implements SearchSpace {
         }
       }
     }
-    const euclid = Math.hypot(px - g.x, py - g.y) - g.tolerance;
-    const length = curve > euclid ? curve : euclid;
-    const hc = length > 0 ? Math.floor(length * this.minCostScale) : 0;
-    const hb = this.bound[lt];
-    let hg = this.geoCache[lt];
-    if (hg < 0) {
-      const d = this.geo.at(lt - ly * this.stride, ly);
-      // Unreachable per the geodesic: left to the grid bound (which marks it Infinity when it agrees).
-      hg = d === Infinity ? 0 : Math.floor(d * this.minCostScale * (1 - 1e-12));
-      this.geoCache[lt] = hg;
+    return curve;
+  }
+
+  /** Fills the per-tile part of the heuristic of local tile lt (and whether the table applies there). */
+  private tileHeuristic(lt: number): number {
+    const g = this.setup.goal;
+    const ly = (lt / this.stride) | 0;
+    const lx = lt - ly * this.stride;
+    const x = lx - this.pad + this.setup.window.x0;
+    const y = ly - this.pad + this.setup.window.y0;
+    const R = this.setup.heur.radius;
+    let near = Math.abs(this.goalTileX - x) <= R && Math.abs(this.goalTileY - y) <= R;
+    const nodes = this.goalNodes;
+    for (let i = 0; i < nodes.length && !near; i += 2) {
+      near = Math.abs(nodes[i] - x) <= R && Math.abs(nodes[i + 1] - y) <= R;
     }
-    const hm = hc > hb ? hc : hb;
-    return hm > hg ? hm : hg;
+    const euclid = Math.hypot(x + 0.5 - g.x, y + 0.5 - g.y) - g.tolerance;
+    // Beyond the table every lookup is the straight distance, whatever the heading.
+    const length = near ? euclid : Math.max(euclid, this.curveBound(x, y, 0));
+    let v = length > 0 ? Math.floor(length * this.minCostScale) : 0;
+    const hb = this.bound[lt];
+    if (hb > v) v = hb;
+    const d = this.geo.at(lx, ly);
+    // Unreachable per the geodesic: left to the grid bound (which marks it Infinity when it agrees).
+    const hg = d === Infinity ? 0 : Math.floor(d * this.minCostScale * (1 - 1e-12));
+    if (hg > v) v = hg;
+    this.tileNear[lt] = near ? 1 : 0;
+    this.tileH[lt] = v;
+    return v;
   }
 
   /** Goal test: the goal state, or a tile-center node within tolerance (and heading tolerance). */

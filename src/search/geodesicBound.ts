@@ -129,7 +129,8 @@ export class GeodesicBound {
       const ux = px[u], uy = py[u];
       for (let v = sources; v < n; v++) {
         if (done[v] !== 0) continue;
-        const nd = du + Math.hypot(px[v] - ux, py[v] - uy);
+        const ex = px[v] - ux, ey = py[v] - uy;
+        const nd = du + Math.sqrt(ex * ex + ey * ey);
         if (nd < dist[v] && this.visible(ux, uy, px[v], py[v])) dist[v] = nd;
       }
     }
@@ -144,7 +145,10 @@ export class GeodesicBound {
     const cx = lx + 0.5, cy = ly + 0.5;
     const n = this.count;
     const px = this.px, py = this.py, dist = this.dist, keys = this.keys;
-    for (let i = 0; i < n; i++) keys[i] = dist[i] + Math.hypot(px[i] - cx, py[i] - cy);
+    for (let i = 0; i < n; i++) {
+      const ex = px[i] - cx, ey = py[i] - cy;
+      keys[i] = dist[i] + Math.sqrt(ex * ex + ey * ey);
+    }
     for (;;) {
       let best = -1;
       let bk = Infinity;
