@@ -8,6 +8,7 @@
 import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import { PlanContext, runPlanTask } from "../planning/plan.ts";
 import type { PlanTask } from "../planning/task.ts";
+import { warmUpPlanners } from "../planning/warmup.ts";
 
 const shared = new Map<string, unknown>();
 const ctx = new PlanContext((key) => shared.get(key));
@@ -37,3 +38,6 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
     self.postMessage(reply);
   }
 };
+
+// Compile the planning code before the first request (~40 ms); messages wait in the queue meanwhile.
+warmUpPlanners();
