@@ -8,7 +8,7 @@
 import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import { PlanContext, runPlanTask } from "../planning/plan.ts";
 import type { PlanTask } from "../planning/task.ts";
-import { warmUpPlanners } from "../planning/warmup.ts";
+import { warmUpPlanners } from "./warmUp.ts";
 
 const shared = new Map<string, unknown>();
 const ctx = new PlanContext((key) => shared.get(key));

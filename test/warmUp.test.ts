@@ -1,6 +1,6 @@
 /** Worker warm-up: it runs every planner the service dispatches to workers, and every run finds its path. */
 import { describe, expect, test } from "vitest";
-import { warmUpPlanners } from "../src/planning/warmup.ts";
+import { warmUpPlanners } from "../src/service/warmUp.ts";
 
 describe("worker warm-up", () => {
   test("every planner run on the warm-up yard finds a path, without errors", () => {
