@@ -281,10 +281,13 @@ export class DirectionalSpace implements SearchSpace {
   /** Per transition: child state id minus (origin local tile * headings * directions). */
   private idDelta = new Int32Array(0);
   /**
-   * When every open window tile has the same cost: per transition and origin direction d, the fixed-point
-   * edge cost at index 2t + d (else empty, and costs are computed per successor).
+   * When every open window tile has the same cost: per transition, the fixed-point edge cost from a state whose
+   * last motion was forward (uniformCost0) or reverse (uniformCost1); else unused, and costs are computed per
+   * successor.
    */
-  private uniformCost = new Float64Array(0);
+  private uniformCost0 = new Float64Array(0);
+  /** See {@link uniformCost0}. */
+  private uniformCost1 = new Float64Array(0);
   private costIsUniform = false;
   private penaltyTerm = new Float64Array(0);
   private expansions = 0;
@@ -477,7 +480,10 @@ export class DirectionalSpace implements SearchSpace {
         return;
       }
     }
-    if (this.uniformCost.length < 2 * n) this.uniformCost = new Float64Array(2 * n);
+    if (this.uniformCost0.length < n) {
+      this.uniformCost0 = new Float64Array(n);
+      this.uniformCost1 = new Float64Array(n);
+    }
     const cusp = this.setup.cuspPenalty;
     const flags = this.setup.hit.flags;
     const lengthTerm = this.lengthTerm;
@@ -486,7 +492,7 @@ export class DirectionalSpace implements SearchSpace {
     for (let t = 0; t < n; t++) {
       const firstRev = (flags[t] & FIRST_REVERSE) !== 0 ? 1 : 0;
       for (let dir = 0; dir < 2; dir++) {
-        this.uniformCost[2 * t + dir] = Math.round(
+        (dir === 0 ? this.uniformCost0 : this.uniformCost1)[t] = Math.round(
           COST_SCALE * (lengthTerm[t] * cost + penaltyTerm[t] + (firstRev !== dir ? cusp : 0)),
         );
       }
@@ -831,21 +837,23 @@ export class DirectionalSpace implements SearchSpace {
     const idDelta = this.idDelta;
     const idBase = lt * H * D;
     const uniform = this.costIsUniform;
-    const uniformCost = this.uniformCost;
+    const uniformCost = dir === 0 ? this.uniformCost0 : this.uniformCost1;
     for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
       const child = lt + tl[t];
-      if (nodeOk[child] === 0) continue;
       const id = idBase + idDelta[t];
       let c: number;
-      if (uniform) c = uniformCost[2 * t + dir];
+      if (uniform) c = uniformCost[t];
       else {
+        // (A closed child's cost is 0: its c is meaningless but harmless, the node test below rejects it.)
         const firstRev = (flags[t] & FIRST_REVERSE) !== 0 ? 1 : 0;
         c = Math.round(
           COST_SCALE * (lengthTerm[t] * cost[child] + penaltyTerm[t] + (firstRev !== dir ? cusp : 0)),
         );
       }
-      // Already reached at no more cost: A* would ignore it, so skip the cell test.
+      // Already reached at no more cost: A* would ignore it, so skip the node and cell tests (most successors
+      // end here, so this test comes first).
       if (stamp[id] === gen && g[id] <= gs + c) continue;
+      if (nodeOk[child] === 0) continue;
       if (reach[t] > fr) {
         let free = true;
         if (useRows) {
