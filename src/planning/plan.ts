@@ -254,6 +254,15 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
     default:
       throw new Error(`planner ${task.planner} is not implemented in the worker`);
   }
+  // Line planners asked for by name for a unit that cannot turn in place: say what the corners are.
+  if (
+    task.unit.turningRadius > 0 && out.segments.length > 0 &&
+    (task.planner === "grid" || task.planner === "smooth" || task.planner === "hierarchical")
+  ) {
+    const note = `lines only, an approximation for this unit: corners are turns in place, tighter than its ` +
+      `turning radius ${task.unit.turningRadius} (PLANNER_HYBRID or PLANNER_DIRECTIONAL plan drivable curves)`;
+    out.message = out.message ? `${out.message}; ${note}` : note;
+  }
   // Every planner's path gets a speed profile when the unit has speed limits (planners may set it themselves).
   if (out.duration === 0 && out.segments.length > 0 && task.unit.maxSpeed > 0) {
     out.duration = applySpeedProfile(out.segments, task.unit);
