@@ -12,6 +12,7 @@ import {
   abstractGraphFor,
   hierarchicalPath,
   planHierarchical,
+  preparedGraph,
   runCorners,
 } from "../src/planning/hierarchical.ts";
 import { HierarchicalScratch, hierarchicalSearch } from "../src/search/hierarchical.ts";
@@ -395,5 +396,37 @@ describe("hierarchical planner edge cases", () => {
     Atomics.store(cancel, 0, 0);
     const ok = planHierarchical(m.ctx, task(m, a, b), cancel);
     expect(ok.status).toBe("found");
+  });
+
+  test("the one-off preparation stops on the cancel flag or deadline and the next request goes on from there", () => {
+    const m = load(mapText("AR0011SR.map"));
+    const w = m.layer.width;
+    const q = queries("AR0011SR.map").sort((x, y) => y.optimal - x.optimal)[0];
+    const a = q.sy * w + q.sx, b = q.gy * w + q.gx;
+    // A cancelled request on a fresh table stops the preparation at once.
+    const cancel = new Int32Array(new SharedArrayBuffer(4));
+    Atomics.store(cancel, 0, 1);
+    expect(planHierarchical(m.ctx, task(m, a, b), cancel).status).toBe("cancelled");
+    // Stop after 40 regions (or landmark searches) a call: it completes only if each call keeps what the
+    // earlier ones did (the table has far more than 40 regions).
+    expect(m.table.regionCount).toBeGreaterThan(400);
+    let calls = 0;
+    let graph = null;
+    for (; graph === null && calls < 1000; calls++) {
+      let polls = 0;
+      graph = preparedGraph(m.table, m.layer, 8, () => ++polls > 40);
+    }
+    expect(graph).not.toBeNull();
+    expect(calls).toBeGreaterThan(m.table.regionCount / 40);
+    // The resumed preparation equals one done in a single go: same landmark distances, same answers.
+    const fresh = load(mapText("AR0011SR.map"));
+    const whole = abstractGraphFor(fresh.table, fresh.layer, 8);
+    expect(graph!.landmarkCount).toBe(whole.landmarkCount);
+    expect(Array.from(graph!.landmarkDistance)).toEqual(Array.from(whole.landmarkDistance));
+    Atomics.store(cancel, 0, 0);
+    const resumed = planHierarchical(m.ctx, task(m, a, b), cancel);
+    const single = planHierarchical(fresh.ctx, task(fresh, a, b), null);
+    expect(resumed.status).toBe("found");
+    expect(resumed.length).toBe(single.length);
   });
 });

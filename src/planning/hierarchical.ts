@@ -8,6 +8,8 @@
  * worker: every region's distance block and shortest-path trees (refinement then walks stored trees instead
  * of searching) and the ALT landmark distances of the abstract heuristic. Measured prep on the 512x512 Moving
  * AI maps: about 0.1 s (maze) to 1.5 s (random512-10-0) on a noisy 2-core machine (bench/hierarchical.ts).
+ * The preparation polls the request's cancel flag and deadline; a request that runs out of time answers
+ * "budget" and the next one continues the preparation where it stopped.
  *
  * @module
  */
@@ -84,6 +86,21 @@ export function abstractGraphFor(
   sampling: EntranceSampling = DEFAULT_SAMPLING,
   landmarks: number = DEFAULT_LANDMARKS,
 ): AbstractGraph {
+  return preparedGraph(table, layer, neighborhood, null, sampling, landmarks)!;
+}
+
+/**
+ * {@link abstractGraphFor} under a `stop` condition: the preparation goes on from wherever an earlier call
+ * stopped and returns null if `stop` says so before it is complete (the work done is kept for the next call).
+ */
+export function preparedGraph(
+  table: RegionTable,
+  layer: PassLayer,
+  neighborhood: Neighborhood,
+  stop: (() => boolean) | null,
+  sampling: EntranceSampling = DEFAULT_SAMPLING,
+  landmarks: number = DEFAULT_LANDMARKS,
+): AbstractGraph | null {
   let byKey = graphs.get(table);
   if (byKey === undefined) {
     byKey = new Map();
@@ -93,9 +110,9 @@ export function abstractGraphFor(
   let graph = byKey.get(key);
   if (graph === undefined || graph.layer !== layer) {
     graph = new AbstractGraph(table, layer, neighborhood, sampling);
-    if (landmarks > 0) graph.prepareLandmarks(landmarks);
     byKey.set(key, graph);
   }
+  if (landmarks > 0 && !graph.prepare(landmarks, stop).done) return null;
   return graph;
 }
 
@@ -183,10 +200,20 @@ export function planHierarchical(ctx: PlanContext, task: PlanTask, cancel: Int32
     scratches.set(ctx, scratch);
   }
   const neighborhood: Neighborhood = task.neighborhood === 4 ? 4 : 8;
-  const graph = abstractGraphFor(table, layer, neighborhood);
+  const deadline = task.maxMillis > 0 ? performance.now() + task.maxMillis : Infinity;
+  const cancelled = () => cancel !== null && Atomics.load(cancel, 0) !== 0;
+  const graph = preparedGraph(table, layer, neighborhood, () => cancelled() || performance.now() > deadline);
+  if (graph === null) {
+    base.status = cancelled() ? "cancelled" : "budget";
+    base.message = cancelled()
+      ? ""
+      : "time budget exhausted while preparing this map version's abstract graph " +
+        "(a one-off per worker; the next request goes on from where this one stopped)";
+    return base;
+  }
   const found = hierarchicalPath(graph, scratch, task.startTile, task.goalTile, task.unit.boundingRadius, {
     maxExpansions: task.maxExpansions > 0 ? task.maxExpansions : Infinity,
-    deadline: task.maxMillis > 0 ? performance.now() + task.maxMillis : Infinity,
+    deadline,
     cancel,
   });
   base.expansions = found.expansions;

@@ -136,6 +136,18 @@ function farthest(ws: SearchWorkspace, n: number, nearest: Float64Array | null):
   return best;
 }
 
+/** The state of a landmark computation that {@link AbstractGraph.prepare} may stop and resume. */
+interface LandmarkJob {
+  count: number;
+  space: NodeDijkstraSpace;
+  ws: SearchWorkspace;
+  distance: Float64Array;
+  nearest: Float64Array;
+  made: number;
+  /** The next landmark node, -1 when none is left, -2 before the seed search. */
+  next: number;
+}
+
 /** The abstract graph's nodes with a zero heuristic and no goal (exhaustive: landmark distances). */
 class NodeDijkstraSpace implements SearchSpace {
   readonly stateCount: number;
@@ -217,6 +229,10 @@ export class AbstractGraph {
   prepExpansions = 0;
   /** Distance blocks computed so far. */
   preparedRegions = 0;
+  /** Where {@link prepareAll} goes on (regions before it are prepared). */
+  private nextRegion = 0;
+  /** A landmark computation stopped half way (see {@link prepare}), or null. */
+  private landmarkJob: LandmarkJob | null = null;
   private readonly regionSpace = new RegionSpace();
   private readonly workspace = new SearchWorkspace();
   private readonly clearance: number;
@@ -398,11 +414,27 @@ export class AbstractGraph {
     return spent;
   }
 
-  /** Prepares every region (for warm-up: the one-off cost per map version); returns the expansions spent. */
-  prepareAll(): number {
+  /**
+   * Prepares every region (for warm-up: the one-off cost per map version); returns the expansions spent.
+   * With `stop`, polled before each region, it may return early; prepared regions stay prepared, so a later
+   * call continues where this one stopped.
+   */
+  prepareAll(stop: (() => boolean) | null = null): number {
     let spent = 0;
-    for (let r = 0; r < this.table.regionCount; r++) spent += this.prepareRegion(r);
+    for (let r = this.nextRegion; r < this.table.regionCount; r++) {
+      if (stop !== null && this.ready[r] === 0 && stop()) {
+        this.nextRegion = r;
+        return spent;
+      }
+      spent += this.prepareRegion(r);
+    }
+    this.nextRegion = this.table.regionCount;
     return spent;
+  }
+
+  /** True once every region's distance block is computed. */
+  get allPrepared(): boolean {
+    return this.preparedRegions === this.table.regionCount;
   }
 
   /**
@@ -436,35 +468,61 @@ export class AbstractGraph {
    * tighter on mazes and around large obstacles. Returns the abstract expansions spent.
    */
   prepareLandmarks(count = 8): number {
-    this.prepareAll();
+    return this.prepare(count, null).landmarkExpansions;
+  }
+
+  /**
+   * Continues the one-off preparation (every region's block, then `count` landmarks): polls `stop` between
+   * regions and between landmark searches and returns early when it says so, keeping what is done, so the
+   * next call goes on from there. A planner under a deadline thus never blocks its worker for the whole
+   * preparation (up to seconds on 512x512 maps), and no request's work is lost. `done` tells whether the graph
+   * is fully prepared; expansions are the ones this call spent.
+   */
+  prepare(count: number, stop: (() => boolean) | null): { done: boolean; landmarkExpansions: number } {
+    this.prepareAll(stop);
+    if (!this.allPrepared) return { done: false, landmarkExpansions: 0 };
     const n = this.nodeCount;
-    if (n === 0 || count <= 0) return 0;
-    const space = new NodeDijkstraSpace(this);
-    const ws = new SearchWorkspace();
-    const distance = new Float64Array(n * count).fill(Infinity);
-    const nearest = new Float64Array(n).fill(Infinity);
-    let spent = 0;
-    // Seed: the node farthest from node 0, then each next landmark farthest from all chosen ones.
-    spent += astar(space, ws, [0], NO_LIMITS).expansions;
-    let next = farthest(ws, n, null);
-    let made = 0;
-    for (let l = 0; l < count && next >= 0; l++) {
-      spent += astar(space, ws, [next], NO_LIMITS).expansions;
-      for (let v = 0; v < n; v++) {
-        const d = ws.reached(v) ? ws.g[v] : Infinity;
-        distance[v * count + l] = d;
-        if (d < nearest[v]) nearest[v] = d;
-      }
-      made++;
-      next = farthest(ws, n, nearest);
+    if (n === 0 || count <= 0 || this.landmarkCount > 0) return { done: true, landmarkExpansions: 0 };
+    let job = this.landmarkJob;
+    if (job === null || job.count !== count) {
+      job = {
+        count,
+        space: new NodeDijkstraSpace(this),
+        ws: new SearchWorkspace(),
+        distance: new Float64Array(n * count).fill(Infinity),
+        nearest: new Float64Array(n).fill(Infinity),
+        made: 0,
+        next: -2,
+      };
+      this.landmarkJob = job;
     }
+    let spent = 0;
+    if (job.next === -2) {
+      // Seed: the node farthest from node 0, then each next landmark farthest from all chosen ones.
+      spent += astar(job.space, job.ws, [0], NO_LIMITS).expansions;
+      job.next = farthest(job.ws, n, null);
+    }
+    while (job.made < count && job.next >= 0) {
+      if (stop !== null && stop()) return { done: false, landmarkExpansions: spent };
+      spent += astar(job.space, job.ws, [job.next], NO_LIMITS).expansions;
+      const l = job.made;
+      for (let v = 0; v < n; v++) {
+        const d = job.ws.reached(v) ? job.ws.g[v] : Infinity;
+        job.distance[v * count + l] = d;
+        if (d < job.nearest[v]) job.nearest[v] = d;
+      }
+      job.made++;
+      job.next = farthest(job.ws, n, job.nearest);
+    }
+    const made = job.made;
     const packed = new Float64Array(n * made);
     for (let v = 0; v < n; v++) {
-      for (let l = 0; l < made; l++) packed[v * made + l] = distance[v * count + l];
+      for (let l = 0; l < made; l++) packed[v * made + l] = job.distance[v * count + l];
     }
     this.landmarkDistance = packed;
     this.landmarkCount = made;
-    return spent;
+    this.landmarkJob = null;
+    return { done: true, landmarkExpansions: spent };
   }
 
   /** In-region fixed-point distance from node i to node j (same region, block prepared). */
