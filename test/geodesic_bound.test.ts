@@ -18,9 +18,16 @@ function rand(): number {
 }
 
 /** A bound over `open` (rows x cols, 1 = open) with no padding; everything off the grid is closed. */
-function boundOver(open: Uint8Array, cols: number, rows: number, gx: number, gy: number): GeodesicBound {
+function boundOver(
+  open: Uint8Array,
+  cols: number,
+  rows: number,
+  gx: number,
+  gy: number,
+  clearance = 0,
+): GeodesicBound {
   const g = new GeodesicBound();
-  g.configure(open, cols, rows, 0, () => false, [gx, gy]);
+  g.configure(open, cols, rows, 0, () => false, [gx, gy], clearance);
   return g;
 }
 
@@ -80,6 +87,25 @@ describe("geodesic bound", () => {
     expect(boundOver(open, cols, rows, 10.5, 7.5).at(2, 7)).toBe(Infinity);
   });
 
+  test("with clearance: bends at the grown corners of a door, and a door narrower than the unit is shut", () => {
+    // 12 x 9, a wall at x = 6 except a door at y = 3..5.
+    const cols = 12, rows = 9;
+    const open = new Uint8Array(cols * rows).fill(1);
+    for (let y = 0; y < rows; y++) if (y < 3 || y > 5) open[y * cols + 6] = 0;
+    const rho = 0.9;
+    const a = rho * (1 - 1e-9) / Math.SQRT2;
+    const g = boundOver(open, cols, rows, 10.5, 7.5, rho);
+    const expected = Math.hypot(6 - a - 2.5, 6 - a - 7.5) + 1 + 2 * a + Math.hypot(10.5 - 7 - a, 7.5 - 6 + a);
+    expect(g.at(2, 7)).toBeCloseTo(expected, 9);
+    // Never below the bound without clearance (the region only shrinks).
+    expect(g.at(2, 7)).toBeGreaterThan(boundOver(open, cols, rows, 10.5, 7.5).at(2, 7));
+    // A one-tile door: open to a unit of inscribed radius 0.4, shut to one of 0.9.
+    open[3 * cols + 6] = 0;
+    open[5 * cols + 6] = 0;
+    expect(boundOver(open, cols, rows, 10.5, 7.5, 0.4).at(2, 7)).toBeLessThan(Infinity);
+    expect(boundOver(open, cols, rows, 10.5, 7.5, 0.9).at(2, 7)).toBe(Infinity);
+  });
+
   test("a seam between two blocked tiles is not a way through; a diagonal pinch is allowed", () => {
     const cols = 4, rows = 4;
     const open = new Uint8Array(cols * rows).fill(1);
@@ -105,11 +131,13 @@ describe("geodesic bound", () => {
       const gx = goal % cols, gy = (goal - gx) / cols;
       const px = gx + 0.2 + 0.6 * rand(), py = gy + 0.2 + 0.6 * rand();
       const g = boundOver(open, cols, rows, px, py);
+      const grown = boundOver(open, cols, rows, px, py, 0.3 + 0.6 * rand());
       const grid = gridDistances(open, cols, rows, goal);
       for (let y = 0; y < rows; y++) {
         for (let x = 0; x < cols; x++) {
           if (!open[y * cols + x]) continue;
           const d = g.at(x, y);
+          expect(grown.at(x, y)).toBeGreaterThanOrEqual(d - 1e-9);
           expect(d).toBeGreaterThanOrEqual(Math.hypot(x + 0.5 - px, y + 0.5 - py) - 1e-9);
           const upper = grid[y * cols + x] + Math.hypot(gx + 0.5 - px, gy + 0.5 - py);
           if (upper < Infinity) expect(d).toBeLessThanOrEqual(upper + 1e-9);
@@ -118,54 +146,57 @@ describe("geodesic bound", () => {
     }
   });
 
-  test("never above the remaining cost along optimal directional paths through doors", () => {
-    const layer = layerOf(doorRows());
-    const ctx = contextOf(layer);
-    const tank = { ...BUILTIN_PROFILES.tank };
-    const profile = tableProfileOf(tank, 24, true);
-    const tables = tablesFor(profile);
-    const ws = new SearchWorkspace();
-    const space = new DirectionalSpace();
-    let checked = 0;
-    for (let i = 0; i < 12; i++) {
-      const sx = 2 + Math.floor(rand() * 9), sy = 2 + Math.floor(rand() * 36);
-      const gx = 29 + Math.floor(rand() * 9), gy = 2 + Math.floor(rand() * 36);
-      if (layer.clearance[sy * layer.width + sx] < 1.5 || layer.clearance[gy * layer.width + gx] < 1.5) {
-        continue;
+  test.each(["tank", "jeep"])(
+    "never above the remaining cost along optimal paths through doors (%s)",
+    (name) => {
+      const layer = layerOf(doorRows());
+      const ctx = contextOf(layer);
+      const tank = { ...BUILTIN_PROFILES[name] };
+      const profile = tableProfileOf(tank, 24, true);
+      const tables = tablesFor(profile);
+      const ws = new SearchWorkspace();
+      const space = new DirectionalSpace();
+      let checked = 0;
+      for (let i = 0; i < 12; i++) {
+        const sx = 2 + Math.floor(rand() * 9), sy = 2 + Math.floor(rand() * 36);
+        const gx = 29 + Math.floor(rand() * 9), gy = 2 + Math.floor(rand() * 36);
+        if (layer.clearance[sy * layer.width + sx] < 1.5 || layer.clearance[gy * layer.width + gx] < 1.5) {
+          continue;
+        }
+        const window = windowAround(layer, sx, sy, gx, gy, 32);
+        space.configure({
+          layer,
+          hit: tables.hit,
+          heur: tables.heur,
+          window,
+          roadsOnly: false,
+          footprint: tank.footprint,
+          turningRadius: profile.turningRadius,
+          reverse: true,
+          reversePenalty: tank.reversePenalty,
+          turnPenalty: tank.turnPenalty,
+          cuspPenalty: tank.cuspPenalty,
+          start: { x: sx + 0.5, y: sy + 0.5, heading: Math.floor(rand() * 16) * Math.PI / 8 },
+          goal: { x: gx + 0.5, y: gy + 0.5, tolerance: 0.5, headingTolerance: 0.2 },
+          gridBound: gridBound(ctx, layer, window, gy * layer.width + gx, false),
+          // Analytic expansion off: the graph is then fixed, and A* with an admissible heuristic is optimal on it.
+          analyticInterval: 0,
+        });
+        space.useWorkspace(ws);
+        const r = astar(space, ws, [space.snappedStart], {
+          maxExpansions: 200000,
+          deadline: Infinity,
+          cancel: null,
+          trackNearest: false,
+        }, newSearchResult());
+        expect(r.status).toBe("found");
+        const path = reconstructPath(ws, r.goal);
+        for (const s of path) {
+          expect(space.heuristic(s)).toBeLessThanOrEqual(r.cost - ws.g[s]);
+          checked++;
+        }
       }
-      const window = windowAround(layer, sx, sy, gx, gy, 32);
-      space.configure({
-        layer,
-        hit: tables.hit,
-        heur: tables.heur,
-        window,
-        roadsOnly: false,
-        footprint: tank.footprint,
-        turningRadius: profile.turningRadius,
-        reverse: true,
-        reversePenalty: tank.reversePenalty,
-        turnPenalty: tank.turnPenalty,
-        cuspPenalty: tank.cuspPenalty,
-        start: { x: sx + 0.5, y: sy + 0.5, heading: Math.floor(rand() * 16) * Math.PI / 8 },
-        goal: { x: gx + 0.5, y: gy + 0.5, tolerance: 0.5, headingTolerance: 0.2 },
-        gridBound: gridBound(ctx, layer, window, gy * layer.width + gx, false),
-        // Analytic expansion off: the graph is then fixed, and A* with an admissible heuristic is optimal on it.
-        analyticInterval: 0,
-      });
-      space.useWorkspace(ws);
-      const r = astar(space, ws, [space.snappedStart], {
-        maxExpansions: 200000,
-        deadline: Infinity,
-        cancel: null,
-        trackNearest: false,
-      }, newSearchResult());
-      expect(r.status).toBe("found");
-      const path = reconstructPath(ws, r.goal);
-      for (const s of path) {
-        expect(space.heuristic(s)).toBeLessThanOrEqual(r.cost - ws.g[s]);
-        checked++;
-      }
-    }
-    expect(checked).toBeGreaterThan(50);
-  });
+      expect(checked).toBeGreaterThan(50);
+    },
+  );
 });

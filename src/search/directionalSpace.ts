@@ -237,6 +237,14 @@ function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
   return out;
 }
 
+/** The radius of the largest disc centered on the pose inside the footprint (a zero side takes 2 * radius). */
+function inscribedRadius(f: Footprint): number {
+  if (f.width === 0 && f.length === 0) return f.radius;
+  const w = f.width > 0 ? f.width : 2 * f.radius;
+  const l = f.length > 0 ? f.length : 2 * f.radius;
+  return Math.max(0, Math.min(w, l) / 2);
+}
+
 /** The directional search space (configure per query, reuse across queries). */
 export class DirectionalSpace implements SearchSpace {
   /** Number of states (window tiles * headings * directions + start + goal). */
@@ -718,10 +726,18 @@ export class DirectionalSpace implements SearchSpace {
     }
     const L = s.layer;
     const roads = s.roadsOnly;
-    this.geo.configure(this.open, this.stride, this.rows, pad, (lx, ly) => {
-      const x = lx + ox, y = ly + oy;
-      return !roads && x >= 0 && y >= 0 && x < L.width && y < L.height;
-    }, ends);
+    this.geo.configure(
+      this.open,
+      this.stride,
+      this.rows,
+      pad,
+      (lx, ly) => {
+        const x = lx + ox, y = ly + oy;
+        return !roads && x >= 0 && y >= 0 && x < L.width && y < L.height;
+      },
+      ends,
+      inscribedRadius(s.footprint),
+    );
   }
 
   private prepareStart(): void {
@@ -997,8 +1013,12 @@ export class DirectionalSpace implements SearchSpace {
     const hb = this.bound[lt];
     if (hb > v) v = hb;
     const d = this.geo.at(lx, ly);
-    // Unreachable per the geodesic: left to the grid bound (which marks it Infinity when it agrees).
-    const hg = d === Infinity ? 0 : Math.floor(d * this.minCostScale * (1 - 1e-12));
+    // Unreachable per the geodesic: left to the grid bound (which marks it Infinity when it agrees). The bound
+    // can be exact (a straight run to a goal node), and each edge cost is rounded to an integer, so it gives up
+    // half a unit per edge: at most d + 2 edges (transitions are at least one tile long, plus the analytic one).
+    const hg = d === Infinity
+      ? 0
+      : Math.max(0, Math.floor(d * this.minCostScale * (1 - 1e-12) - 0.5 * d - 1));
     if (hg > v) v = hg;
     this.tileNear[lt] = near ? 1 : 0;
     this.tileH[lt] = v;

@@ -16,6 +16,15 @@
  * goal ends) it sees, evaluated lazily for the tiles the search touches: candidates in increasing order of
  * that sum, the first visible one gives the exact minimum.
  *
+ * Clearance: the footprint contains a disc of the inscribed radius rho around the center, so the center also
+ * keeps a distance >= rho from every blocked square. The bound can use any region that contains the center's
+ * possible positions: blocked squares grown by a = rho / sqrt(2) on every side lie within distance rho of the
+ * square (the grown corner is at distance exactly rho), so the region outside the grown squares qualifies.
+ * Its geodesics bend at the grown squares' outer corners (the convex corners moved by a diagonally outward,
+ * unless another grown square covers them); visibility then tests the segment against the grown squares of
+ * the blocked tiles around each cell it crosses (a < 1). Around doors this adds most of the length that a
+ * wide unit's detour around a corner costs over a point's.
+ *
  * Outside the search window every tile inside the map counts as open (unless the search keeps to roads), so
  * the bound also holds for curves that leave the window (analytic expansions are swept against the map).
  * Visibility tests are exact up to floating-point rounding on the lenient side: pieces of a segment shorter
@@ -44,13 +53,18 @@ export class GeodesicBound {
   private count = 0;
   /** Scratch keys of a tile evaluation. */
   private keys = new Float64Array(0);
+  /** Growth a of the blocked squares (0: none, and the exact grid-line visibility test). */
+  private grow = 0;
+  /** Per local tile: 1 when a blocked tile (or the grid's edge) is within its 3 x 3 neighbourhood. */
+  private nearBlocked = new Uint8Array(0);
   /** False when the bound is not available for this query (too many corners). */
   enabled = false;
 
   /**
    * Prepares a query. `open` is the window's open mask on a local grid of `stride` x `rows` tiles whose
    * window occupies [pad, stride - pad) x [pad, rows - pad); `outsideOpen(lx, ly)` tells whether a padding
-   * tile counts as open. Goal ends are points in local coordinates (pairs in `ends`). Returns `enabled`.
+   * tile counts as open. Goal ends are points in local coordinates (pairs in `ends`). `clearance` is the
+   * footprint's inscribed radius (see the module doc). Returns `enabled`.
    */
   configure(
     open: Uint8Array,
@@ -59,11 +73,18 @@ export class GeodesicBound {
     pad: number,
     outsideOpen: (lx: number, ly: number) => boolean,
     ends: readonly number[],
+    clearance = 0,
   ): boolean {
     this.stride = stride;
     this.rows = rows;
+    // Shrunk by a relative 1e-9 so rounding can never place the grown corner beyond distance rho.
+    const a = Math.min(0.99, Math.max(0, clearance) * (1 - 1e-9) / Math.SQRT2);
+    this.grow = a;
     const area = stride * rows;
-    if (this.mask.length < area) this.mask = new Uint8Array(area);
+    if (this.mask.length < area) {
+      this.mask = new Uint8Array(area);
+      this.nearBlocked = new Uint8Array(area);
+    }
     const mask = this.mask;
     for (let ly = 0; ly < rows; ly++) {
       for (let lx = 0; lx < stride; lx++) {
@@ -72,7 +93,25 @@ export class GeodesicBound {
         mask[i] = inside ? open[i] : outsideOpen(lx, ly) ? 1 : 0;
       }
     }
-    // Candidates: the goal ends, then the convex corners and pinch points of the blocked region.
+    if (a > 0) {
+      const near = this.nearBlocked;
+      for (let ly = 0; ly < rows; ly++) {
+        for (let lx = 0; lx < stride; lx++) {
+          let nb = 0;
+          for (let j = -1; j <= 1 && nb === 0; j++) {
+            for (let i = -1; i <= 1; i++) {
+              if (this.openAt(lx + i, ly + j) === 0) {
+                nb = 1;
+                break;
+              }
+            }
+          }
+          near[ly * stride + lx] = nb;
+        }
+      }
+    }
+    // Candidates: the goal ends, then the convex corners (and, without growth, the pinch points) of the
+    // blocked region.
     const px: number[] = [];
     const py: number[] = [];
     for (let i = 0; i < ends.length; i += 2) {
@@ -82,12 +121,23 @@ export class GeodesicBound {
     const sources = px.length;
     for (let y = 1; y < rows; y++) {
       for (let x = 1; x < stride; x++) {
-        const a = mask[(y - 1) * stride + x - 1], b = mask[(y - 1) * stride + x];
-        const c = mask[y * stride + x - 1], d = mask[y * stride + x];
-        const n = a + b + c + d;
-        if (n === 3 || (n === 2 && a === d)) {
-          px.push(x);
-          py.push(y);
+        const tl = mask[(y - 1) * stride + x - 1], tr = mask[(y - 1) * stride + x];
+        const bl = mask[y * stride + x - 1], br = mask[y * stride + x];
+        const n = tl + tr + bl + br;
+        if (a === 0) {
+          if (n === 3 || (n === 2 && tl === br)) {
+            px.push(x);
+            py.push(y);
+          }
+          continue;
+        }
+        if (n !== 3) continue;
+        // Away from the one blocked square, diagonally.
+        const cx = tl === 0 || bl === 0 ? x + a : x - a;
+        const cy = tl === 0 || tr === 0 ? y + a : y - a;
+        if (!this.insideGrown(cx, cy)) {
+          px.push(cx);
+          py.push(cy);
         }
       }
     }
@@ -164,6 +214,50 @@ export class GeodesicBound {
     }
   }
 
+  /** True when point (x, y) lies strictly inside the grown square of a blocked tile. */
+  private insideGrown(x: number, y: number): boolean {
+    const a = this.grow;
+    for (let j = Math.floor(y - 1 - a); j <= Math.floor(y + a); j++) {
+      for (let i = Math.floor(x - 1 - a); i <= Math.floor(x + a); i++) {
+        if (this.openAt(i, j) !== 0) continue;
+        if (x > i - a && x < (i + 1) + a && y > j - a && y < (j + 1) + a) return true;
+      }
+    }
+    return false;
+  }
+
+  /** True when the segment a-b crosses the interior of the grown square of blocked tile (i, j). */
+  private hitsGrown(ax: number, ay: number, dx: number, dy: number, i: number, j: number): boolean {
+    const a = this.grow;
+    let t0 = 0, t1 = 1;
+    const x0 = i - a, x1 = (i + 1) + a, y0 = j - a, y1 = (j + 1) + a;
+    if (dx === 0) {
+      if (!(ax > x0 && ax < x1)) return false;
+    } else {
+      let u = (x0 - ax) / dx, v = (x1 - ax) / dx;
+      if (u > v) {
+        const w = u;
+        u = v;
+        v = w;
+      }
+      if (u > t0) t0 = u;
+      if (v < t1) t1 = v;
+    }
+    if (dy === 0) {
+      if (!(ay > y0 && ay < y1)) return false;
+    } else {
+      let u = (y0 - ay) / dy, v = (y1 - ay) / dy;
+      if (u > v) {
+        const w = u;
+        u = v;
+        v = w;
+      }
+      if (u > t0) t0 = u;
+      if (v < t1) t1 = v;
+    }
+    return t1 - t0 > 1e-9;
+  }
+
   /** 1 when local tile (x, y) is open; tiles off the local grid are closed. */
   private openAt(x: number, y: number): number {
     if (x < 0 || y < 0 || x >= this.stride || y >= this.rows) return 0;
@@ -171,19 +265,21 @@ export class GeodesicBound {
   }
 
   /**
-   * True when the segment a-b stays in the closed open region: every piece of it between grid lines lies in
-   * an open square, and a piece running along a grid line borders an open square.
+   * True when the segment a-b stays in the region: without growth, every piece of it between grid lines lies
+   * in an open square, and a piece running along a grid line borders an open square; with growth, it crosses
+   * no grown square's interior (tested for the blocked tiles around each cell it crosses).
    */
   visible(ax: number, ay: number, bx: number, by: number): boolean {
     const dx = bx - ax, dy = by - ay;
-    if (dx === 0 && Number.isInteger(ax)) {
+    const grown = this.grow > 0;
+    if (!grown && dx === 0 && Number.isInteger(ax)) {
       const lo = Math.min(ay, by), hi = Math.max(ay, by);
       for (let y = Math.floor(lo); y < hi; y++) {
         if (this.openAt(ax - 1, y) === 0 && this.openAt(ax, y) === 0) return false;
       }
       return true;
     }
-    if (dy === 0 && Number.isInteger(ay)) {
+    if (!grown && dy === 0 && Number.isInteger(ay)) {
       const lo = Math.min(ax, bx), hi = Math.max(ax, bx);
       for (let x = Math.floor(lo); x < hi; x++) {
         if (this.openAt(x, ay - 1) === 0 && this.openAt(x, ay) === 0) return false;
@@ -201,7 +297,17 @@ export class GeodesicBound {
       const tn = Math.min(tx, ty, 1);
       if (tn - t > 1e-9) {
         const m = (t + tn) * 0.5;
-        if (this.openAt(Math.floor(ax + m * dx), Math.floor(ay + m * dy)) === 0) return false;
+        const cx = Math.floor(ax + m * dx), cy = Math.floor(ay + m * dy);
+        if (!grown) {
+          if (this.openAt(cx, cy) === 0) return false;
+        } else if (cx < 0 || cy < 0 || cx >= this.stride || cy >= this.rows) return false;
+        else if (this.nearBlocked[cy * this.stride + cx] !== 0) {
+          for (let j = cy - 1; j <= cy + 1; j++) {
+            for (let i = cx - 1; i <= cx + 1; i++) {
+              if (this.openAt(i, j) === 0 && this.hitsGrown(ax, ay, dx, dy, i, j)) return false;
+            }
+          }
+        }
       }
       t = tn;
       if (tx === tn) {
