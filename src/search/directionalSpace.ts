@@ -237,6 +237,47 @@ function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
   return out;
 }
 
+/**
+ * Per transition of a table under given penalties: forward + reverse * reversePenalty, turn * turnPenalty +
+ * cusps * cuspPenalty, and the fixed-point edge costs by tile cost for uniform windows (see prepareUniformCost).
+ */
+interface CostTerms {
+  lengthTerm: Float64Array;
+  penaltyTerm: Float64Array;
+  /** Tile cost -> [costs from a forward state, costs from a reverse state]. */
+  uniform: Map<number, [Float64Array, Float64Array]>;
+}
+
+const costTermCache = new WeakMap<HitCheckTable, Map<string, CostTerms>>();
+
+/** The cost terms of a table under penalties (computed once per table and penalties, a few kept). */
+function costTermsOf(
+  hit: HitCheckTable,
+  reversePenalty: number,
+  turnPenalty: number,
+  cuspPenalty: number,
+): CostTerms {
+  let byPenalty = costTermCache.get(hit);
+  if (!byPenalty) {
+    byPenalty = new Map();
+    costTermCache.set(hit, byPenalty);
+  }
+  const key = `${reversePenalty}|${turnPenalty}|${cuspPenalty}`;
+  const cached = byPenalty.get(key);
+  if (cached) return cached;
+  const n = hit.dx.length;
+  const lengthTerm = new Float64Array(n);
+  const penaltyTerm = new Float64Array(n);
+  for (let t = 0; t < n; t++) {
+    lengthTerm[t] = hit.forwardLength[t] + hit.reverseLength[t] * reversePenalty;
+    penaltyTerm[t] = hit.turn[t] * turnPenalty + hit.cusps[t] * cuspPenalty;
+  }
+  const out: CostTerms = { lengthTerm, penaltyTerm, uniform: new Map() };
+  if (byPenalty.size >= 16) byPenalty.clear();
+  byPenalty.set(key, out);
+  return out;
+}
+
 /** The radius of the largest disc centered on the pose inside the footprint (a zero side takes 2 * radius). */
 function inscribedRadius(f: Footprint): number {
   if (f.width === 0 && f.length === 0) return f.radius;
@@ -285,7 +326,13 @@ export class DirectionalSpace implements SearchSpace {
    * at no more cost is skipped before its cells are tested, since the A* core would ignore it anyway.
    */
   private ws: SearchWorkspace | null = null;
-  private lengthTerm = new Float64Array(0);
+  /** The cost terms of the table under this query's penalties (cached per table and penalties). */
+  private terms: CostTerms = {
+    lengthTerm: new Float64Array(0),
+    penaltyTerm: new Float64Array(0),
+    uniform: new Map(),
+  };
+  private lengthTerm: Float64Array = new Float64Array(0);
   /** Per transition: child state id minus (origin local tile * headings * directions). */
   private idDelta = new Int32Array(0);
   /**
@@ -293,11 +340,11 @@ export class DirectionalSpace implements SearchSpace {
    * last motion was forward (uniformCost0) or reverse (uniformCost1); else unused, and costs are computed per
    * successor.
    */
-  private uniformCost0 = new Float64Array(0);
+  private uniformCost0: Float64Array = new Float64Array(0);
   /** See {@link uniformCost0}. */
-  private uniformCost1 = new Float64Array(0);
+  private uniformCost1: Float64Array = new Float64Array(0);
   private costIsUniform = false;
-  private penaltyTerm = new Float64Array(0);
+  private penaltyTerm: Float64Array = new Float64Array(0);
   private expansions = 0;
   private startIds = new Int32Array(0);
   private startCosts = new Float64Array(0);
@@ -400,14 +447,9 @@ export class DirectionalSpace implements SearchSpace {
     }
     this.ws = null;
     const n = hit.dx.length;
-    if (this.lengthTerm.length < n) {
-      this.lengthTerm = new Float64Array(n);
-      this.penaltyTerm = new Float64Array(n);
-    }
-    for (let t = 0; t < n; t++) {
-      this.lengthTerm[t] = hit.forwardLength[t] + hit.reverseLength[t] * setup.reversePenalty;
-      this.penaltyTerm[t] = hit.turn[t] * setup.turnPenalty + hit.cusps[t] * setup.cuspPenalty;
-    }
+    this.terms = costTermsOf(hit, setup.reversePenalty, setup.turnPenalty, setup.cuspPenalty);
+    this.lengthTerm = this.terms.lengthTerm;
+    this.penaltyTerm = this.terms.penaltyTerm;
     if (this.idDelta.length < n) this.idDelta = new Int32Array(n);
     const D = this.directions;
     for (let t = 0; t < n; t++) {
@@ -488,10 +530,16 @@ export class DirectionalSpace implements SearchSpace {
         return;
       }
     }
-    if (this.uniformCost0.length < n) {
-      this.uniformCost0 = new Float64Array(n);
-      this.uniformCost1 = new Float64Array(n);
+    const cached = this.terms.uniform.get(tc);
+    if (cached) {
+      this.uniformCost0 = cached[0];
+      this.uniformCost1 = cached[1];
+      return;
     }
+    this.uniformCost0 = new Float64Array(n);
+    this.uniformCost1 = new Float64Array(n);
+    if (this.terms.uniform.size >= 8) this.terms.uniform.clear();
+    this.terms.uniform.set(tc, [this.uniformCost0, this.uniformCost1]);
     const cusp = this.setup.cuspPenalty;
     const flags = this.setup.hit.flags;
     const lengthTerm = this.lengthTerm;
