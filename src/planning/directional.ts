@@ -2,7 +2,8 @@
  * PLANNER_DIRECTIONAL: the article's Directional A* (Directional-8/24/48) on the one A* core, with the
  * hit-check and heuristic tables of the unit's profile (loaded from tables/ when committed there, else built
  * once per worker and cached), an obstacle-aware grid bound from one backward Dijkstra per query (its own
- * workspace), analytic expansion to the exact goal pose, reverse motion and penalties, roads, and budgets.
+ * workspace; the search space adds the sharper geodesic bound of src/search/geodesicBound.ts), analytic
+ * expansion to the exact goal pose, reverse motion and penalties, roads, and budgets.
  *
  * @module
  */
