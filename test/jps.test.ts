@@ -13,7 +13,13 @@ import {
   unlimited,
 } from "../src/search/astar.ts";
 import { gridPathLength, GridSpace } from "../src/search/gridSpace.ts";
-import { expandJumpPath, JumpPointSpace, useJumpPoints } from "../src/search/jumpPointSpace.ts";
+import {
+  expandJumpPath,
+  jumpCacheSize,
+  JumpPointSpace,
+  setJumpCacheLimit,
+  useJumpPoints,
+} from "../src/search/jumpPointSpace.ts";
 import { uniformCost } from "../src/maps/grid.ts";
 import { gridSearch, PlanContext } from "../src/planning/plan.ts";
 import type { PlanTask } from "../src/planning/task.ts";
@@ -211,6 +217,38 @@ describe("JPS equals GridSpace on random uniform maps", () => {
       expect(jumpExpansions).toBeLessThan(gridExpansions);
     });
   }
+});
+
+describe("the jump cache is bounded", () => {
+  test("many clearance classes on one map: the cache stays under its bound, evicted tables are rebuilt right", () => {
+    const rand = rng(77);
+    const layer = randomLayer(rand, 60, 60, 0.08, [1]);
+    const perClass = 17 * 62 * 62;
+    const previous = setJumpCacheLimit(3 * perClass);
+    try {
+      const jps = new JumpPointSpace();
+      const grid = new GridSpace();
+      const ws = new SearchWorkspace();
+      const classes = [0, 0.5, Math.SQRT1_2, 1.5, Math.hypot(1.5, 0.5), Math.hypot(1.5, 1.5)];
+      let compared = 0;
+      for (let round = 0; round < 3; round++) {
+        for (const r of classes) {
+          const start = pickOpen(rand, layer, r), goal = pickOpen(rand, layer, r);
+          if (start < 0 || goal < 0) continue;
+          const a = astar(grid.configure(layer, r, 8, goal), ws, [start], unlimited());
+          const b = astar(jps.configure(layer, r, goal), ws, [start], unlimited());
+          expect(b.status).toBe(a.status);
+          if (a.status === "found") expect(b.cost).toBe(a.cost);
+          expect(jumpCacheSize()).toBeLessThanOrEqual(3 * perClass);
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(10);
+      expect(jumpCacheSize()).toBeGreaterThan(0);
+    } finally {
+      setJumpCacheLimit(previous);
+    }
+  });
 });
 
 describe("uniform-cost check and the fallback to GridSpace", () => {

@@ -45,6 +45,61 @@ export function useJumpPoints(layer: PassLayer, neighborhood: Neighborhood): boo
 const openMasks = new WeakMap<Float32Array, Map<number, Uint8Array>>();
 
 /**
+ * Bytes of open masks and jump tables a worker keeps (most recently used first out of the way last). They are
+ * built per map version and clearance class, and clients choose unit radii freely (hundreds of classes up to
+ * radius 16), so without a bound a client could grow a worker until it runs out of memory.
+ */
+export const JUMP_CACHE_BYTES = 256 * 1024 * 1024;
+let jumpCacheLimit = JUMP_CACHE_BYTES;
+
+/** Sets the jump cache's byte bound (tests and tuning); returns the previous one. */
+export function setJumpCacheLimit(bytes: number): number {
+  const previous = jumpCacheLimit;
+  jumpCacheLimit = bytes;
+  return previous;
+}
+
+/** Cached (layer, r) entries in use order, oldest first, with their bytes. */
+const jumpCacheOrder = new Map<
+  Uint8Array,
+  { byClearance: Map<number, Uint8Array>; r: number; bytes: number }
+>();
+let jumpCacheBytes = 0;
+
+/** Marks a mask as just used and evicts the least recently used entries past the bound. */
+function touchJumpCache(
+  mask: Uint8Array,
+  byClearance: Map<number, Uint8Array>,
+  r: number,
+  bytes: number,
+): void {
+  const entry = jumpCacheOrder.get(mask);
+  if (entry) {
+    jumpCacheOrder.delete(mask);
+    jumpCacheOrder.set(mask, entry);
+    if (bytes > entry.bytes) {
+      jumpCacheBytes += bytes - entry.bytes;
+      entry.bytes = bytes;
+    }
+  } else {
+    jumpCacheOrder.set(mask, { byClearance, r, bytes });
+    jumpCacheBytes += bytes;
+  }
+  for (const [old, e] of jumpCacheOrder) {
+    if (jumpCacheBytes <= jumpCacheLimit || old === mask) break;
+    jumpCacheOrder.delete(old);
+    jumpCacheBytes -= e.bytes;
+    e.byClearance.delete(e.r);
+    jumpTables.delete(old);
+  }
+}
+
+/** Bytes the jump cache holds now (tests). */
+export function jumpCacheSize(): number {
+  return jumpCacheBytes;
+}
+
+/**
  * The open test as a byte mask over the layer padded by one blocked tile on every side: entry
  * (y + 1) * (width + 2) + (x + 1) is 1 when tile (x, y) is open for clearance r (r <= 0: passable).
  * Cached per layer and r.
@@ -71,6 +126,7 @@ export function openMask(layer: PassLayer, minClearance: number): Uint8Array {
     }
     byClearance.set(r, mask);
   }
+  touchJumpCache(mask, byClearance, r, mask.byteLength);
   return mask;
 }
 
@@ -144,6 +200,7 @@ export function straightJumps(layer: PassLayer, minClearance: number): StraightJ
       sweep(open, tables.north, -pw, 1, pw + x, ph - 2);
     }
     jumpTables.set(open, tables);
+    touchJumpCache(open, openMasks.get(layer.tileCost)!, minClearance > 0 ? minClearance : 0, 17 * n);
   }
   return tables;
 }
