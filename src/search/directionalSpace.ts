@@ -25,7 +25,7 @@ import { angleDistance } from "../geometry/angle.ts";
 import { dubinsLengthCoords } from "../geometry/dubins.ts";
 import { reedsSheppLengthCoords } from "../geometry/reedsShepp.ts";
 import { arcSegment, lineSegment } from "../geometry/segment.ts";
-import { segmentHitsBlocked } from "../geometry/sweep.ts";
+import { footprintHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Footprint, Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { COST_SCALE, type SearchSpace, type SearchWorkspace, type Successors } from "./astar.ts";
@@ -798,6 +798,10 @@ export class DirectionalSpace implements SearchSpace {
     const offsets = directionTable(s.hit.profile.neighborhood === 8 ? 24 : s.hit.profile.neighborhood);
     const best = new Map<number, number>();
     this.startVariant.clear();
+    this.startIds = new Int32Array(0);
+    this.startCosts = new Float64Array(0);
+    // A start pose that overlaps a blocked tile: every curve from it would fail the sweep (~800 of them).
+    if (footprintHitsBlocked(this.exactLayer, s.start.x, s.start.y, s.start.heading, s.footprint)) return;
     const r = s.turningRadius;
     for (let o = -1; o < offsets.length / 2; o++) {
       const x = sx + (o < 0 ? 0 : offsets[2 * o]);
