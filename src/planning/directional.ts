@@ -30,6 +30,7 @@ import { GridSpace } from "../search/gridSpace.ts";
 import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
 import {
   buildHitCheckTable,
+  HitCheckBuilder,
   type HitCheckTable,
   packTables,
   tableKey,
@@ -102,31 +103,106 @@ export function compressTables(packed: Uint8Array): Uint8Array {
   return new Uint8Array(gzipSync(packed, { level: 9 }));
 }
 
-const tableCache = new Map<string, { hit: HitCheckTable; heur: HeuristicTable }>();
+interface CachedTables {
+  hit: HitCheckTable;
+  heur: HeuristicTable;
+  bytes: number;
+}
+
+/**
+ * Bytes of tables a worker keeps, least recently used out first. Custom profiles each bring their own tables
+ * (a few MB), so without a bound a client cycling through unit shapes could grow a worker without limit.
+ */
+export const TABLE_CACHE_BYTES = 192 * 1024 * 1024;
+let tableCacheLimit = TABLE_CACHE_BYTES;
+const tableCache = new Map<string, CachedTables>();
+let tableCacheBytes = 0;
+/** Builds under way (stopped by a request's deadline or cancel), by table key, with the time spent so far. */
+const tableBuilds = new Map<string, { builder: HitCheckBuilder; millis: number }>();
+
+function tableSetBytes(hit: HitCheckTable, heur: HeuristicTable): number {
+  let bytes = heur.values.byteLength;
+  for (const v of Object.values(hit)) if (ArrayBuffer.isView(v)) bytes += v.byteLength;
+  return bytes;
+}
+
+function cacheTables(key: string, hit: HitCheckTable, heur: HeuristicTable): void {
+  const bytes = tableSetBytes(hit, heur);
+  tableCache.set(key, { hit, heur, bytes });
+  tableCacheBytes += bytes;
+  for (const [old, entry] of tableCache) {
+    if (tableCacheBytes <= tableCacheLimit || old === key) break;
+    tableCache.delete(old);
+    tableCacheBytes -= entry.bytes;
+  }
+}
 
 /** The tables of a profile: from this worker's cache, else tables/<key>.bin, else built (and cached). */
 export function tablesFor(profile: TableProfile): TableSet {
-  const key = tableKey(profile);
-  const cached = tableCache.get(key);
-  if (cached) return { ...cached, source: "cache", millis: 0 };
-  const t0 = performance.now();
-  let tables: { hit: HitCheckTable; heur: HeuristicTable } | null = null;
-  let source: "file" | "built" = "built";
-  try {
-    const file = Deno.readFileSync(new URL(tableFileName(profile), TABLE_DIR));
-    tables = unpackTables(new Uint8Array(gunzipSync(file)));
-    source = "file";
-  } catch {
-    tables = null;
-  }
-  if (!tables) tables = buildTables(profile);
-  tableCache.set(key, tables);
-  return { ...tables, source, millis: performance.now() - t0 };
+  return tablesUntil(profile, null)!;
 }
 
-/** Drops every cached table (tests). */
+/**
+ * {@link tablesFor} under a `stop` condition: a build (up to seconds for a large custom profile) polls `stop`
+ * between start headings and returns null when it says so; the part built is kept and the next call for the
+ * profile goes on from there. `millis` of a built set counts every call's share of the build.
+ */
+export function tablesUntil(profile: TableProfile, stop: (() => boolean) | null): TableSet | null {
+  const key = tableKey(profile);
+  const cached = tableCache.get(key);
+  if (cached) {
+    tableCache.delete(key);
+    tableCache.set(key, cached);
+    return { hit: cached.hit, heur: cached.heur, source: "cache", millis: 0 };
+  }
+  const t0 = performance.now();
+  let build = tableBuilds.get(key);
+  if (build === undefined) {
+    try {
+      const file = Deno.readFileSync(new URL(tableFileName(profile), TABLE_DIR));
+      const tables = unpackTables(new Uint8Array(gunzipSync(file)));
+      cacheTables(key, tables.hit, tables.heur);
+      return { ...tables, source: "file", millis: performance.now() - t0 };
+    } catch {
+      // Not a committed profile: build it.
+    }
+    build = { builder: new HitCheckBuilder(profile), millis: 0 };
+    tableBuilds.set(key, build);
+  }
+  const done = build.builder.step(stop);
+  build.millis += performance.now() - t0;
+  if (!done) return null;
+  const t1 = performance.now();
+  const hit = build.builder.table();
+  const heur = buildHeuristicTable(profile.turningRadius, profile.headings, profile.reverse);
+  tableBuilds.delete(key);
+  cacheTables(key, hit, heur);
+  return { hit, heur, source: "built", millis: build.millis + performance.now() - t1 };
+}
+
+/** Progress of a stopped build of the profile's tables (start headings done, of all), or null if none. */
+export function tableBuildProgress(profile: TableProfile): { done: number; total: number } | null {
+  const build = tableBuilds.get(tableKey(profile));
+  return build ? { done: build.builder.headingsDone, total: profile.headings } : null;
+}
+
+/** Drops every cached table and build under way (tests). */
 export function clearTableCache(): void {
   tableCache.clear();
+  tableBuilds.clear();
+  tableCacheBytes = 0;
+}
+
+/** Bytes the table cache holds now (tests). */
+export function tableCacheSize(): number {
+  return tableCacheBytes;
+}
+
+/** Sets the table cache's byte bound (tests and tuning); returns the previous one. */
+export function setTableCacheLimit(bytes: number): number {
+  const previous = tableCacheLimit;
+  tableCacheLimit = bytes;
+  return previous;
 }
 
 /** 4-connected Dijkstra over the grid inside a window (heuristic 0, no goal): an exhaustive backward search. */
@@ -320,7 +396,21 @@ export function directionalSearch(
   cancel: Int32Array | null,
 ): DirectionalRun {
   const profile = tableProfileOf(unit, req.neighborhood, req.reverse);
-  const tables = tablesFor(profile);
+  const cancelled = () => cancel !== null && Atomics.load(cancel, 0) !== 0;
+  const tables = tablesUntil(profile, () => cancelled() || performance.now() > req.deadline);
+  if (tables === null) {
+    const progress = tableBuildProgress(profile);
+    return {
+      status: cancelled() ? "cancelled" : "budget",
+      segments: [],
+      tiles: [],
+      expansions: 0,
+      tables: { source: "building", millis: 0, key: tableKey(profile) },
+      message:
+        `time budget exhausted while building the unit's directional tables (a one-off per worker and ` +
+        `profile; ${progress?.done ?? 0} of ${profile.headings} headings done, the next request goes on)`,
+    };
+  }
   const tinfo = {
     source: tables.source,
     millis: Math.round(tables.millis * 1000) / 1000,

@@ -151,6 +151,129 @@ export function curveCells(
 }
 
 /**
+ * Builds a profile's hit-check table one start heading at a time, so that the build (up to seconds for a
+ * large custom profile) can stop between headings when a request runs out of time and go on later from there.
+ * The arrays grow in the same order as a build in one go, so the table is the same either way.
+ */
+export class HitCheckBuilder {
+  /** The profile being built. */
+  readonly profile: TableProfile;
+  /** Start headings done so far (the build is complete at profile.headings). */
+  headingsDone = 0;
+  private readonly offsets: Int8Array;
+  private readonly transitionStart: Uint32Array;
+  private readonly dx: number[] = [];
+  private readonly dy: number[] = [];
+  private readonly endHeading: number[] = [];
+  private readonly flags: number[] = [];
+  private readonly cusps: number[] = [];
+  private readonly forward: number[] = [];
+  private readonly reverse: number[] = [];
+  private readonly turn: number[] = [];
+  private readonly cellStart: number[] = [0];
+  private readonly cells: number[] = [];
+  private maxReach = 0;
+
+  /** Starts a build (nothing is computed yet). */
+  constructor(profile: TableProfile) {
+    this.profile = profile;
+    this.offsets = directionTable(profile.neighborhood);
+    this.transitionStart = new Uint32Array(profile.headings + 1);
+  }
+
+  /** True once every start heading is built. */
+  get done(): boolean {
+    return this.headingsDone === this.profile.headings;
+  }
+
+  /**
+   * Builds start headings until all are done or `stop()` (polled before each) says to stop; returns
+   * {@link done}. `onProgress(done, total)` is called after each heading.
+   */
+  step(stop: (() => boolean) | null = null, onProgress?: (done: number, total: number) => void): boolean {
+    const H = this.profile.headings;
+    while (this.headingsDone < H) {
+      if (stop !== null && stop()) return false;
+      this.buildHeading(this.headingsDone);
+      this.headingsDone++;
+      onProgress?.(this.headingsDone, H);
+    }
+    return true;
+  }
+
+  /** The finished table (throws if the build is not {@link done}). */
+  table(): HitCheckTable {
+    if (!this.done) throw new Error(`hit-check table ${tableKey(this.profile)} is not built yet`);
+    const H = this.profile.headings;
+    this.transitionStart[H] = this.dx.length;
+    return {
+      profile: this.profile,
+      key: tableKey(this.profile),
+      transitionStart: this.transitionStart,
+      dx: Int8Array.from(this.dx),
+      dy: Int8Array.from(this.dy),
+      endHeading: Uint8Array.from(this.endHeading),
+      flags: Uint8Array.from(this.flags),
+      cusps: Uint8Array.from(this.cusps),
+      forwardLength: Float64Array.from(this.forward),
+      reverseLength: Float64Array.from(this.reverse),
+      turn: Float64Array.from(this.turn),
+      cellStart: Uint32Array.from(this.cellStart),
+      cells: Int8Array.from(this.cells),
+      maxReach: this.maxReach,
+    };
+  }
+
+  private add(ox: number, oy: number, h1: number, segs: Segment[], rs: boolean): void {
+    const m = measureCurve(segs);
+    const c = curveCells(segs, this.profile.footprint, 0, 0);
+    this.dx.push(ox);
+    this.dy.push(oy);
+    this.endHeading.push(h1);
+    this.flags.push(
+      (m.first < 0 ? FIRST_REVERSE : 0) | (m.last < 0 ? LAST_REVERSE : 0) | (rs ? IS_REEDS_SHEPP : 0),
+    );
+    this.cusps.push(m.cusps);
+    this.forward.push(m.forward);
+    this.reverse.push(m.reverse);
+    this.turn.push(m.turn);
+    // Destination first (the cheapest rejection), origin left out.
+    this.cells.push(ox, oy);
+    for (let i = 0; i < c.length; i += 2) {
+      const x = c[i], y = c[i + 1];
+      if ((x === 0 && y === 0) || (x === ox && y === oy)) continue;
+      if (Math.abs(x) > 127 || Math.abs(y) > 127) throw new RangeError("hit-check cell beyond int8 range");
+      this.cells.push(x, y);
+      this.maxReach = Math.max(this.maxReach, Math.abs(x), Math.abs(y));
+    }
+    this.maxReach = Math.max(this.maxReach, Math.abs(ox), Math.abs(oy));
+    this.cellStart.push(this.cells.length / 2);
+  }
+
+  private buildHeading(h0: number): void {
+    const { headings: H, turningRadius: r } = this.profile;
+    const offsets = this.offsets;
+    const nOff = offsets.length / 2;
+    this.transitionStart[h0] = this.dx.length;
+    const start: Pose = { x: 0.5, y: 0.5, heading: headingAngle(h0, H) };
+    for (let o = 0; o < nOff; o++) {
+      const ox = offsets[2 * o], oy = offsets[2 * o + 1];
+      for (let h1 = 0; h1 < H; h1++) {
+        const goal: Pose = { x: ox + 0.5, y: oy + 0.5, heading: headingAngle(h1, H) };
+        const dubins = dubinsShortest(start, goal, r);
+        this.add(ox, oy, h1, dubins.segments, false);
+        if (this.profile.reverse) {
+          const rs = reedsSheppShortest(start, goal, r);
+          if (rs.length < dubins.length - 1e-9 && rs.segments.some((s) => s.direction < 0)) {
+            this.add(ox, oy, h1, rs.segments, true);
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
  * Builds the hit-check table of a profile. `onProgress(done, total)` is called once per start heading.
  * Deterministic: the same profile always gives the same arrays.
  */
@@ -158,83 +281,9 @@ export function buildHitCheckTable(
   profile: TableProfile,
   onProgress?: (done: number, total: number) => void,
 ): HitCheckTable {
-  const H = profile.headings;
-  const r = profile.turningRadius;
-  const offsets = directionTable(profile.neighborhood);
-  const nOff = offsets.length / 2;
-  const transitionStart = new Uint32Array(H + 1);
-  const dx: number[] = [];
-  const dy: number[] = [];
-  const endHeading: number[] = [];
-  const flags: number[] = [];
-  const cusps: number[] = [];
-  const forward: number[] = [];
-  const reverse: number[] = [];
-  const turn: number[] = [];
-  const cellStart: number[] = [0];
-  const cells: number[] = [];
-  let maxReach = 0;
-  const add = (ox: number, oy: number, h1: number, segs: Segment[], rs: boolean) => {
-    const m = measureCurve(segs);
-    const c = curveCells(segs, profile.footprint, 0, 0);
-    dx.push(ox);
-    dy.push(oy);
-    endHeading.push(h1);
-    flags.push(
-      (m.first < 0 ? FIRST_REVERSE : 0) | (m.last < 0 ? LAST_REVERSE : 0) | (rs ? IS_REEDS_SHEPP : 0),
-    );
-    cusps.push(m.cusps);
-    forward.push(m.forward);
-    reverse.push(m.reverse);
-    turn.push(m.turn);
-    // Destination first (the cheapest rejection), origin left out.
-    cells.push(ox, oy);
-    for (let i = 0; i < c.length; i += 2) {
-      const x = c[i], y = c[i + 1];
-      if ((x === 0 && y === 0) || (x === ox && y === oy)) continue;
-      if (Math.abs(x) > 127 || Math.abs(y) > 127) throw new RangeError("hit-check cell beyond int8 range");
-      cells.push(x, y);
-      maxReach = Math.max(maxReach, Math.abs(x), Math.abs(y));
-    }
-    maxReach = Math.max(maxReach, Math.abs(ox), Math.abs(oy));
-    cellStart.push(cells.length / 2);
-  };
-  for (let h0 = 0; h0 < H; h0++) {
-    transitionStart[h0] = dx.length;
-    const start: Pose = { x: 0.5, y: 0.5, heading: headingAngle(h0, H) };
-    for (let o = 0; o < nOff; o++) {
-      const ox = offsets[2 * o], oy = offsets[2 * o + 1];
-      for (let h1 = 0; h1 < H; h1++) {
-        const goal: Pose = { x: ox + 0.5, y: oy + 0.5, heading: headingAngle(h1, H) };
-        const dubins = dubinsShortest(start, goal, r);
-        add(ox, oy, h1, dubins.segments, false);
-        if (profile.reverse) {
-          const rs = reedsSheppShortest(start, goal, r);
-          if (rs.length < dubins.length - 1e-9 && rs.segments.some((s) => s.direction < 0)) {
-            add(ox, oy, h1, rs.segments, true);
-          }
-        }
-      }
-    }
-    onProgress?.(h0 + 1, H);
-  }
-  transitionStart[H] = dx.length;
-  return {
-    profile,
-    key: tableKey(profile),
-    transitionStart,
-    dx: Int8Array.from(dx),
-    dy: Int8Array.from(dy),
-    endHeading: Uint8Array.from(endHeading),
-    flags: Uint8Array.from(flags),
-    cusps: Uint8Array.from(cusps),
-    forwardLength: Float64Array.from(forward),
-    reverseLength: Float64Array.from(reverse),
-    turn: Float64Array.from(turn),
-    cellStart: Uint32Array.from(cellStart),
-    cells: Int8Array.from(cells),
-    maxReach,
-  };
+  const builder = new HitCheckBuilder(profile);
+  builder.step(null, onProgress);
+  return builder.table();
 }
 
 const MAGIC = "ARCPTBL1";
