@@ -30,7 +30,11 @@ export async function startBenchServer(args: string[] = []): Promise<BenchServer
   const proc = spawn(
     Deno.execPath(),
     ["run", "-A", join(ROOT, "src/main.ts"), "--listen", "127.0.0.1:0", "--data", dir, ...args],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ARCPATH_LOG_LEVEL: "warn" } },
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", Deno.env.get("ARCPATH_BENCH_STDERR") ? "inherit" : "ignore"],
+      env: { ...process.env, ARCPATH_LOG_LEVEL: "warn" },
+    },
   );
   let out = "";
   const port = await new Promise<number>((res, rej) => {
