@@ -27,6 +27,7 @@ import {
 } from "../search/directionTable.ts";
 import { type DirectionalGoal, DirectionalSpace, type TileWindow } from "../search/directionalSpace.ts";
 import { GridSpace } from "../search/gridSpace.ts";
+import { ByteLru } from "../search/byteLru.ts";
 import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
 import {
   buildHitCheckTable,
@@ -106,7 +107,6 @@ export function compressTables(packed: Uint8Array): Uint8Array {
 interface CachedTables {
   hit: HitCheckTable;
   heur: HeuristicTable;
-  bytes: number;
 }
 
 /**
@@ -114,9 +114,7 @@ interface CachedTables {
  * (a few MB), so without a bound a client cycling through unit shapes could grow a worker without limit.
  */
 export const TABLE_CACHE_BYTES = 192 * 1024 * 1024;
-let tableCacheLimit = TABLE_CACHE_BYTES;
-const tableCache = new Map<string, CachedTables>();
-let tableCacheBytes = 0;
+const tableCache = new ByteLru<string, CachedTables>(TABLE_CACHE_BYTES);
 /** Builds under way (stopped by a request's deadline or cancel), by table key, with the time spent so far. */
 const tableBuilds = new Map<string, { builder: HitCheckBuilder; millis: number }>();
 
@@ -127,14 +125,7 @@ function tableSetBytes(hit: HitCheckTable, heur: HeuristicTable): number {
 }
 
 function cacheTables(key: string, hit: HitCheckTable, heur: HeuristicTable): void {
-  const bytes = tableSetBytes(hit, heur);
-  tableCache.set(key, { hit, heur, bytes });
-  tableCacheBytes += bytes;
-  for (const [old, entry] of tableCache) {
-    if (tableCacheBytes <= tableCacheLimit || old === key) break;
-    tableCache.delete(old);
-    tableCacheBytes -= entry.bytes;
-  }
+  tableCache.set(key, { hit, heur }, tableSetBytes(hit, heur));
 }
 
 /** The tables of a profile: from this worker's cache, else tables/<key>.bin, else built (and cached). */
@@ -150,11 +141,7 @@ export function tablesFor(profile: TableProfile): TableSet {
 export function tablesUntil(profile: TableProfile, stop: (() => boolean) | null): TableSet | null {
   const key = tableKey(profile);
   const cached = tableCache.get(key);
-  if (cached) {
-    tableCache.delete(key);
-    tableCache.set(key, cached);
-    return { hit: cached.hit, heur: cached.heur, source: "cache", millis: 0 };
-  }
+  if (cached) return { hit: cached.hit, heur: cached.heur, source: "cache", millis: 0 };
   const t0 = performance.now();
   let build = tableBuilds.get(key);
   if (build === undefined) {
@@ -190,18 +177,17 @@ export function tableBuildProgress(profile: TableProfile): { done: number; total
 export function clearTableCache(): void {
   tableCache.clear();
   tableBuilds.clear();
-  tableCacheBytes = 0;
 }
 
 /** Bytes the table cache holds now (tests). */
 export function tableCacheSize(): number {
-  return tableCacheBytes;
+  return tableCache.bytes;
 }
 
 /** Sets the table cache's byte bound (tests and tuning); returns the previous one. */
 export function setTableCacheLimit(bytes: number): number {
-  const previous = tableCacheLimit;
-  tableCacheLimit = bytes;
+  const previous = tableCache.limit;
+  tableCache.limit = bytes;
   return previous;
 }
 

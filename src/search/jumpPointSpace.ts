@@ -31,6 +31,7 @@
  */
 
 import { type PassLayer, uniformCost } from "../maps/grid.ts";
+import { ByteLru } from "./byteLru.ts";
 import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
 import type { Neighborhood } from "./gridSpace.ts";
 
@@ -45,58 +46,31 @@ export function useJumpPoints(layer: PassLayer, neighborhood: Neighborhood): boo
 const openMasks = new WeakMap<Float32Array, Map<number, Uint8Array>>();
 
 /**
- * Bytes of open masks and jump tables a worker keeps (most recently used first out of the way last). They are
- * built per map version and clearance class, and clients choose unit radii freely (hundreds of classes up to
- * radius 16), so without a bound a client could grow a worker until it runs out of memory.
+ * Bytes of open masks and jump tables a worker keeps, least recently used out first. They are built per map
+ * version and clearance class, and clients choose unit radii freely (hundreds of classes up to radius 16), so
+ * without a bound a client could grow a worker until it runs out of memory.
  */
 export const JUMP_CACHE_BYTES = 256 * 1024 * 1024;
-let jumpCacheLimit = JUMP_CACHE_BYTES;
+
+/** The (layer, r) entries by open mask; an evicted entry leaves both caches. */
+const jumpCache = new ByteLru<Uint8Array, { byClearance: Map<number, Uint8Array>; r: number }>(
+  JUMP_CACHE_BYTES,
+  (mask, entry) => {
+    entry.byClearance.delete(entry.r);
+    jumpTables.delete(mask);
+  },
+);
 
 /** Sets the jump cache's byte bound (tests and tuning); returns the previous one. */
 export function setJumpCacheLimit(bytes: number): number {
-  const previous = jumpCacheLimit;
-  jumpCacheLimit = bytes;
+  const previous = jumpCache.limit;
+  jumpCache.limit = bytes;
   return previous;
-}
-
-/** Cached (layer, r) entries in use order, oldest first, with their bytes. */
-const jumpCacheOrder = new Map<
-  Uint8Array,
-  { byClearance: Map<number, Uint8Array>; r: number; bytes: number }
->();
-let jumpCacheBytes = 0;
-
-/** Marks a mask as just used and evicts the least recently used entries past the bound. */
-function touchJumpCache(
-  mask: Uint8Array,
-  byClearance: Map<number, Uint8Array>,
-  r: number,
-  bytes: number,
-): void {
-  const entry = jumpCacheOrder.get(mask);
-  if (entry) {
-    jumpCacheOrder.delete(mask);
-    jumpCacheOrder.set(mask, entry);
-    if (bytes > entry.bytes) {
-      jumpCacheBytes += bytes - entry.bytes;
-      entry.bytes = bytes;
-    }
-  } else {
-    jumpCacheOrder.set(mask, { byClearance, r, bytes });
-    jumpCacheBytes += bytes;
-  }
-  for (const [old, e] of jumpCacheOrder) {
-    if (jumpCacheBytes <= jumpCacheLimit || old === mask) break;
-    jumpCacheOrder.delete(old);
-    jumpCacheBytes -= e.bytes;
-    e.byClearance.delete(e.r);
-    jumpTables.delete(old);
-  }
 }
 
 /** Bytes the jump cache holds now (tests). */
 export function jumpCacheSize(): number {
-  return jumpCacheBytes;
+  return jumpCache.bytes;
 }
 
 /**
@@ -125,8 +99,10 @@ export function openMask(layer: PassLayer, minClearance: number): Uint8Array {
       }
     }
     byClearance.set(r, mask);
+    jumpCache.set(mask, { byClearance, r }, mask.byteLength);
+  } else {
+    jumpCache.get(mask);
   }
-  touchJumpCache(mask, byClearance, r, mask.byteLength);
   return mask;
 }
 
@@ -200,7 +176,11 @@ export function straightJumps(layer: PassLayer, minClearance: number): StraightJ
       sweep(open, tables.north, -pw, 1, pw + x, ph - 2);
     }
     jumpTables.set(open, tables);
-    touchJumpCache(open, openMasks.get(layer.tileCost)!, minClearance > 0 ? minClearance : 0, 17 * n);
+    // The mask (1 byte a cell) and four Int32 tables (16): the entry now holds 17 bytes a cell.
+    jumpCache.set(open, {
+      byClearance: openMasks.get(layer.tileCost)!,
+      r: minClearance > 0 ? minClearance : 0,
+    }, 17 * n);
   }
   return tables;
 }
