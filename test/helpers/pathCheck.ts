@@ -78,19 +78,26 @@ function blocked(layer: PassLayer, x: number, y: number): boolean {
   return x < 0 || y < 0 || x >= layer.width || y >= layer.height || layer.tileCost[y * layer.width + x] === 0;
 }
 
-/** Pose at distance u along a segment, by numerically integrating heading (independent of the library). */
+/** Poses along a segment every `step` or less, in closed form from its start (independent of the library). */
 function sampleSegment(seg: Segment, step: number): { x: number; y: number; h: number }[] {
   const out: { x: number; y: number; h: number }[] = [];
   const n = Math.max(1, Math.ceil(seg.length / step));
   let x = seg.start.x, y = seg.start.y, h = seg.start.heading;
   out.push({ x, y, h });
   const du = seg.length / n;
-  for (let i = 0; i < n; i++) {
-    // Midpoint rule on heading: exact for arcs up to O(du^3).
-    const hm = h + seg.direction * seg.curvature * du / 2;
-    x += seg.direction * du * Math.cos(hm);
-    y += seg.direction * du * Math.sin(hm);
-    h += seg.direction * seg.curvature * du;
+  const k = seg.curvature, d = seg.direction, h0 = h;
+  for (let i = 1; i <= n; i++) {
+    // Closed form from the segment's start (no step error, even for very tight arcs): the heading turns by
+    // d k s, and on an arc x and y follow the circle, dx/dh = cos h / k, dy/dh = sin h / k.
+    const s = i * du;
+    h = h0 + d * k * s;
+    if (k === 0) {
+      x = seg.start.x + d * s * Math.cos(h0);
+      y = seg.start.y + d * s * Math.sin(h0);
+    } else {
+      x = seg.start.x + (Math.sin(h) - Math.sin(h0)) / k;
+      y = seg.start.y - (Math.cos(h) - Math.cos(h0)) / k;
+    }
     out.push({ x, y, h });
   }
   return out;

@@ -1,0 +1,129 @@
+/**
+ * Randomized requests over real gRPC: valid, odd and invalid Plan requests mixed. Every request gets an answer
+ * (a plan status, or an error code from the documented set with a message); every path a curve planner returns
+ * as found is legal for the unit (independent dense check); the server keeps serving throughout.
+ * FUZZ_SEED and FUZZ_N (environment) run other seeds or more requests.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import * as grpc from "@grpc/grpc-js";
+import { readFileSync } from "node:fs";
+import { resolveUnit, type UnitProfileInput } from "../src/service/profiles.ts";
+import type { PlanOutcome } from "../src/planning/task.ts";
+import { call, startServer, type TestServer } from "./helpers/server.ts";
+import { checkPath, layerOfMap } from "./helpers/pathCheck.ts";
+import { rng } from "./helpers/rng.ts";
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+}, 120_000);
+afterAll(async () => {
+  await srv?.stop();
+});
+
+const yard = layerOfMap(readFileSync(new URL("../demo/maps/yard.map", import.meta.url), "utf8"));
+
+const PLANNERS = [
+  "PLANNER_AUTO",
+  "PLANNER_GRID",
+  "PLANNER_SMOOTH",
+  "PLANNER_CURVED",
+  "PLANNER_DIRECTIONAL",
+  "PLANNER_HYBRID",
+  "PLANNER_HIERARCHICAL",
+];
+const ERROR_CODES = new Set([
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.NOT_FOUND,
+  grpc.status.FAILED_PRECONDITION,
+  grpc.status.RESOURCE_EXHAUSTED,
+  grpc.status.DEADLINE_EXCEEDED,
+]);
+const STATUSES = new Set([
+  "PLAN_STATUS_FOUND",
+  "PLAN_STATUS_UNREACHABLE",
+  "PLAN_STATUS_NEAREST",
+  "PLAN_STATUS_BUDGET_EXHAUSTED",
+  "PLAN_STATUS_NO_LEGAL_PATH",
+]);
+
+describe("randomized Plan requests", () => {
+  test("every request is answered; found curve paths are legal; the server keeps serving", async () => {
+    const rand = rng(Number(Deno.env.get("FUZZ_SEED") ?? 20261123));
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+    const odd = (p: number) => rand() < p;
+    const coordinate = () => (odd(0.05) ? pick([NaN, -1, 64.5, 1e9]) : 1 + rand() * 62);
+    let found = 0, checked = 0, errors = 0;
+    const problems: string[] = [];
+    for (let i = 0; i < Number(Deno.env.get("FUZZ_N") ?? 400); i++) {
+      const unit: UnitProfileInput = odd(0.5)
+        ? { name: pick(["agent", "soldier", "jeep", "tank", "truck", "boat"]) }
+        : {
+          radius: odd(0.05) ? -0.5 : rand() * 1.4,
+          turning_radius: odd(0.3) ? 0 : rand() * 4,
+          can_reverse: odd(0.5),
+          headings: odd(0.1) ? pick([8, 16, 7]) : 0,
+          ...(odd(0.2) ? { width: 0.3 + rand(), length: 0.5 + rand() * 2 } : {}),
+        };
+      const planner = odd(0.03) ? 42 : pick(PLANNERS);
+      const options = {
+        neighborhood: pick([0, 0, 0, 4, 8, 24, 48, 6]),
+        max_millis: odd(0.2) ? 20 : 2000,
+        max_expansions: odd(0.1) ? 50 : 0,
+        nearest_fallback: odd(0.2),
+        ignore_obstacles_in_curves: odd(0.1),
+        tighter_turns: odd(0.1),
+        allow_backing_up: odd(0.2),
+      };
+      const start = { x: coordinate(), y: coordinate(), heading: odd(0.05) ? NaN : rand() * 6.3 - 3.15 };
+      const goal = {
+        x: coordinate(),
+        y: coordinate(),
+        ...(odd(0.3) ? { heading: rand() * 6.3 - 3.15 } : {}),
+      };
+      const map = odd(0.05)
+        ? pick([{ id: "nope" }, { id: "yard", version: "0000" }, { id: "" }])
+        : { id: "yard" };
+      const req = { map, unit, start, goal, planner, options };
+      const where = `request ${i}: ${JSON.stringify(req)}`;
+      let res;
+      try {
+        res = await call(srv.client, "Plan", req);
+      } catch (e) {
+        const err = e as grpc.ServiceError;
+        expect(ERROR_CODES.has(err.code), `${where}: code ${err.code} ${err.details}`).toBe(true);
+        expect(err.details.length, where).toBeGreaterThan(0);
+        errors++;
+        continue;
+      }
+      expect(STATUSES.has(res.status), `${where}: status ${res.status}`).toBe(true);
+      if (res.status !== "PLAN_STATUS_FOUND") continue;
+      found++;
+      // Curve planners promise legality unless the request asked for an approximation.
+      const curvePlanner = ["PLANNER_CURVED", "PLANNER_DIRECTIONAL", "PLANNER_HYBRID"].includes(
+        res.stats.planner,
+      );
+      const approximate = options.ignore_obstacles_in_curves || options.tighter_turns;
+      const spec = resolveUnit(unit);
+      if (!curvePlanner || approximate || spec.headings > 0 || map.id !== "yard") continue;
+      const out = { segments: res.segments } as unknown as PlanOutcome;
+      // A unit that turns in place (turning radius 0) may change heading between segments (docs/segments.md).
+      const issues = checkPath(yard, spec, out, start, { ...goal, tolerance: 0.5 })
+        .filter((issue) => spec.turningRadius > 0 || !/heading/.test(issue));
+      if (issues.length > 0) problems.push(`${where}: ${res.stats.planner} ${issues.join(", ")}`);
+      checked++;
+    }
+    expect(problems).toEqual([]);
+    expect(found).toBeGreaterThan(30);
+    expect(checked).toBeGreaterThan(10);
+    expect(errors).toBeGreaterThan(5);
+    const after = await call(srv.client, "Plan", {
+      map: { id: "yard" },
+      start: { x: 10.5, y: 10.5 },
+      goal: { x: 12.5, y: 10.5 },
+      planner: "PLANNER_GRID",
+    });
+    expect(after.status).toBe("PLAN_STATUS_FOUND");
+    expect(srv.proc.exitCode).toBeNull();
+  }, 600_000);
+});
