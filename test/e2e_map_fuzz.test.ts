@@ -1,0 +1,120 @@
+/**
+ * Randomized maps over real gRPC: mutated Moving AI texts and raw grids of odd sizes (1 x 1, 1 x N, all
+ * blocked, ...). Each PutMap is accepted or refused with INVALID_ARGUMENT / RESOURCE_EXHAUSTED and a message;
+ * every accepted map then answers Plan requests of every planner with a plan status or a documented error,
+ * and the server keeps serving. FUZZ_SEED and FUZZ_N (environment) run other seeds or more maps.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import * as grpc from "@grpc/grpc-js";
+import { call, startServer, type TestServer } from "./helpers/server.ts";
+import { rng } from "./helpers/rng.ts";
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer(["--no-demo"]);
+}, 120_000);
+afterAll(async () => {
+  await srv?.stop();
+});
+
+const PLANNERS = [
+  "PLANNER_AUTO",
+  "PLANNER_GRID",
+  "PLANNER_SMOOTH",
+  "PLANNER_CURVED",
+  "PLANNER_DIRECTIONAL",
+  "PLANNER_HYBRID",
+  "PLANNER_HIERARCHICAL",
+];
+const MAP_ERRORS = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.RESOURCE_EXHAUSTED]);
+const PLAN_ERRORS = new Set([
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.NOT_FOUND,
+  grpc.status.DEADLINE_EXCEEDED,
+]);
+
+describe("randomized maps", () => {
+  test(
+    "odd and broken maps are accepted or refused cleanly; accepted ones answer every planner",
+    async () => {
+      const rand = rng(Number(Deno.env.get("FUZZ_SEED") ?? 4242));
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+      const problems: string[] = [];
+      let accepted = 0, refused = 0, planned = 0;
+      for (let m = 0; m < Number(Deno.env.get("FUZZ_N") ?? 60); m++) {
+        const w = pick([1, 1, 2, 3, 5, 17, 40]), h = pick([1, 2, 3, 7, 33]);
+        const density = pick([0, 0.1, 0.3, 0.6, 1]);
+        let req: Record<string, unknown>;
+        if (rand() < 0.3) {
+          const tiles = new Uint8Array(w * h);
+          for (let i = 0; i < tiles.length; i++) tiles[i] = rand() < density ? 1 : 0;
+          req = { id: `raw${m}`, raw: { width: w, height: rand() < 0.1 ? h + 1 : h, tiles } };
+        } else {
+          const rows: string[] = [];
+          for (let y = 0; y < h; y++) {
+            let r = "";
+            for (let x = 0; x < w; x++) {
+              r += rand() < density ? "@" : pick([".", ".", ".", "G", "S", "T", "W"]);
+            }
+            rows.push(r);
+          }
+          let text = `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
+          // Mutations: a cut, a changed character, Windows line ends, a wrong header.
+          const mutation = rand();
+          if (mutation < 0.1) text = text.slice(0, Math.floor(rand() * text.length));
+          else if (mutation < 0.2) {
+            const i = Math.floor(rand() * text.length);
+            text = text.slice(0, i) + pick(["x", "\n", " ", "9", "é"]) + text.slice(i + 1);
+          } else if (mutation < 0.3) text = text.replace(/\n/g, "\r\n");
+          else if (mutation < 0.35) text = text.replace(`width ${w}`, `width ${w + 1}`);
+          req = { id: `mt${m}`, movingai: text };
+        }
+        let info;
+        try {
+          info = await call(srv.client, "PutMap", req);
+        } catch (e) {
+          const err = e as grpc.ServiceError;
+          if (!MAP_ERRORS.has(err.code) || !err.details) {
+            problems.push(
+              `map ${m}: PutMap ${err.code} ${err.details}`,
+            );
+          }
+          refused++;
+          continue;
+        }
+        accepted++;
+        for (const planner of PLANNERS) {
+          const unit = pick([{ name: "agent" }, { name: "tank" }, { name: "jeep" }, { radius: 0.4 }]);
+          const sx = rand() * w, sy = rand() * h, gx = rand() * w, gy = rand() * h;
+          try {
+            const res = await call(srv.client, "Plan", {
+              map: { id: info.id },
+              unit,
+              start: { x: sx, y: sy, heading: rand() * 6 - 3 },
+              goal: { x: gx, y: gy },
+              planner,
+              options: { max_millis: 2000, nearest_fallback: rand() < 0.3 },
+            });
+            if (!String(res.status).startsWith("PLAN_STATUS_") || res.status === "PLAN_STATUS_UNSPECIFIED") {
+              problems.push(`map ${m} ${planner}: status ${res.status}`);
+            }
+            planned++;
+          } catch (e) {
+            const err = e as grpc.ServiceError;
+            if (!PLAN_ERRORS.has(err.code) || !err.details) {
+              problems.push(`map ${m} ${planner}: Plan ${err.code} ${err.details}`);
+            }
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(accepted).toBeGreaterThan(10);
+      expect(refused).toBeGreaterThan(3);
+      expect(planned).toBeGreaterThan(20);
+      const list = await call(srv.client, "ListMaps", {});
+      expect(list.maps.length).toBe(accepted);
+      expect(srv.proc.exitCode).toBeNull();
+    },
+    300_000,
+  );
+});
