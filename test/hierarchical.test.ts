@@ -271,6 +271,35 @@ describe("stored trees and landmarks", () => {
     expect(checked).toBeGreaterThan(100);
   });
 
+  test("start and goal links from the stored trees equal the in-region searches (uniform-cost maps)", () => {
+    for (const name of ["random512-10-0.map", "Aftershock.map"]) {
+      const m = load(mapText(name));
+      const w = m.layer.width;
+      // Prepared: links come from the nodes' trees. Lazy: start and goal regions are not prepared when the
+      // query is set up, so the links come from two in-region searches.
+      const trees = new AbstractGraph(m.table, m.layer, 8);
+      trees.prepareAll();
+      const scratch = new HierarchicalScratch();
+      let compared = 0;
+      for (const q of queries(name).sort((a, b) => b.optimal - a.optimal).slice(0, 15)) {
+        const start = q.sy * w + q.sx, goal = q.gy * w + q.gx;
+        if (m.table.regionOf[start] === m.table.regionOf[goal]) continue;
+        const a = hierarchicalSearch(trees, start, goal, scratch, limits);
+        expect(scratch.abstract.linksFromTrees).toBe(true);
+        const lazy = new AbstractGraph(m.table, m.layer, 8);
+        const b = hierarchicalSearch(lazy, start, goal, scratch, limits);
+        expect(scratch.abstract.linksFromTrees).toBe(false);
+        expect(a.status).toBe("found");
+        expect(b.status).toBe("found");
+        // The tree-refined path is a legal walk from start to goal, as long as the searched one.
+        expect(tilePathProblem(m.blocks, a.path!, start, goal)).toBeNull();
+        expect(tileWalkLength(a.path!, w)).toBeCloseTo(tileWalkLength(b.path!, w), 6);
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(10);
+    }
+  }, 120_000);
+
   for (const name of ["maze512-1-0.map", "AR0011SR.map"]) {
     test(`${name}: landmarks keep abstract paths optimal and cut expansions`, () => {
       const m = load(mapText(name));

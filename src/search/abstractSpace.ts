@@ -108,6 +108,9 @@ export class RegionSpace implements SearchSpace {
   }
 }
 
+/** Fixed-point scale of a diagonal step at cost 1 (before rounding), as in GridSpace. */
+const DIAGONAL_STEP = Math.SQRT2 * COST_SCALE;
+
 /** Grid step per direction code (see {@link stepCode}). */
 const STEP_DX = Int8Array.of(1, -1, 0, 0, 1, 1, -1, -1);
 const STEP_DY = Int8Array.of(0, 0, 1, -1, 1, -1, 1, -1);
@@ -443,22 +446,54 @@ export class AbstractGraph {
    * the index after the last tile written. `out` must have room (at most the region's tile count).
    */
   writeRegionPath(i: number, j: number, out: Int32Array, at: number): number {
+    const n = this.writeTreeWalk(i, this.nodeTile[j], out, at);
+    out.subarray(at, n).reverse();
+    return n;
+  }
+
+  /**
+   * Writes the tiles of node i's tree path walked back from `tile` (same region, block prepared) toward node
+   * i: `tile` first, node i's tile left out. Reversed, that is node i's shortest path to `tile`; as written,
+   * on symmetric (uniform-cost) terrain, a shortest path from `tile` to node i. Returns the index after the
+   * last tile written.
+   */
+  writeTreeWalk(i: number, tile: number, out: Int32Array, at: number): number {
     const { width, sectorSize, sectorsX } = this.table;
     const sector = this.table.regionSector[this.nodeRegion[i]];
     const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
     const base = i * this.treeStride;
     const source = this.nodeTile[i];
-    // Walk back from j to i, then reverse in place.
     let n = at;
-    for (let t = this.nodeTile[j]; t !== source;) {
+    for (let t = tile; t !== source;) {
       out[n++] = t;
       const y = (t / width) | 0;
       const code = this.treeStep[base + (y - y0) * sectorSize + (t - y * width - x0)] - 1;
-      if (code < 0) throw new RangeError(`node ${j} is not on node ${i}'s region tree`);
+      if (code < 0) throw new RangeError(`tile ${t} is not on node ${i}'s region tree`);
       t -= STEP_DY[code] * width + STEP_DX[code];
     }
-    out.subarray(at, n).reverse();
     return n;
+  }
+
+  /**
+   * The in-region distance (fixed point) from node i to `tile` (same region, block prepared), summed along
+   * node i's stored tree with the grid's own step costs, so it equals what an in-region search finds.
+   */
+  treeDistance(i: number, tile: number): number {
+    const { width, sectorSize, sectorsX } = this.table;
+    const sector = this.table.regionSector[this.nodeRegion[i]];
+    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
+    const base = i * this.treeStride;
+    const source = this.nodeTile[i];
+    const tileCost = this.layer.tileCost;
+    let cost = 0;
+    for (let t = tile; t !== source;) {
+      const y = (t / width) | 0;
+      const code = this.treeStep[base + (y - y0) * sectorSize + (t - y * width - x0)] - 1;
+      if (code < 0) return Infinity;
+      cost += Math.round(tileCost[t] * (code < 4 ? COST_SCALE : DIAGONAL_STEP));
+      t -= STEP_DY[code] * width + STEP_DX[code];
+    }
+    return cost;
   }
 
   /**
@@ -626,6 +661,11 @@ export class AbstractSpace implements SearchSpace {
   private landmarkToGoal = new Float64Array(0);
   /** Also use the reverse landmark bound (symmetric costs only). */
   private symmetric = false;
+  /**
+   * True when this query's start and goal links came from the nodes' stored trees (see configure); the
+   * refinement then walks those trees instead of the start and goal searches' parents.
+   */
+  linksFromTrees = false;
 
   /**
    * Sets up a query from startTile to goalTile (both open, any regions) using `ws` for the in-region search
@@ -666,15 +706,28 @@ export class AbstractSpace implements SearchSpace {
       this.startDistance = new Float64Array(graph.maxRegionNodes);
       this.goalDistance = new Float64Array(graph.maxRegionNodes);
     }
-    let spent = graph.searchRegionFrom(goalTile, goalWs);
+    // On uniform-cost terrain, with both regions prepared and apart, the nodes' stored trees give the start
+    // and goal links (distances are symmetric there) without two in-region searches per query.
+    this.linksFromTrees = graph.uniformCost && this.startRegion !== this.goalRegion &&
+      graph.isPrepared(this.startRegion) && graph.isPrepared(this.goalRegion);
+    let spent = 0;
     let i0 = graph.regionNodeStart[this.goalRegion];
     let i1 = graph.regionNodeStart[this.goalRegion + 1];
-    for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = goalWs.g[graph.nodeTile[i]];
+    if (this.linksFromTrees) {
+      for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = graph.treeDistance(i, goalTile);
+    } else {
+      spent += graph.searchRegionFrom(goalTile, goalWs);
+      for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = goalWs.g[graph.nodeTile[i]];
+    }
     this.configureLandmarks(i0, i1);
-    spent += graph.searchRegionFrom(startTile, ws);
     i0 = graph.regionNodeStart[this.startRegion];
     i1 = graph.regionNodeStart[this.startRegion + 1];
-    for (let i = i0; i < i1; i++) this.startDistance[i - i0] = ws.g[graph.nodeTile[i]];
+    if (this.linksFromTrees) {
+      for (let i = i0; i < i1; i++) this.startDistance[i - i0] = graph.treeDistance(i, startTile);
+    } else {
+      spent += graph.searchRegionFrom(startTile, ws);
+      for (let i = i0; i < i1; i++) this.startDistance[i - i0] = ws.g[graph.nodeTile[i]];
+    }
     this.startToGoal = this.startRegion === this.goalRegion ? ws.g[goalTile] : NaN;
     return spent;
   }

@@ -250,7 +250,19 @@ export function refineByTrees(
   for (let i = 0; i + 1 < states.length; i++) {
     const a = states[i], b = states[i + 1];
     out = reserve(scratch, at, maxLeg);
-    if (a >= nodeCount) {
+    if (a >= nodeCount && space.linksFromTrees) {
+      // From the start to node b: node b's tree walked back from the start (symmetric terrain), start left out.
+      const from = at;
+      at = graph.writeTreeWalk(b, first, out, at);
+      // The walk wrote the start first and ends next to node b: drop the start, add node b.
+      out.copyWithin(from, from + 1, at);
+      out[at - 1] = graph.nodeTile[b];
+    } else if (b >= nodeCount && space.linksFromTrees) {
+      // From node a to the goal: node a's tree walked back from the goal, reversed.
+      const from = at;
+      at = graph.writeTreeWalk(a, space.tileOf(b), out, at);
+      out.subarray(from, at).reverse();
+    } else if (a >= nodeCount) {
       // From the start: the start tree's parents lead back to the start; write them reversed.
       const parent = scratch.regionWorkspace.parent;
       const from = at;
