@@ -63,6 +63,18 @@ describe("Plan input errors", () => {
     ],
     ["bad map id", { ...ok, map: { id: "../etc" } }, grpc.status.INVALID_ARGUMENT, /map\.id.*\.\.\/etc/],
     ["missing start", { map: arena, goal: ok.goal }, grpc.status.INVALID_ARGUMENT, /start/],
+    [
+      "huge start.heading",
+      { ...ok, start: { x: 1.5, y: 11.5, heading: 1e300 } },
+      grpc.status.INVALID_ARGUMENT,
+      /start\.heading.*within.*1e\+300/,
+    ],
+    [
+      "huge goal.heading",
+      { ...ok, goal: { x: 4.5, y: 12.5, heading: -2e7 } },
+      grpc.status.INVALID_ARGUMENT,
+      /goal\.heading.*-20000000/,
+    ],
   ];
   for (const [name, req, code, msg] of cases) {
     test(name, async () => {
@@ -153,6 +165,14 @@ describe("map upload errors", () => {
     });
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(err.details).toMatch(/turning_radius.*-2/);
+    // A heading far beyond its circle would be reduced modulo 2 pi with no precision left: refused.
+    const huge = await callError(srv.client, "Curve", {
+      start: { x: 0, y: 0, heading: 0 },
+      goal: { x: 1, y: 1, heading: 1e300 },
+      turning_radius: 1,
+    });
+    expect(huge.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(huge.details).toMatch(/goal\.heading.*within.*1e\+300/);
   });
 
   test("after all the bad input, the server still answers and has lost no map", async () => {

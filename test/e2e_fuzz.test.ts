@@ -126,4 +126,53 @@ describe("randomized Plan requests", () => {
     expect(after.status).toBe("PLAN_STATUS_FOUND");
     expect(srv.proc.exitCode).toBeNull();
   }, 600_000);
+
+  test(
+    "random Curve requests: a curve that ends at the goal pose, or INVALID_ARGUMENT naming the field",
+    async () => {
+      const rand = rng(Number(Deno.env.get("FUZZ_SEED") ?? 99));
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+      const value = (
+        scale: number,
+      ) => (rand() < 0.04 ? pick([NaN, Infinity, -Infinity, 1e300]) : (rand() - 0.5) * scale);
+      let ok = 0, refused = 0;
+      const problems: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        const scale = pick([1e-3, 1, 50, 4096]);
+        const start = { x: value(scale), y: value(scale), heading: value(7) };
+        const goal = rand() < 0.05 ? { ...start } : { x: value(scale), y: value(scale), heading: value(7) };
+        const req = {
+          start,
+          goal,
+          turning_radius: rand() < 0.05 ? pick([0, -1, NaN, 1e-9, 1e6]) : 0.1 + rand() * 5,
+          allow_reverse: rand() < 0.5,
+          ignore_goal_heading: rand() < 0.2,
+        };
+        const where = `curve ${i}: ${JSON.stringify(req)}`;
+        try {
+          const res = await call(srv.client, "Curve", req);
+          ok++;
+          if (!Number.isFinite(res.length) || res.length < 0) problems.push(`${where}: length ${res.length}`);
+          const segs = res.segments;
+          const end = segs.length > 0 ? segs[segs.length - 1].end : start;
+          const tol = 1e-6 * Math.max(1, scale, req.turning_radius);
+          if (Math.hypot(end.x - goal.x, end.y - goal.y) > tol) problems.push(`${where}: ends off the goal`);
+          const dh = Math.abs(
+            Math.atan2(Math.sin(end.heading - goal.heading), Math.cos(end.heading - goal.heading)),
+          );
+          if (!req.ignore_goal_heading && dh > 1e-6) problems.push(`${where}: wrong final heading`);
+        } catch (e) {
+          const err = e as grpc.ServiceError;
+          refused++;
+          if (err.code !== grpc.status.INVALID_ARGUMENT || !/start|goal|turning_radius/.test(err.details)) {
+            problems.push(`${where}: ${err.code} ${err.details}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(ok).toBeGreaterThan(200);
+      expect(refused).toBeGreaterThan(5);
+    },
+    120_000,
+  );
 });

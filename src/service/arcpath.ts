@@ -7,7 +7,7 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import { invalid, ServiceError } from "./errors.ts";
+import { headingValue, invalid, ServiceError } from "./errors.ts";
 import { checkMapId, type GridInput, type MapStore, type MapVersion, type TileEditSpec } from "./mapStore.ts";
 import type { PlanInput, PlanService } from "./planService.ts";
 import type { TerrainCostInput } from "./profiles.ts";
@@ -68,11 +68,11 @@ function updateToWire(u: StreamUpdate) {
 
 function finitePose(field: string, p: Partial<Pose> | null | undefined): Pose {
   if (!p) throw invalid(field, "unset", "is required");
-  for (const k of ["x", "y", "heading"] as const) {
+  for (const k of ["x", "y"] as const) {
     const v = p[k] ?? 0;
     if (!Number.isFinite(v)) throw invalid(`${field}.${k}`, v, "must be a finite number");
   }
-  return { x: p.x ?? 0, y: p.y ?? 0, heading: p.heading ?? 0 };
+  return { x: p.x ?? 0, y: p.y ?? 0, heading: headingValue(`${field}.heading`, p.heading ?? 0) };
 }
 
 /** The application: what each RPC does. */

@@ -34,6 +34,23 @@ export function invalid(field: string, value: unknown, why: string): ServiceErro
   return new ServiceError("INVALID_ARGUMENT", `${field}: ${why}, got ${formatValue(value)}`);
 }
 
+/**
+ * Largest heading magnitude accepted, radians. Any angle is meaningful modulo 2 pi, but reducing a huge one in
+ * double precision loses it (at 1e12 rad the spacing of doubles is already 1e-4 rad), so callers must send
+ * angles near their circle, as every client naturally does.
+ */
+export const MAX_HEADING = 1e6;
+
+/** A heading field: a finite number of radians within +-{@link MAX_HEADING}, else INVALID_ARGUMENT naming it. */
+export function headingValue(field: string, v: unknown): number {
+  const x = typeof v === "number" ? v : Number.NaN;
+  if (!Number.isFinite(x)) throw invalid(field, v, "must be a finite number");
+  if (Math.abs(x) > MAX_HEADING) {
+    throw invalid(field, v, `must be an angle in radians within +-${MAX_HEADING}`);
+  }
+  return x;
+}
+
 /** Formats a value for an error message (short, unambiguous). */
 export function formatValue(value: unknown): string {
   if (typeof value === "string") {

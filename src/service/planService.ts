@@ -11,7 +11,7 @@ import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from ".
 import type { PlannerName, PlanOutcome, PlanTask } from "../planning/task.ts";
 import { PlanContext, runPlanTask } from "../planning/plan.ts";
 import { useJumpPoints } from "../search/jumpPointSpace.ts";
-import { invalid, ServiceError } from "./errors.ts";
+import { headingValue, invalid, ServiceError } from "./errors.ts";
 import type { LayerEntry, MapStore, MapVersion } from "./mapStore.ts";
 import type { WorkerPool } from "./pool.ts";
 import { resolveUnit, type UnitProfileInput, type UnitSpec } from "./profiles.ts";
@@ -130,12 +130,12 @@ export class PlanService {
     const start: Pose = {
       x: finite("start.x", req.start.x),
       y: finite("start.y", req.start.y),
-      heading: finite("start.heading", req.start.heading ?? 0),
+      heading: headingValue("start.heading", req.start.heading ?? 0),
     };
     const gx = finite("goal.x", req.goal.x);
     const gy = finite("goal.y", req.goal.y);
     const goalHeading = req.goal.heading ?? undefined;
-    if (goalHeading !== undefined) finite("goal.heading", goalHeading);
+    if (goalHeading !== undefined) headingValue("goal.heading", goalHeading);
     const tolerance = req.goal.tolerance ?? 0;
     if (!Number.isFinite(tolerance) || tolerance < 0) {
       throw invalid("goal.tolerance", tolerance, "must be >= 0");
