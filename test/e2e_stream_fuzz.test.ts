@@ -205,4 +205,68 @@ describe("randomized streams under random patches", () => {
     expect(ping.version).toBe([...versions.keys()].at(-1));
     expect(srv.proc.exitCode).toBeNull();
   }, 300_000);
+
+  test(
+    "bad stream messages: a bad first message ends the stream with a named error; bad later ones do not crash",
+    async () => {
+      await call(srv.client, "PutMap", { id: "fz2", movingai: mapText(initialGrid()) });
+      const good = {
+        map: { id: "fz2" },
+        start: { x: 4.5, y: 4.5 },
+        goal: { x: 40.5, y: 40.5 },
+        planner: "PLANNER_GRID",
+      };
+      const firsts: [object, RegExp][] = [
+        [{ goal: { x: 1, y: 1 } }, /first message/],
+        [{ plan: { ...good, map: { id: "missing" } } }, /map\.id/],
+        [{ plan: { ...good, start: { x: NaN, y: 4.5 } } }, /start\.x/],
+        [{ plan: { ...good, unit: { name: "hovercraft" } } }, /unit\.name/],
+        [{ plan: { ...good, start: { x: 4.5, y: 4.5, heading: 1e300 } } }, /start\.heading/],
+      ];
+      for (const [first, pattern] of firsts) {
+        const st = srv.client.Stream();
+        const err = await new Promise<grpc.ServiceError | null>((res) => {
+          // A stream left open (the error sent as a status update instead) fails here, not by hanging.
+          const timer = setTimeout(() => res(null), 10_000);
+          st.on("data", () => {});
+          st.on("error", (e: grpc.ServiceError) => {
+            clearTimeout(timer);
+            res(e);
+          });
+          st.on("end", () => {
+            clearTimeout(timer);
+            res(null);
+          });
+          st.write(first);
+        });
+        st.cancel();
+        expect(err, JSON.stringify(first)).not.toBeNull();
+        expect([grpc.status.INVALID_ARGUMENT, grpc.status.NOT_FOUND]).toContain(err!.code);
+        expect(err!.details).toMatch(pattern);
+      }
+      // A good stream that then gets nonsense progress and goals: it answers with status updates and lives on.
+      const st = srv.client.Stream();
+      const updates: Update[] = [];
+      st.on("data", (u: Update) => updates.push(u));
+      st.on("error", () => {});
+      st.write({ plan: good });
+      for (let k = 0; k < 100 && updates.length === 0; k++) await new Promise((r) => setTimeout(r, 50));
+      expect(updates[0]?.kind).toBe("UPDATE_KIND_INITIAL");
+      st.write({ progress: { pose: { x: NaN, y: 3, heading: 0 } } });
+      st.write({ progress: { distance: -5 } });
+      st.write({ goal: { x: 1e9, y: 2 } });
+      st.write({ goal: { x: 20.5, y: 20.5, heading: 1e300 } });
+      st.write({ plan: good });
+      st.write({ goal: { x: 30.5, y: 10.5 } });
+      await new Promise((r) => setTimeout(r, 1500));
+      const kinds = updates.map((u) => u.kind);
+      expect(kinds).toContain("UPDATE_KIND_STATUS");
+      for (const u of updates) expect(KINDS.has(u.kind)).toBe(true);
+      st.end();
+      const alive = await call(srv.client, "GetMap", { map: { id: "fz2" } });
+      expect(alive.id).toBe("fz2");
+      expect(srv.proc.exitCode).toBeNull();
+    },
+    120_000,
+  );
 });

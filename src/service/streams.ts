@@ -292,8 +292,9 @@ export class PathStream {
   #onError(e: unknown): void {
     if (this.#closed) return;
     if (e instanceof ServiceError && (e.code === "CANCELLED" || e.code === "UNAVAILABLE")) return;
-    if (e instanceof ServiceError && e.code === "INVALID_ARGUMENT" && this.#result === null) {
-      // The first request itself is bad: the stream ends with that error.
+    if (e instanceof ServiceError && this.#result === null) {
+      // The first request failed (bad input, an unknown map or version, a full queue, ...): there is no path
+      // to keep up to date, so the stream ends with that error, as a Plan would.
       this.#fail(e);
       return;
     }
