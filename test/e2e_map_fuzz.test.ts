@@ -2,7 +2,9 @@
  * Randomized maps over real gRPC: mutated Moving AI texts and raw grids of odd sizes (1 x 1, 1 x N, all
  * blocked, ...). Each PutMap is accepted or refused with INVALID_ARGUMENT / RESOURCE_EXHAUSTED and a message;
  * every accepted map then answers Plan requests of every planner with a plan status or a documented error,
- * and the server keeps serving. FUZZ_SEED and FUZZ_N (environment) run other seeds or more maps.
+ * and the server keeps serving. Random patches (out-of-range rectangles, bad tiles and codes, stale conditional
+ * versions) are applied or refused with a named error, and plans keep naming the latest version. FUZZ_SEED and
+ * FUZZ_N (environment) run other seeds or more maps.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as grpc from "@grpc/grpc-js";
@@ -114,6 +116,74 @@ describe("randomized maps", () => {
       const list = await call(srv.client, "ListMaps", {});
       expect(list.maps.length).toBe(accepted);
       expect(srv.proc.exitCode).toBeNull();
+    },
+    300_000,
+  );
+
+  test(
+    "random patches on a map: applied, or refused with a named error; the map and its plans stay consistent",
+    async () => {
+      const rand = rng(Number(Deno.env.get("FUZZ_SEED") ?? 31337));
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+      const W = 30, H = 20;
+      const rows = Array.from({ length: H }, () => ".".repeat(W));
+      let info = await call(srv.client, "PutMap", {
+        id: "patched",
+        movingai: `type octile\nheight ${H}\nwidth ${W}\nmap\n${rows.join("\n")}\n`,
+      });
+      const problems: string[] = [];
+      let applied = 0, refused = 0;
+      for (let k = 0; k < 150; k++) {
+        const edits = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => {
+          const edit: Record<string, unknown> = {
+            x: rand() < 0.1 ? pick([W, W + 5, 4294967295]) : Math.floor(rand() * W),
+            y: rand() < 0.1 ? pick([H, 1e6]) : Math.floor(rand() * H),
+            width: pick([0, 1, 2, 5, 40, 4294967295]),
+            height: pick([0, 1, 3, 25]),
+          };
+          if (rand() < 0.8) edit.tile = pick(["@", ".", "G", "T", "", "@@", "é"]);
+          else edit.code = pick([46, 64, 0, 255, 256, 70000]);
+          return edit;
+        });
+        const conditional = rand() < 0.15;
+        const req = {
+          map: { id: "patched", ...(conditional ? { version: rand() < 0.5 ? info.version : "stale" } : {}) },
+          edits,
+        };
+        try {
+          info = await call(srv.client, "PatchMap", req);
+          applied++;
+        } catch (e) {
+          const err = e as grpc.ServiceError;
+          refused++;
+          const named = /edits\[\d+\]|map\.version|version/.test(err.details);
+          const code = [grpc.status.INVALID_ARGUMENT, grpc.status.FAILED_PRECONDITION, grpc.status.NOT_FOUND]
+            .includes(err.code);
+          if (!named || !code) problems.push(`patch ${k} ${JSON.stringify(req)}: ${err.code} ${err.details}`);
+        }
+        // The map still plans: some planner on the latest version.
+        try {
+          const res = await call(srv.client, "Plan", {
+            map: { id: "patched" },
+            start: { x: 0.5 + Math.floor(rand() * W), y: 0.5 + Math.floor(rand() * H) },
+            goal: { x: 0.5 + Math.floor(rand() * W), y: 0.5 + Math.floor(rand() * H) },
+            planner: pick(["PLANNER_GRID", "PLANNER_SMOOTH", "PLANNER_HIERARCHICAL", "PLANNER_AUTO"]),
+          });
+          if (res.map_version !== info.version) {
+            problems.push(`plan after patch ${k}: version ${res.map_version} != ${info.version}`);
+          }
+        } catch (e) {
+          const err = e as grpc.ServiceError;
+          if (err.code !== grpc.status.INVALID_ARGUMENT) {
+            problems.push(`plan after patch ${k}: ${err.code} ${err.details}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(applied).toBeGreaterThan(20);
+      expect(refused).toBeGreaterThan(20);
+      const got = await call(srv.client, "GetMap", { map: { id: "patched" } });
+      expect(got.version).toBe(info.version);
     },
     300_000,
   );
