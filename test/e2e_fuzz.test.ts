@@ -175,4 +175,68 @@ describe("randomized Plan requests", () => {
     },
     120_000,
   );
+
+  test(
+    "a storm of concurrent requests with random deadlines and cancels: answered, and the server recovers",
+    async () => {
+      const rand = rng(Number(Deno.env.get("FUZZ_SEED") ?? 5150));
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+      const codes = new Map<string, number>();
+      const calls: Promise<void>[] = [];
+      for (let i = 0; i < 240; i++) {
+        const planner = pick([
+          "PLANNER_DIRECTIONAL",
+          "PLANNER_HYBRID",
+          "PLANNER_HIERARCHICAL",
+          "PLANNER_SMOOTH",
+        ]);
+        const req = {
+          map: { id: "yard" },
+          unit: { name: pick(["tank", "jeep", "agent"]) },
+          start: { x: 3 + rand() * 58, y: 3 + rand() * 58, heading: rand() * 6 - 3 },
+          goal: { x: 3 + rand() * 58, y: 3 + rand() * 58 },
+          planner,
+          options: { neighborhood: pick([0, 48]) },
+        };
+        calls.push(
+          new Promise<void>((res) => {
+            const deadline = rand() < 0.5 ? new Date(Date.now() + 1 + rand() * 60) : undefined;
+            const c = srv.client.Plan(
+              req,
+              deadline ? { deadline } : {},
+              (err: grpc.ServiceError | null, r: { status: string }) => {
+                const key = err ? grpc.status[err.code] : r.status;
+                codes.set(key, (codes.get(key) ?? 0) + 1);
+                res();
+              },
+            );
+            if (rand() < 0.25) setTimeout(() => c.cancel(), rand() * 40);
+          }),
+        );
+      }
+      await Promise.all(calls);
+      // Only documented outcomes.
+      const allowed = new Set([
+        ...STATUSES,
+        "INVALID_ARGUMENT",
+        "DEADLINE_EXCEEDED",
+        "CANCELLED",
+        "RESOURCE_EXHAUSTED",
+      ]);
+      for (const key of codes.keys()) expect(allowed.has(key), `outcome ${key}`).toBe(true);
+      expect(codes.get("PLAN_STATUS_FOUND") ?? 0).toBeGreaterThan(10);
+      expect((codes.get("DEADLINE_EXCEEDED") ?? 0) + (codes.get("CANCELLED") ?? 0)).toBeGreaterThan(10);
+      // Recovered: a plain request is answered (within its deadline) once the storm has passed.
+      const after = await call(srv.client, "Plan", {
+        map: { id: "yard" },
+        start: { x: 10.5, y: 10.5 },
+        goal: { x: 12.5, y: 10.5 },
+        planner: "PLANNER_GRID",
+      }, { deadline: new Date(Date.now() + 10_000) });
+      expect(after.status).toBe("PLAN_STATUS_FOUND");
+      if (Deno.env.get("FUZZ_VERBOSE")) console.log(Object.fromEntries(codes));
+      expect(srv.proc.exitCode).toBeNull();
+    },
+    300_000,
+  );
 });
