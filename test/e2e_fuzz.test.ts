@@ -55,7 +55,8 @@ describe("randomized Plan requests", () => {
     const coordinate = () => (odd(0.05) ? pick([NaN, -1, 64.5, 1e9]) : 1 + rand() * 62);
     let found = 0, checked = 0, errors = 0;
     const problems: string[] = [];
-    for (let i = 0; i < Number(Deno.env.get("FUZZ_N") ?? 400); i++) {
+    const requests = Number(Deno.env.get("FUZZ_N") ?? 400);
+    for (let i = 0; i < requests; i++) {
       const unit: UnitProfileInput = odd(0.5)
         ? { name: pick(["agent", "soldier", "jeep", "tank", "truck", "boat"]) }
         : {
@@ -114,9 +115,10 @@ describe("randomized Plan requests", () => {
       checked++;
     }
     expect(problems).toEqual([]);
-    expect(found).toBeGreaterThan(30);
-    expect(checked).toBeGreaterThan(10);
-    expect(errors).toBeGreaterThan(5);
+    // The mix exercises every outcome (fractions of the request count: about 25% found, 8% checked, 4% errors).
+    expect(found).toBeGreaterThan(requests * 0.1);
+    expect(checked).toBeGreaterThan(requests * 0.03);
+    expect(errors).toBeGreaterThan(requests * 0.015);
     const after = await call(srv.client, "Plan", {
       map: { id: "yard" },
       start: { x: 10.5, y: 10.5 },
