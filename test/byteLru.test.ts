@@ -20,6 +20,10 @@ describe("ByteLru", () => {
     expect(evicted).toEqual(["b", "c", "a"]);
     expect(lru.get("big")).toBe(4);
     expect(lru.bytes).toBe(50);
+    expect(lru.delete("big")).toBe(true);
+    expect(lru.delete("big")).toBe(false);
+    expect(lru.bytes).toBe(0);
+    lru.set("big", 4, 50);
     lru.clear();
     expect(lru.bytes).toBe(0);
     expect(lru.get("big")).toBeUndefined();

@@ -15,6 +15,7 @@ import {
 import { gridPathLength, GridSpace } from "../src/search/gridSpace.ts";
 import {
   expandJumpPath,
+  forgetJumpTables,
   jumpCacheSize,
   JumpPointSpace,
   setJumpCacheLimit,
@@ -244,6 +245,15 @@ describe("the jump cache is bounded", () => {
         }
       }
       expect(compared).toBeGreaterThan(10);
+      expect(jumpCacheSize()).toBeGreaterThan(0);
+      // Dropping the layer drops its tables at once; a later search builds them again.
+      const held = jumpCacheSize();
+      forgetJumpTables(layer);
+      expect(jumpCacheSize()).toBeLessThan(held);
+      const start = pickOpen(rand, layer, 0), goal = pickOpen(rand, layer, 0);
+      const again = astar(jps.configure(layer, 0, goal), ws, [start], unlimited());
+      const plain = astar(grid.configure(layer, 0, 8, goal), ws, [start], unlimited());
+      expect(again.status).toBe(plain.status);
       expect(jumpCacheSize()).toBeGreaterThan(0);
     } finally {
       setJumpCacheLimit(previous);

@@ -48,6 +48,15 @@ export class ByteLru<K, V> {
     }
   }
 
+  /** Removes `key` if present (without the eviction callback); returns whether it was there. */
+  delete(key: K): boolean {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return false;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+    return true;
+  }
+
   /** Drops every entry (without eviction callbacks). */
   clear(): void {
     this.#entries.clear();

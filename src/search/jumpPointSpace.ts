@@ -61,6 +61,20 @@ const jumpCache = new ByteLru<Uint8Array, { byClearance: Map<number, Uint8Array>
   },
 );
 
+/**
+ * Forgets a layer's open masks and jump tables at once (the worker calls this when the service drops the
+ * layer's map version), instead of leaving them to age out of the bounded cache.
+ */
+export function forgetJumpTables(layer: PassLayer): void {
+  const byClearance = openMasks.get(layer.tileCost);
+  if (!byClearance) return;
+  for (const mask of byClearance.values()) {
+    jumpCache.delete(mask);
+    jumpTables.delete(mask);
+  }
+  openMasks.delete(layer.tileCost);
+}
+
 /** Sets the jump cache's byte bound (tests and tuning); returns the previous one. */
 export function setJumpCacheLimit(bytes: number): number {
   const previous = jumpCache.limit;

@@ -9,6 +9,8 @@ import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import { PlanContext, runPlanTask } from "../planning/plan.ts";
 import type { PlanTask } from "../planning/task.ts";
 import { warmUpPlanners } from "./warmUp.ts";
+import { forgetJumpTables } from "../search/jumpPointSpace.ts";
+import type { PassLayer } from "../maps/grid.ts";
 
 const shared = new Map<string, unknown>();
 const ctx = new PlanContext((key) => shared.get(key));
@@ -18,7 +20,12 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   if (msg.type === "share") {
     shared.set(msg.key, msg.data);
   } else if (msg.type === "drop") {
-    for (const k of msg.keys) shared.delete(k);
+    for (const k of msg.keys) {
+      const data = shared.get(k) as { tileCost?: unknown } | undefined;
+      // A pass layer's derived jump tables go with it (the bounded cache holds them strongly).
+      if (data && data.tileCost instanceof Float32Array) forgetJumpTables(data as PassLayer);
+      shared.delete(k);
+    }
   } else if (msg.type === "job") {
     let reply: WorkerReply;
     try {
