@@ -177,7 +177,4 @@ export async function benchDirectional(): Promise<string> {
   return lines.join("\n");
 }
 
-/** Scenario builders, exported for profiling scripts. */
-export const internals = { scenarios, task };
-
 if (import.meta.main) console.log(await benchDirectional());

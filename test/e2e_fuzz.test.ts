@@ -9,7 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { resolveUnit, type UnitProfileInput } from "../src/service/profiles.ts";
 import type { PlanOutcome } from "../src/planning/task.ts";
-import { call, startServer, type TestServer } from "./helpers/server.ts";
+import { call, PLANNERS, startServer, type TestServer } from "./helpers/server.ts";
 import { checkPath, layerOfMap } from "./helpers/pathCheck.ts";
 import { rng } from "./helpers/rng.ts";
 
@@ -23,15 +23,6 @@ afterAll(async () => {
 
 const yard = layerOfMap(readFileSync(new URL("../demo/maps/yard.map", import.meta.url), "utf8"));
 
-const PLANNERS = [
-  "PLANNER_AUTO",
-  "PLANNER_GRID",
-  "PLANNER_SMOOTH",
-  "PLANNER_CURVED",
-  "PLANNER_DIRECTIONAL",
-  "PLANNER_HYBRID",
-  "PLANNER_HIERARCHICAL",
-];
 const ERROR_CODES = new Set([
   grpc.status.INVALID_ARGUMENT,
   grpc.status.NOT_FOUND,

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as grpc from "@grpc/grpc-js";
-import { call, startServer, type TestServer } from "./helpers/server.ts";
+import { call, PLANNERS, startServer, type TestServer } from "./helpers/server.ts";
 import { rng } from "./helpers/rng.ts";
 
 let srv: TestServer;
@@ -19,15 +19,6 @@ afterAll(async () => {
   await srv?.stop();
 });
 
-const PLANNERS = [
-  "PLANNER_AUTO",
-  "PLANNER_GRID",
-  "PLANNER_SMOOTH",
-  "PLANNER_CURVED",
-  "PLANNER_DIRECTIONAL",
-  "PLANNER_HYBRID",
-  "PLANNER_HIERARCHICAL",
-];
 const MAP_ERRORS = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.RESOURCE_EXHAUSTED]);
 const PLAN_ERRORS = new Set([
   grpc.status.INVALID_ARGUMENT,

@@ -19,7 +19,6 @@ function fitAlong(
   path: Int32Array,
   start: { x: number; y: number; heading: number },
   goal: { x: number; y: number; heading?: number },
-  shortcuts: boolean,
 ) {
   return fitCurves({
     layer,
@@ -31,7 +30,6 @@ function fitAlong(
     check: true,
     tighterTurns: false,
     backingUp: false,
-    shortcuts,
     cancel: null,
     deadline: performance.now() + 10000,
   });
@@ -264,7 +262,7 @@ describe("hybrid", () => {
     ) => {
       const search = gridSearch(ctx, layer, taskOf(layer, tank, start, goal, { planner: "hybrid" }), 8, null);
       expect(search.status).toBe("found");
-      return fitAlong(layer, tank, search.path!, start, goal, false);
+      return fitAlong(layer, tank, search.path!, start, goal);
     };
     // Through the gap, arriving with a heading: exact end pose, legal and joined.
     const start = { x: 3.5, y: 3.5, heading: 0 };
@@ -285,7 +283,7 @@ describe("hybrid", () => {
     expect(cornered.status).toBe("failed");
   });
 
-  test("fitCurves shortcuts: the shortest curve straight to the goal when its sweep is legal, else the waypoints", () => {
+  test("the direct curve beside a pillar: the Dubins curve when legal, else the fit around the pillar", () => {
     // A pillar above the diagonal: the smoothed grid route bends around it (via the tile at 25.5, 7.5),
     // while the direct Dubins curve passes below it.
     const rows = Array.from({ length: 30 }, () => ".".repeat(30).split(""));
@@ -293,37 +291,39 @@ describe("hybrid", () => {
     const layer = layerOf(rows.map((r) => r.join("")));
     const ctx = contextOf(layer);
     const tank = { ...BUILTIN_PROFILES.tank };
-    const run = (
+    const hybrid = (
       start: { x: number; y: number; heading: number },
       goal: { x: number; y: number; heading: number },
-      shortcuts: boolean,
     ) => {
-      const path = gridSearch(ctx, layer, taskOf(layer, tank, start, goal, { planner: "hybrid" }), 4, null)
-        .path!;
-      return fitAlong(layer, tank, path, start, goal, shortcuts);
+      const trace = newHybridTrace();
+      const out = planHybrid(ctx, taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, { trace });
+      return { out, trace };
     };
     const start = { x: 4.5, y: 4.5, heading: 0 };
     const goal = { x: 25.5, y: 24.5, heading: Math.PI / 2 };
     const direct = dubinsShortest(start, goal, tank.turningRadius);
     expect(pathHitsBlocked(layer, direct.segments, tank.footprint)).toBe(false);
-    const withShortcut = run(start, goal, true);
-    const without = run(start, goal, false);
-    expect(withShortcut.status).toBe("found");
-    expect(without.status).toBe("found");
-    if (withShortcut.status !== "found" || without.status !== "found") return;
+    const taken = hybrid(start, goal);
+    const path = gridSearch(ctx, layer, taskOf(layer, tank, start, goal, { planner: "hybrid" }), 4, null)
+      .path!;
+    const along = fitAlong(layer, tank, path, start, goal);
+    expect(taken.out.status).toBe("found");
+    expect(along.status).toBe("found");
+    if (along.status !== "found") return;
     const len = (segs: { length: number }[]) => segs.reduce((a, s) => a + s.length, 0);
-    expect(len(withShortcut.segments)).toBeCloseTo(direct.length, 9);
-    expect(len(without.segments)).toBeGreaterThan(direct.length + 1e-6);
-    // Through the pillar the direct curve is blocked: the shortcut is refused and the waypoints are followed.
+    expect(taken.trace.steps).toEqual(["direct"]);
+    expect(len(taken.out.segments)).toBeCloseTo(direct.length, 9);
+    expect(len(along.segments)).toBeGreaterThan(direct.length + 1e-6);
+    // Through the pillar the direct curve is blocked: it is refused and the fit goes around.
     const from = { x: 12.5, y: 6.5, heading: Math.PI / 4 };
     const behind = { x: 22.5, y: 12.5, heading: Math.PI / 4 };
     expect(pathHitsBlocked(layer, dubinsShortest(from, behind, tank.turningRadius).segments, tank.footprint))
       .toBe(true);
-    const around = run(from, behind, true);
-    expect(around.status).toBe("found");
-    if (around.status !== "found") return;
-    expect(pathHitsBlocked(layer, around.segments, tank.footprint)).toBe(false);
-    const end = around.segments[around.segments.length - 1].end;
+    const around = hybrid(from, behind);
+    expect(around.out.status).toBe("found");
+    expect(around.trace.steps.slice(0, 2)).toEqual(["direct", "fit"]);
+    expect(pathHitsBlocked(layer, around.out.segments, tank.footprint)).toBe(false);
+    const end = around.out.segments[around.out.segments.length - 1].end;
     expect(Math.hypot(end.x - behind.x, end.y - behind.y)).toBeLessThan(1e-6);
   });
 });

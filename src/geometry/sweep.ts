@@ -26,7 +26,7 @@
  * @module
  */
 
-import type { PassLayer } from "../maps/grid.ts";
+import { freeRadius, type PassLayer } from "../maps/grid.ts";
 import type { Footprint, Segment } from "./types.ts";
 
 /** The disc radius used for a zero-size footprint. */
@@ -300,23 +300,6 @@ export function footprintHitsBlocked(
   );
 }
 
-/**
- * Free radius around a point: a disc of this radius centered there overlaps no blocked tile's interior (and stays
- * on the map). From the tile's clearance less the point's distance to the tile center, less a margin for the
- * float32 rounding of stored clearances; negative when nothing is known (blocked or off-map tile, or a layer
- * whose clearance is all zero).
- */
-function freeRadius(layer: PassLayer, x: number, y: number): number {
-  const tx = Math.floor(x);
-  const ty = Math.floor(y);
-  if (tx < 0 || ty < 0 || tx >= layer.width || ty >= layer.height) return -1;
-  const dx = x - tx - 0.5;
-  const dy = y - ty - 0.5;
-  return layer.clearance[ty * layer.width + tx] - Math.sqrt(dx * dx + dy * dy) - CLEARANCE_MARGIN;
-}
-
-/** Covers float32 rounding of clearances (at most ~1e-6 below MAX_CLEARANCE = 16). */
-const CLEARANCE_MARGIN = 1e-5;
 /** Stretch length for lines: the exact shape is tested per stretch that clearance does not certify. */
 const LINE_STRETCH = 1;
 

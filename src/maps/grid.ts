@@ -94,3 +94,22 @@ export function uniformCost(layer: PassLayer): number {
   }
   return cost;
 }
+
+/** Covers the float32 rounding of stored clearances (at most ~1e-6 below {@link MAX_CLEARANCE} = 16). */
+const CLEARANCE_MARGIN = 1e-5;
+
+/**
+ * Free radius around a point: a disc of this radius centered there overlaps no blocked tile's interior (and
+ * stays on the map). It is the tile's clearance less the point's distance to the tile center, less a margin
+ * for the float32 rounding of stored clearances; negative when nothing is known (a blocked or off-map tile, or
+ * a layer whose clearance is all zero). The sweeps use it to certify stretches of a path free without
+ * testing cells.
+ */
+export function freeRadius(layer: PassLayer, x: number, y: number): number {
+  const tx = Math.floor(x);
+  const ty = Math.floor(y);
+  if (tx < 0 || ty < 0 || tx >= layer.width || ty >= layer.height) return -1;
+  const dx = x - tx - 0.5;
+  const dy = y - ty - 0.5;
+  return layer.clearance[ty * layer.width + tx] - Math.sqrt(dx * dx + dy * dy) - CLEARANCE_MARGIN;
+}

@@ -60,8 +60,6 @@ interface Waypoint {
 interface Candidate {
   segs: Segment[];
   tightened: boolean;
-  /** Ends at the goal, skipping the remaining waypoints (a shortcut). */
-  toGoal?: boolean;
 }
 
 /** What leg solving needs besides the waypoints. */
@@ -74,7 +72,6 @@ interface LegEnv {
   check: boolean;
   tighter: boolean;
   backing: boolean;
-  shortcuts: boolean;
   cancel: Int32Array | null;
   deadline: number;
   /** Curve checks left for the whole fit (across re-solves); counts down. */
@@ -154,16 +151,6 @@ function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): (() => 
   const goalHeading = last ? env.goalHeading : undefined;
   const nextHeading = last ? undefined : Math.atan2(ws[i + 2].y - t.y, ws[i + 2].x - t.x);
   const out: (() => Candidate)[] = [];
-  if (env.shortcuts && env.check && !last && i === 0) {
-    // Straight to the goal first: the final leg's first curve (the shortest forward curve to it), taken when
-    // its sweep is legal. It is never longer than going on through the waypoints from here.
-    // (directCurve's curve, computed only when tried.)
-    const g = ws[ws.length - 1];
-    const direct = env.radius > 0
-      ? forwardCurves(p, g.x, g.y, undefined, env.goalHeading, env.radius)[0]
-      : undefined;
-    if (direct) out.push(() => ({ segs: direct(), tightened: false, toGoal: true }));
-  }
   if (env.radius === 0) {
     const dist = Math.hypot(t.x - p.x, t.y - p.y);
     const segs = dist > 0 ? [lineSegment(pose(p.x, p.y, Math.atan2(t.y - p.y, t.x - p.x)), dist)] : [];
@@ -224,8 +211,6 @@ function solveLegs(
   let budget = CHECKS_BASE + CHECKS_PER_LEG * legs;
   let i = 0;
   let deepest = 0;
-  // Legs actually driven (fewer than `legs` when a shortcut reached the goal).
-  let used = legs;
   while (i < legs) {
     if (i < 0) return { failedLeg: deepest, stopped: false };
     if ((env.cancel !== null && Atomics.load(env.cancel, 0) !== 0) || performance.now() > env.deadline) {
@@ -251,10 +236,6 @@ function solveLegs(
     }
     if (found) {
       chosen[i] = found;
-      if (found.toGoal) {
-        used = i + 1;
-        break;
-      }
       const end = found.segs.length > 0 ? found.segs[found.segs.length - 1].end : poses[i];
       poses[i + 1] = end;
       i++;
@@ -265,7 +246,7 @@ function solveLegs(
     }
   }
   const segs: Segment[] = [];
-  for (let j = 0; j < used; j++) for (const s of chosen[j].segs) segs.push(s);
+  for (const c of chosen) for (const s of c.segs) segs.push(s);
   return { segs };
 }
 
@@ -305,11 +286,6 @@ export interface CurveFitRequest {
   tighterTurns: boolean;
   /** Try Reeds-Shepp curves (reverse driving) after the forward ones. */
   backingUp: boolean;
-  /**
-   * Before each leg, try the shortest forward curve straight to the goal (the analytic expansion of Hybrid A*):
-   * when its sweep is legal the remaining waypoints are skipped. Only with `check`.
-   */
-  shortcuts?: boolean;
   /** Polled cancel flag, or null. */
   cancel: Int32Array | null;
   /** performance.now() time after which fitting stops. */
@@ -362,7 +338,6 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     check: req.check,
     tighter: req.tighterTurns && unit.turningRadius > 0,
     backing: req.backingUp && unit.canReverse && unit.turningRadius > 0,
-    shortcuts: req.shortcuts === true,
     cancel: req.cancel,
     deadline: req.deadline,
     checksLeft: req.maxChecks ?? Infinity,

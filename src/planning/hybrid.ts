@@ -6,8 +6,6 @@
  *    Fast lane (the common case): the curve fitting of PLANNER_CURVED (fitCurves in
  *    src/planning/curved.ts) along exactly the path PLANNER_SMOOTH computes (8-connected grid search, simple
  *    smoothing), else along the smoothed 4-connected grid path; each fit bounded by {@link FIT_CHECKS}.
- *    The fit first tries the shortest forward curve from the start straight to the goal (an analytic
- *    expansion, as in Hybrid A*) and takes it when its sweep is legal.
  *    The fitting sweeps every segment for the footprint and uses the full turning radius only (no tightened or
  *    obstacle-ignoring curves), so these paths are verified once, there.
  * 1. 4-connected grid A* (gridSearch with neighbourhood 4).
@@ -274,7 +272,6 @@ export function planHybrid(
         check: true,
         tighterTurns: false,
         backingUp: reverse,
-        shortcuts: true,
         cancel,
         deadline,
         maxChecks: FIT_CHECKS,

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { type PassLayer, uniformCost } from "../maps/grid.ts";
+import { freeRadius, type PassLayer, uniformCost } from "../maps/grid.ts";
 
 /**
  * Radius used for point units (r <= POINT_RADIUS): a line then cannot slip through the shared corner of two
@@ -133,8 +133,6 @@ export function segmentSquareDistSq(
   return d;
 }
 
-/** Margin for the float32 rounding of stored clearances (at most ~1e-6 below MAX_CLEARANCE = 16). */
-const CLEARANCE_MARGIN = 1e-5;
 /** Below this certified advance (tiles) a stretch is tested exactly instead. */
 const MIN_ADVANCE = 0.125;
 
@@ -171,19 +169,9 @@ export function sweptMaxCost(
   const length = Math.sqrt(dx * dx + dy * dy);
   const ux = length > 0 ? dx / length : 0;
   const uy = length > 0 ? dy / length : 0;
-  const { width, height, clearance } = layer;
   let t = 0;
   for (;;) {
-    const px = ax + ux * t;
-    const py = ay + uy * t;
-    const tx = Math.floor(px);
-    const ty = Math.floor(py);
-    let advance = -1;
-    if (tx >= 0 && ty >= 0 && tx < width && ty < height) {
-      const ex = px - tx - 0.5;
-      const ey = py - ty - 0.5;
-      advance = clearance[ty * width + tx] - Math.sqrt(ex * ex + ey * ey) - CLEARANCE_MARGIN - rr;
-    }
+    const advance = freeRadius(layer, ax + ux * t, ay + uy * t) - rr;
     if (advance >= MIN_ADVANCE || (advance >= 0 && t >= length)) {
       t += advance;
       if (t >= length) return uniform;

@@ -15,6 +15,17 @@ export const ROOT = resolve(import.meta.dirname ?? ".", "../..");
 /** The shared data directory beside the checkout. */
 export const SHARED = resolve(ROOT, "../shared");
 
+/** Every Planner enum name a client may ask for. */
+export const PLANNERS = [
+  "PLANNER_AUTO",
+  "PLANNER_GRID",
+  "PLANNER_SMOOTH",
+  "PLANNER_CURVED",
+  "PLANNER_DIRECTIONAL",
+  "PLANNER_HYBRID",
+  "PLANNER_HIERARCHICAL",
+] as const;
+
 /** A running server and a client. */
 export interface TestServer {
   /** The process. */
