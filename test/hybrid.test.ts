@@ -1,6 +1,6 @@
 /** PLANNER_HYBRID: pre-smoothing along the grid path, fallback to a full directional search; legal paths. */
 import { describe, expect, test } from "vitest";
-import { newHybridTrace, planHybrid } from "../src/planning/hybrid.ts";
+import { MAX_DIRECT_REVERSE, newHybridTrace, planHybrid } from "../src/planning/hybrid.ts";
 import { gridSearch, runPlanTask } from "../src/planning/plan.ts";
 import { fitCurves } from "../src/planning/curved.ts";
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
@@ -325,5 +325,47 @@ describe("hybrid", () => {
     expect(pathHitsBlocked(layer, around.out.segments, tank.footprint)).toBe(false);
     const end = around.out.segments[around.out.segments.length - 1].end;
     expect(Math.hypot(end.x - behind.x, end.y - behind.y)).toBeLessThan(1e-6);
+  });
+  test("corridor U-turn: a short reverse maneuver is taken directly, a long drive in reverse is not", () => {
+    // A 5-wide corridor off a room: the tank (radius 0.9, turning radius 1.5) cannot loop around in it.
+    const rows = Array.from(
+      { length: 20 },
+      (_, y) =>
+        Array.from(
+          { length: 64 },
+          (_, x) =>
+            (x >= 1 && x <= 20 && y >= 1 && y <= 18) || (x >= 21 && x <= 62 && y >= 7 && y <= 11) ? "." : "@",
+        )
+          .join(""),
+    );
+    const layer = layerOf(rows);
+    const tank = { ...BUILTIN_PROFILES.tank };
+    const start = { x: 50.5, y: 9.5, heading: 0 };
+    const goal = { x: 8.5, y: 9.5, heading: Math.PI };
+    const trace = newHybridTrace();
+    const out = planHybrid(contextOf(layer), taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, {
+      trace,
+    });
+    expect(out.status).toBe("found");
+    expect(out.message).toBe("shortest curve to the goal with a short reverse maneuver");
+    expect(trace.steps).toEqual(["direct"]);
+    const backing = out.segments.filter((s) => s.direction < 0).reduce((a, s) => a + s.length, 0);
+    expect(backing).toBeGreaterThan(0);
+    expect(backing).toBeLessThanOrEqual(MAX_DIRECT_REVERSE * tank.turningRadius + 1e-9);
+    expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
+    // The unit stops at the cusp: the speed profile sees the maneuver.
+    const cusp = out.segments.findIndex((s, i) => i > 0 && s.direction !== out.segments[i - 1].direction);
+    expect(out.segments[cusp].startSpeed).toBe(0);
+    // Same corridor, goal 30 tiles behind with the start's heading: the shortest curve is a 30-tile reverse
+    // drive, which is no maneuver; the hybrid plans instead (and whatever it returns is legal).
+    const behind = { x: 20.5, y: 9.5, heading: 0 };
+    const long = planHybrid(contextOf(layer), taskOf(layer, tank, start, behind, { planner: "hybrid" }));
+    expect(long.message).not.toBe("shortest curve to the goal with a short reverse maneuver");
+    if (long.status === "found") expect(checkPath(layer, tank, long, start, behind)).toEqual([]);
+    // A unit that cannot reverse never gets the maneuver.
+    const forwardOnly = { ...tank, canReverse: false };
+    const fwd = planHybrid(contextOf(layer), taskOf(layer, forwardOnly, start, goal, { planner: "hybrid" }));
+    expect(fwd.segments.every((s) => s.direction === 1)).toBe(true);
+    if (fwd.status === "found") expect(checkPath(layer, forwardOnly, fwd, start, goal)).toEqual([]);
   });
 });

@@ -109,6 +109,11 @@ export function trapezoidDuration(
   return (cap - v0) / accel + cruise / cap + (cap - v1) / decel;
 }
 
+// Per-segment caps and joint speeds, reused by every call (a profile is computed per returned path, and small
+// typed-array allocations cost more than the profile of a short path).
+let scratchCaps = new Float64Array(64);
+let scratchJoints = new Float64Array(65);
+
 /**
  * Fills startSpeed, endSpeed and duration of every segment in place (see the module doc for the model) and
  * returns the total duration in seconds. A unit without a speed limit (maxSpeed 0) leaves the segments alone
@@ -119,10 +124,16 @@ export function applySpeedProfile(segments: Segment[], unit: SpeedLimits): numbe
   if (!(unit.maxSpeed > 0) || n === 0) return 0;
   const accel = unit.acceleration;
   const decel = unit.deceleration;
-  const caps = new Float64Array(n);
+  if (scratchCaps.length < n) {
+    scratchCaps = new Float64Array(2 * n);
+    scratchJoints = new Float64Array(2 * n + 1);
+  }
+  const caps = scratchCaps;
   for (let i = 0; i < n; i++) caps[i] = segmentSpeedCap(segments[i], unit);
   // Joint j sits between segment j-1 and segment j; joints 0 and n are the path's ends.
-  const v = new Float64Array(n + 1);
+  const v = scratchJoints;
+  v[0] = 0;
+  v[n] = 0;
   for (let j = 1; j < n; j++) v[j] = jointLimit(segments[j - 1], segments[j], unit, caps[j - 1], caps[j]);
   for (let j = 1; j < n; j++) {
     const reach = Math.sqrt(v[j - 1] * v[j - 1] + 2 * accel * segments[j - 1].length);

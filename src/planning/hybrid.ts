@@ -2,7 +2,9 @@
  * PLANNER_HYBRID: the article's fast hybrid ("Performance and Hybrid Solutions").
  *
  * 0. Direct: the shortest forward curve from the start to the goal (Dubins, or arc-then-line without a goal
- *    heading), returned when its sweep is legal (the analytic expansion of Hybrid A*, tried first).
+ *    heading), returned when its sweep is legal (the analytic expansion of Hybrid A*, tried first); for units
+ *    that can reverse then the shortest Reeds-Shepp curve, when its backing is a short maneuver
+ *    ({@link MAX_DIRECT_REVERSE}).
  *    Fast lane (the common case): the curve fitting of PLANNER_CURVED (fitCurves in
  *    src/planning/curved.ts) along exactly the path PLANNER_SMOOTH computes (8-connected grid search, simple
  *    smoothing), else along the smoothed 4-connected grid path; each fit bounded by {@link FIT_CHECKS}.
@@ -59,6 +61,12 @@ export const FIT_CHECKS = 200;
 export const MAX_GAP = 12;
 /** Expansions the pre-smoothing pass may spend per path tile (plus a constant). */
 export const PRESMOOTH_EXPANSIONS_PER_TILE = 40;
+/**
+ * Reverse driving a direct Reeds-Shepp curve may contain, in turning radii: a half circle, enough for the
+ * backing leg of a three-point turn; longer backing is left to the searches, which weigh it with the
+ * profile's reverse penalty.
+ */
+export const MAX_DIRECT_REVERSE = Math.PI;
 /** Curve checks the final smoothing may spend. */
 const SMOOTH_CHECKS = 48;
 
@@ -171,6 +179,23 @@ export function finalSmoothing(
   return out;
 }
 
+/**
+ * The shortest Reeds-Shepp curve from `start` to the goal (its heading, else the bearing from the start) when
+ * it drives in reverse for at most {@link MAX_DIRECT_REVERSE} turning radii in total, else null. Obstacles are
+ * not looked at.
+ */
+export function directManeuver(
+  start: Pose,
+  goal: { x: number; y: number; heading?: number },
+  r: number,
+): Segment[] | null {
+  const heading = goal.heading ?? Math.atan2(goal.y - start.y, goal.x - start.x);
+  const curve = reedsSheppShortest(start, { x: goal.x, y: goal.y, heading }, r);
+  let backing = 0;
+  for (const s of curve.segments) if (s.direction < 0) backing += s.length;
+  return backing <= MAX_DIRECT_REVERSE * r ? curve.segments : null;
+}
+
 /** What the stitch (steps 2-5) did: filled in when {@link HybridOptions.trace} is given (tests, debugging). */
 export interface HybridTrace {
   /** Steps that ran, in order: "direct", "fit", "grid", "forward", "backward", "stitch", "smooth", "fallback". */
@@ -219,16 +244,20 @@ export function planHybrid(
   const reverse = task.unit.canReverse || task.options.allowBackingUp;
   const unit = task.unit;
   let expansions = 0;
-  const done = (segments: Segment[], note: string, waypoints: Int32Array | null): PlanOutcome =>
-    planOutcome(task.planner, {
+  // Waypoints: the grid path, or null for a direct curve (then start and goal tile, built only when asked for).
+  const done = (segments: Segment[], note: string, waypoints: Int32Array | null): PlanOutcome => {
+    let length = 0;
+    for (const s of segments) length += s.length;
+    return planOutcome(task.planner, {
       status: task.nearest ? "nearest" : "found",
       segments,
-      length: segments.reduce((a, s) => a + s.length, 0),
+      length,
       duration: applySpeedProfile(segments, unit),
-      waypoints: task.wantWaypoints ? waypoints : null,
+      waypoints: task.wantWaypoints ? waypoints ?? Int32Array.of(task.startTile, task.goalTile) : null,
       expansions,
       message: note,
     });
+  };
 
   // 0. Fast lane: curves fitted along the smoothed grid path, SMOOTH's 8-connected route first, then the
   //    4-connected one. The fitting sweeps every segment for the footprint and uses only the full turning
@@ -243,8 +272,20 @@ export function planHybrid(
       return done(
         direct,
         "shortest curve straight to the goal",
-        Int32Array.of(task.startTile, task.goalTile),
+        null,
       );
+    }
+    // A unit that can reverse: the shortest Reeds-Shepp curve, when its backing is only a maneuver (a three-point
+    // turn in a corridor, say), not a long drive in reverse, and its sweep is legal.
+    if (reverse) {
+      const backing = directManeuver(task.start, task.goal, unit.turningRadius);
+      if (backing && legalPath(layer, task, backing)) {
+        return done(
+          backing,
+          "shortest curve to the goal with a short reverse maneuver",
+          null,
+        );
+      }
     }
     trace?.steps.push("fit");
     for (const neighborhood of [8, 4] as const) {
