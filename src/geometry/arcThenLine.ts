@@ -19,6 +19,65 @@ import type { Pose, Segment } from "./types.ts";
 /** Turns within this of a full circle count as no turn (rounding for a destination straight ahead). */
 const FULL_TURN_SNAP = 1e-12;
 
+/** Turn (radians) and tangent length of the last {@link arcThenLineParts} call (module scratch: no allocation). */
+const parts = { turn: 0, tangent: 0 };
+
+/**
+ * The arc-then-line on one side, as numbers: fills {@link parts} and returns the length, or -1 when the
+ * destination is strictly inside that side's turning circle. `h0` must be normalized.
+ */
+function arcThenLineParts(
+  x: number,
+  y: number,
+  h0: number,
+  goalX: number,
+  goalY: number,
+  r: number,
+  side: 1 | -1,
+) {
+  // Center P of the turning circle, r to the left (side +1) or right (side -1) of the heading.
+  const px = x - side * r * Math.sin(h0);
+  const py = y + side * r * Math.cos(h0);
+  const dx = goalX - px;
+  const dy = goalY - py;
+  const h2 = dx * dx + dy * dy;
+  const r2 = r * r;
+  // Relative slack so a destination on the circle (up to rounding) counts as on it, not inside.
+  if (h2 < r2 * (1 - 1e-12)) return -1;
+  const h = Math.sqrt(h2);
+  const tangent = h2 > r2 ? Math.sqrt(h2 - r2) : 0;
+  const ratio = r / h > 1 ? 1 : r / h;
+  // Line direction: the angle from P to the destination, turned by asin(r/h) toward the turning side.
+  const lineHeading = Math.atan2(dy, dx) + side * Math.asin(ratio);
+  let turn = mod2pi(side * (lineHeading - h0));
+  if (turn > TWO_PI - FULL_TURN_SNAP) turn = 0;
+  parts.turn = turn;
+  parts.tangent = tangent;
+  return turn * r + tangent;
+}
+
+function checkRadius(r: number) {
+  if (!(r > 0) || !Number.isFinite(r)) {
+    throw new RangeError(`turning radius must be finite and > 0, got ${r}`);
+  }
+}
+
+/**
+ * Length of the arc-then-line path on one side (see {@link arcThenLineSide}), or -1 when the destination is
+ * strictly inside that side's turning circle. Allocates nothing: for choosing a side before building it.
+ */
+export function arcThenLineSideLength(
+  start: Pose,
+  goalX: number,
+  goalY: number,
+  r: number,
+  side: 1 | -1,
+): number {
+  checkRadius(r);
+  if (goalX === start.x && goalY === start.y) return 0;
+  return arcThenLineParts(start.x, start.y, normalizeAngle(start.heading), goalX, goalY, r, side);
+}
+
 /**
  * The arc-then-line path on one side: `side` +1 turns left (counter-clockwise), -1 right. Returns null when the
  * destination is strictly inside that side's turning circle. Word "LS" or "RS".
@@ -30,29 +89,14 @@ export function arcThenLineSide(
   r: number,
   side: 1 | -1,
 ): CurvePath | null {
-  if (!(r > 0) || !Number.isFinite(r)) {
-    throw new RangeError(`turning radius must be finite and > 0, got ${r}`);
-  }
+  checkRadius(r);
   const h0 = normalizeAngle(start.heading);
   const begin: Pose = { x: start.x, y: start.y, heading: h0 };
   const word = side > 0 ? "LS" : "RS";
   if (goalX === start.x && goalY === start.y) return { word, length: 0, segments: [] };
-  // Center P of the turning circle, r to the left (side +1) or right (side -1) of the heading.
-  const px = start.x - side * r * Math.sin(h0);
-  const py = start.y + side * r * Math.cos(h0);
-  const dx = goalX - px;
-  const dy = goalY - py;
-  const h2 = dx * dx + dy * dy;
-  const r2 = r * r;
-  // Relative slack so a destination on the circle (up to rounding) counts as on it, not inside.
-  if (h2 < r2 * (1 - 1e-12)) return null;
-  const h = Math.sqrt(h2);
-  const tangent = h2 > r2 ? Math.sqrt(h2 - r2) : 0;
-  const ratio = r / h > 1 ? 1 : r / h;
-  // Line direction: the angle from P to the destination, turned by asin(r/h) toward the turning side.
-  const lineHeading = Math.atan2(dy, dx) + side * Math.asin(ratio);
-  let turn = mod2pi(side * (lineHeading - h0));
-  if (turn > TWO_PI - FULL_TURN_SNAP) turn = 0;
+  const length = arcThenLineParts(start.x, start.y, h0, goalX, goalY, r, side);
+  if (length < 0) return null;
+  const { turn, tangent } = parts;
   const segments: Segment[] = [];
   let pose = begin;
   if (turn * r >= 1e-12 * r) {
@@ -61,7 +105,7 @@ export function arcThenLineSide(
     pose = arc.end;
   }
   if (tangent >= 1e-12 * r) segments.push(lineSegment(pose, tangent, 1));
-  return { word, length: turn * r + tangent, segments };
+  return { word, length, segments };
 }
 
 /**

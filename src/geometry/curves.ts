@@ -5,7 +5,7 @@
  * @module
  */
 
-export { arcThenLine, arcThenLineLength, arcThenLineSide } from "./arcThenLine.ts";
+export { arcThenLine, arcThenLineLength, arcThenLineSide, arcThenLineSideLength } from "./arcThenLine.ts";
 export { DUBINS_WORDS, dubinsLength, dubinsLengthCoords, dubinsShortest } from "./dubins.ts";
 export { reedsSheppLength, reedsSheppLengthCoords, reedsSheppShortest } from "./reedsShepp.ts";
 export type { CurvePath } from "./segment.ts";

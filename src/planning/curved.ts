@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { arcThenLineSide } from "../geometry/arcThenLine.ts";
+import { arcThenLineSide, arcThenLineSideLength } from "../geometry/arcThenLine.ts";
 import { dubinsShortest } from "../geometry/dubins.ts";
 import { normalizeAngle } from "../geometry/angle.ts";
 import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
@@ -56,12 +56,6 @@ interface Waypoint {
   grid: number;
 }
 
-/** One way to drive a leg. */
-interface Candidate {
-  segs: Segment[];
-  tightened: boolean;
-}
-
 /** What leg solving needs besides the waypoints. */
 interface LegEnv {
   layer: PassLayer;
@@ -71,6 +65,8 @@ interface LegEnv {
   goalHeading: number | undefined;
   check: boolean;
   tighter: boolean;
+  /** Tightened radii, in the order tried (after the full radius), when `tighter`. */
+  tightRadii: number[];
   backing: boolean;
   cancel: Int32Array | null;
   deadline: number;
@@ -82,35 +78,137 @@ function pose(x: number, y: number, heading: number): Pose {
   return { x, y, heading: normalizeAngle(heading) };
 }
 
-/** A curve, computed only when it is tried (most legs take their first candidate). */
-type Curve = () => Segment[];
-
-/** Forward curves from p to (tx, ty) with radius r, in the order tried. */
-function forwardCurves(
-  p: Pose,
-  tx: number,
-  ty: number,
-  nextHeading: number | undefined,
-  goalHeading: number | undefined,
-  r: number,
-): Curve[] {
-  if (goalHeading !== undefined) return [() => dubinsShortest(p, pose(tx, ty, goalHeading), r).segments];
-  const out: Curve[] = [];
-  const left = arcThenLineSide(p, tx, ty, r, 1);
-  const right = arcThenLineSide(p, tx, ty, r, -1);
-  const sides = [left, right].filter((c) => c !== null).sort((a, b) => a!.length - b!.length);
-  // The article's arc-then-line first (the shorter side), then a Dubins curve lined up with the next leg.
-  if (sides.length > 0) out.push(() => sides[0]!.segments);
-  if (nextHeading !== undefined) out.push(() => dubinsShortest(p, pose(tx, ty, nextHeading), r).segments);
-  if (sides.length > 1) out.push(() => sides[1]!.segments);
-  const direct = Math.atan2(ty - p.y, tx - p.x);
-  out.push(() => dubinsShortest(p, pose(tx, ty, direct), r).segments);
-  if (nextHeading !== undefined) {
-    // Half way between arriving straight and lining up with the next leg: the corner is shared by both legs.
-    const half = direct + 0.5 * normalizeAngle(nextHeading - direct);
-    out.push(() => dubinsShortest(p, pose(tx, ty, half), r).segments);
+/** The radii tighterTurns tries after the full one: shrinking by TIGHTEN_FACTOR, ending at MIN_TIGHT_RADIUS. */
+function tightenedRadii(radius: number): number[] {
+  const out: number[] = [];
+  let r = radius * TIGHTEN_FACTOR;
+  let lastRadius = radius;
+  for (;;) {
+    if (r < MIN_TIGHT_RADIUS) {
+      if (lastRadius <= MIN_TIGHT_RADIUS + 1e-12) break;
+      r = MIN_TIGHT_RADIUS;
+    }
+    out.push(r);
+    lastRadius = r;
+    r *= TIGHTEN_FACTOR;
   }
   return out;
+}
+
+/**
+ * One leg's candidates, enumerated in order and computed only when tried (most legs take their first one), with
+ * no per-candidate allocation besides the curve itself. The order, per radius (the full one, then with
+ * tighterTurns each tightened one; reverse curves after the full-radius forward ones):
+ * - forward, with a goal heading: its Dubins curve;
+ * - forward, else: the article's arc-then-line on the shorter side, a Dubins curve lined up with the next leg,
+ *   arc-then-line on the other side, a Dubins curve arriving straight, a Dubins curve half way between the two;
+ * - reverse (Reeds-Shepp), with a goal heading: to it; else arriving with the next leg's heading, its opposite,
+ *   the leg's start heading, straight; or for the last leg straight, the start heading, straight reversed.
+ */
+class LegCursor {
+  /** The leg's start pose. */
+  p: Pose = { x: 0, y: 0, heading: 0 };
+  /** Its end point. */
+  tx = 0;
+  ty = 0;
+  /** Heading of the next leg, or undefined for the last leg. */
+  next: number | undefined = undefined;
+  /** Goal heading (last leg only). */
+  goal: number | undefined = undefined;
+  /** Next slot to try. */
+  slot = 0;
+  /** Arc-then-line sides (+1, -1, or 0 for none) for {@link sidesRadius}, shorter first. */
+  private first: 0 | 1 | -1 = 0;
+  private second: 0 | 1 | -1 = 0;
+  private sidesRadius = -1;
+
+  /** Restarts the cursor at the first candidate of the leg from `p` to waypoint `i + 1`. */
+  reset(p: Pose, ws: Waypoint[], i: number, env: LegEnv): void {
+    this.p = p;
+    const last = i + 1 === ws.length - 1;
+    const t = ws[i + 1];
+    this.tx = t.x;
+    this.ty = t.y;
+    this.goal = last ? env.goalHeading : undefined;
+    this.next = last ? undefined : Math.atan2(ws[i + 2].y - t.y, ws[i + 2].x - t.x);
+    this.slot = 0;
+    this.sidesRadius = -1;
+  }
+
+  /** The next candidate's segments (tightened arcs flagged), or null when the leg has none left. */
+  nextCandidate(env: LegEnv): Segment[] | null {
+    const { p, tx, ty } = this;
+    if (env.radius === 0) {
+      if (this.slot++ > 0) return null;
+      const dist = Math.hypot(tx - p.x, ty - p.y);
+      return dist > 0 ? [lineSegment(pose(p.x, p.y, Math.atan2(ty - p.y, tx - p.x)), dist)] : [];
+    }
+    const forwardSlots = this.goal !== undefined ? 1 : 5;
+    const backingSlots = env.check && env.backing
+      ? (this.goal !== undefined ? 1 : this.next !== undefined ? 4 : 3)
+      : 0;
+    const tightSlots = env.check && env.tighter ? forwardSlots * env.tightRadii.length : 0;
+    for (;;) {
+      let k = this.slot++;
+      if (k < forwardSlots) {
+        const segs = this.forward(k, env.radius);
+        if (segs) return segs;
+        continue;
+      }
+      k -= forwardSlots;
+      if (k < backingSlots) return this.backing(k, env.radius);
+      k -= backingSlots;
+      if (k >= tightSlots) return null;
+      const segs = this.forward(k % forwardSlots, env.tightRadii[Math.floor(k / forwardSlots)]);
+      if (!segs) continue;
+      for (const s of segs) if (s.curvature !== 0) s.tightened = true;
+      return segs;
+    }
+  }
+
+  /** Forward slot k at radius r (see the class doc), or null when that slot does not apply. */
+  private forward(k: number, r: number): Segment[] | null {
+    const { p, tx, ty, next } = this;
+    if (this.goal !== undefined) return dubinsShortest(p, pose(tx, ty, this.goal), r).segments;
+    switch (k) {
+      case 0:
+      case 2: {
+        if (this.sidesRadius !== r) {
+          const left = arcThenLineSideLength(p, tx, ty, r, 1);
+          const right = arcThenLineSideLength(p, tx, ty, r, -1);
+          this.first = left < 0 ? (right < 0 ? 0 : -1) : right < 0 || left <= right ? 1 : -1;
+          this.second = left < 0 || right < 0 ? 0 : this.first === 1 ? -1 : 1;
+          this.sidesRadius = r;
+        }
+        const side = k === 0 ? this.first : this.second;
+        return side === 0 ? null : arcThenLineSide(p, tx, ty, r, side)!.segments;
+      }
+      case 1:
+        return next === undefined ? null : dubinsShortest(p, pose(tx, ty, next), r).segments;
+      case 3:
+        return dubinsShortest(p, pose(tx, ty, Math.atan2(ty - p.y, tx - p.x)), r).segments;
+      default: {
+        if (next === undefined) return null;
+        // Half way between arriving straight and lining up with the next leg: the corner is shared by both legs.
+        const direct = Math.atan2(ty - p.y, tx - p.x);
+        return dubinsShortest(p, pose(tx, ty, direct + 0.5 * normalizeAngle(next - direct)), r).segments;
+      }
+    }
+  }
+
+  /** Reverse slot k (Reeds-Shepp, see the class doc). */
+  private backing(k: number, r: number): Segment[] {
+    const { p, tx, ty, next } = this;
+    let h: number;
+    if (this.goal !== undefined) h = this.goal;
+    else {
+      const direct = Math.atan2(ty - p.y, tx - p.x);
+      h = next !== undefined
+        ? [next, next + Math.PI, p.heading, direct][k]
+        : [direct, p.heading, direct + Math.PI][k];
+    }
+    return reedsSheppShortest(p, pose(tx, ty, h), r).segments;
+  }
 }
 
 /**
@@ -123,79 +221,27 @@ export function directCurve(
   goal: { x: number; y: number; heading?: number },
   r: number,
 ): Segment[] | null {
-  const first = forwardCurves(start, goal.x, goal.y, undefined, goal.heading, r)[0];
-  return first ? first() : null;
-}
-
-/** Reeds-Shepp curves (with reverse driving) from p to (tx, ty), in the order tried. */
-function backingCurves(
-  p: Pose,
-  tx: number,
-  ty: number,
-  nextHeading: number | undefined,
-  goalHeading: number | undefined,
-  r: number,
-): Curve[] {
-  if (goalHeading !== undefined) return [() => reedsSheppShortest(p, pose(tx, ty, goalHeading), r).segments];
-  const direct = Math.atan2(ty - p.y, tx - p.x);
-  const headings = nextHeading !== undefined
-    ? [nextHeading, nextHeading + Math.PI, p.heading, direct]
-    : [direct, p.heading, direct + Math.PI];
-  return headings.map((h) => () => reedsSheppShortest(p, pose(tx, ty, h), r).segments);
-}
-
-/** All candidates for the leg from p to waypoint `i + 1`, in the order tried, each computed when tried. */
-function legCandidates(p: Pose, ws: Waypoint[], i: number, env: LegEnv): (() => Candidate)[] {
-  const last = i + 1 === ws.length - 1;
-  const t = ws[i + 1];
-  const goalHeading = last ? env.goalHeading : undefined;
-  const nextHeading = last ? undefined : Math.atan2(ws[i + 2].y - t.y, ws[i + 2].x - t.x);
-  const out: (() => Candidate)[] = [];
-  if (env.radius === 0) {
-    const dist = Math.hypot(t.x - p.x, t.y - p.y);
-    const segs = dist > 0 ? [lineSegment(pose(p.x, p.y, Math.atan2(t.y - p.y, t.x - p.x)), dist)] : [];
-    out.push(() => ({ segs, tightened: false }));
-    return out;
+  if (goal.heading !== undefined) {
+    return dubinsShortest(start, pose(goal.x, goal.y, goal.heading), r).segments;
   }
-  for (const curve of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
-    out.push(() => ({ segs: curve(), tightened: false }));
-  }
-  if (!env.check) return out;
-  if (env.backing) {
-    for (const curve of backingCurves(p, t.x, t.y, nextHeading, goalHeading, env.radius)) {
-      out.push(() => ({ segs: curve(), tightened: false }));
-    }
-  }
-  if (env.tighter) {
-    let r = env.radius * TIGHTEN_FACTOR;
-    let lastRadius = env.radius;
-    for (;;) {
-      if (r < MIN_TIGHT_RADIUS) {
-        if (lastRadius <= MIN_TIGHT_RADIUS + 1e-12) break;
-        r = MIN_TIGHT_RADIUS;
-      }
-      for (const curve of forwardCurves(p, t.x, t.y, nextHeading, goalHeading, r)) {
-        out.push(() => {
-          const segs = curve();
-          for (const s of segs) if (s.curvature !== 0) s.tightened = true;
-          return { segs, tightened: true };
-        });
-      }
-      lastRadius = r;
-      r *= TIGHTEN_FACTOR;
-    }
-  }
-  return out;
+  const left = arcThenLineSideLength(start, goal.x, goal.y, r, 1);
+  const right = arcThenLineSideLength(start, goal.x, goal.y, r, -1);
+  if (left < 0 && right < 0) return null;
+  return arcThenLineSide(start, goal.x, goal.y, r, right < 0 || (left >= 0 && left <= right) ? 1 : -1)!
+    .segments;
 }
 
 /** True if the candidate is legal: no segment hits a blocked tile, nor a turn-in-place rectangle turning. */
-function legal(c: Candidate, p: Pose, env: LegEnv): boolean {
-  if (env.radius === 0 && env.rectangle && c.segs.length > 0) {
-    if (turnHitsBlocked(env.layer, p.x, p.y, p.heading, c.segs[0].start.heading, env.footprint)) return false;
+function legal(segs: Segment[], p: Pose, env: LegEnv): boolean {
+  if (env.radius === 0 && env.rectangle && segs.length > 0) {
+    if (turnHitsBlocked(env.layer, p.x, p.y, p.heading, segs[0].start.heading, env.footprint)) return false;
   }
-  for (const s of c.segs) if (segmentHitsBlocked(env.layer, s, env.footprint)) return false;
+  for (const s of segs) if (segmentHitsBlocked(env.layer, s, env.footprint)) return false;
   return true;
 }
+
+/** The clock is read once per this many curve checks (a check costs more than reading it, but not 10x more). */
+const CLOCK_EVERY = 8;
 
 /** Solves every leg (depth first, backtracking within a budget); the chosen segments or the deepest failed leg. */
 function solveLegs(
@@ -204,26 +250,28 @@ function solveLegs(
   env: LegEnv,
 ): { segs: Segment[] } | { failedLeg: number; stopped: boolean } {
   const legs = ws.length - 1;
-  const lists: ((() => Candidate)[] | undefined)[] = new Array(legs);
-  const next = new Int32Array(legs);
-  const chosen: Candidate[] = new Array(legs);
+  const cursors: LegCursor[] = new Array(legs);
+  const chosen: Segment[][] = new Array(legs);
   const poses: Pose[] = [start];
   let budget = CHECKS_BASE + CHECKS_PER_LEG * legs;
   let i = 0;
   let deepest = 0;
+  let fresh = true;
+  let clock = 0;
   while (i < legs) {
     if (i < 0) return { failedLeg: deepest, stopped: false };
-    if ((env.cancel !== null && Atomics.load(env.cancel, 0) !== 0) || performance.now() > env.deadline) {
+    if (
+      (env.cancel !== null && Atomics.load(env.cancel, 0) !== 0) ||
+      (clock-- <= 0 && ((clock = CLOCK_EVERY), performance.now() > env.deadline))
+    ) {
       return { failedLeg: deepest, stopped: true };
     }
-    let list = lists[i];
-    if (!list) {
-      list = lists[i] = legCandidates(poses[i], ws, i, env);
-      next[i] = 0;
-    }
-    let found: Candidate | null = null;
-    while (next[i] < list.length) {
-      const c = list[next[i]++]();
+    const cursor = cursors[i] ??= new LegCursor();
+    if (fresh) cursor.reset(poses[i], ws, i, env);
+    let found: Segment[] | null = null;
+    for (;;) {
+      const c = cursor.nextCandidate(env);
+      if (c === null) break;
       if (!env.check) {
         found = c;
         break;
@@ -236,17 +284,17 @@ function solveLegs(
     }
     if (found) {
       chosen[i] = found;
-      const end = found.segs.length > 0 ? found.segs[found.segs.length - 1].end : poses[i];
-      poses[i + 1] = end;
+      poses[i + 1] = found.length > 0 ? found[found.length - 1].end : poses[i];
       i++;
-      if (i < legs) lists[i] = undefined;
+      fresh = true;
       if (i > deepest) deepest = i;
     } else {
       i--;
+      fresh = false;
     }
   }
   const segs: Segment[] = [];
-  for (const c of chosen) for (const s of c.segs) segs.push(s);
+  for (const c of chosen) for (const s of c) segs.push(s);
   return { segs };
 }
 
@@ -337,6 +385,7 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     goalHeading,
     check: req.check,
     tighter: req.tighterTurns && unit.turningRadius > 0,
+    tightRadii: req.tighterTurns && unit.turningRadius > 0 ? tightenedRadii(unit.turningRadius) : [],
     backing: req.backingUp && unit.canReverse && unit.turningRadius > 0,
     cancel: req.cancel,
     deadline: req.deadline,
