@@ -36,6 +36,11 @@ export const MAX_SAMPLE_SPACING = 0.2;
 /** Target inflation for rectangles on arcs: the spacing shrinks (below MAX_SAMPLE_SPACING) to keep it this small. */
 const RECT_INFLATION_TARGET = 0.05;
 
+/** Stretch length for lines: the exact shape is tested per stretch that clearance does not certify. */
+const LINE_STRETCH = 1;
+/** Below this certified advance (tiles) a line's next stretch gets the exact test instead. */
+const MIN_ADVANCE = 0.125;
+
 /** Called per overlapped cell (repeats possible); return true to stop the scan. */
 type CellVisitor = (cellX: number, cellY: number) => boolean;
 
@@ -151,8 +156,8 @@ function visitCapsuleCells(
  * are skipped: from a pose whose free radius f exceeds the footprint's circumscribed radius `reach`, every
  * footprint within arc length f - reach either way lies in that free disc (the center moves at most the arc
  * length, and every footprint point is within `reach` of the center whatever the heading). Lines are then
- * walked in {@link LINE_STRETCH} stretches so the certified ones can be skipped; without `certify` a line is
- * one stretch, its exact swept shape.
+ * sphere-traced (each certified advance starts the next lookup), with a {@link LINE_STRETCH} stretch tested
+ * exactly where clearance certifies too little; without `certify` a line is one stretch, its exact swept shape.
  */
 function visitSegmentCells(
   seg: Segment,
@@ -160,9 +165,14 @@ function visitSegmentCells(
   visit: CellVisitor,
   certify: PassLayer | null = null,
 ): boolean {
-  const shape = footprintShape(fp);
-  const reach = shape.disc ? shape.radius : Math.hypot(shape.halfLen, shape.halfWid);
-  const { x: x0, y: y0, heading: h0 } = seg.start;
+  // The effective footprint (see footprintShape), without allocating.
+  const disc = !(fp.width > 0) && !(fp.length > 0);
+  const side = 2 * Math.max(fp.radius, POINT_RADIUS);
+  const radius = disc ? 0.5 * side : 0;
+  const halfLen = disc ? 0 : 0.5 * (fp.length > 0 ? fp.length : side);
+  const halfWid = disc ? 0 : 0.5 * (fp.width > 0 ? fp.width : side);
+  const reach = disc ? radius : Math.hypot(halfLen, halfWid);
+  const x0 = seg.start.x, y0 = seg.start.y, h0 = seg.start.heading;
   const k = seg.curvature;
   const d = seg.direction;
   const length = seg.length;
@@ -172,52 +182,50 @@ function visitSegmentCells(
     // Pure translation along the heading (or no motion): the swept shape is exact.
     const ux = Math.cos(h0);
     const uy = Math.sin(h0);
-    const n = certify === null ? 1 : Math.max(1, Math.ceil(length / LINE_STRETCH));
-    const h = length / n;
-    for (let i = 0; i < n; i++) {
-      const a = i * h;
-      const b = i === n - 1 ? length : (i + 1) * h;
+    // With `certify`, sphere tracing: from distance t the clearance certifies the next `advance`; where it
+    // certifies too little, one stretch of LINE_STRETCH gets the exact test and tracing resumes after it.
+    let a = 0;
+    while (a < length || (a === 0 && length === 0)) {
       if (certify !== null) {
-        if (b <= covered) continue;
-        const m = 0.5 * (a + b);
-        const r = freeRadius(certify, x0 + d * m * ux, y0 + d * m * uy) - reach;
-        if (r >= b - m) {
-          covered = m + r;
+        const advance = freeRadius(certify, x0 + d * a * ux, y0 + d * a * uy) - reach;
+        if (advance >= MIN_ADVANCE) {
+          a += advance;
           continue;
         }
       }
+      const b = certify === null || a + LINE_STRETCH >= length ? length : a + LINE_STRETCH;
       const ax = x0 + d * a * ux, ay = y0 + d * a * uy, bx = x0 + d * b * ux, by = y0 + d * b * uy;
-      const hit = shape.disc
-        ? visitCapsuleCells(ax, ay, bx, by, shape.radius, visit, certify)
-        : visitRectCells(
-          0.5 * (ax + bx),
-          0.5 * (ay + by),
-          ux,
-          uy,
-          shape.halfLen + 0.5 * (b - a),
-          shape.halfWid,
-          visit,
-          certify,
-        );
+      const hit = disc ? visitCapsuleCells(ax, ay, bx, by, radius, visit, certify) : visitRectCells(
+        0.5 * (ax + bx),
+        0.5 * (ay + by),
+        ux,
+        uy,
+        halfLen + 0.5 * (b - a),
+        halfWid,
+        visit,
+        certify,
+      );
       if (hit) return true;
+      if (b >= length) break;
+      a = b;
     }
     return false;
   }
   const absK = Math.abs(k);
   let spacing = MAX_SAMPLE_SPACING;
-  if (!shape.disc) spacing = Math.min(spacing, (2 * RECT_INFLATION_TARGET) / (1 + absK * reach));
+  if (!disc) spacing = Math.min(spacing, (2 * RECT_INFLATION_TARGET) / (1 + absK * reach));
   const steps = Math.max(1, Math.ceil(length / spacing));
   const h = length / steps;
   // Arc points at sample i, exact closed form about the circle's center.
   const cxc = x0 - Math.sin(h0) / k;
   const cyc = y0 + Math.cos(h0) / k;
   const sweepStep = d * k * h;
-  if (shape.disc) {
+  if (disc) {
     // Every point of the arc between two samples lies within the sagitta of their chord.
     const halfStep = 0.5 * absK * h;
     const sagitta = (1 - Math.cos(halfStep)) / absK;
     // 1e-12 absorbs rounding in the sample positions.
-    const radius = shape.radius + sagitta + 1e-12;
+    const inflated = radius + sagitta + 1e-12;
     for (let i = 0; i < steps; i++) {
       // Stretch [i h, (i + 1) h]: certified from its middle pose, else the inflated capsule of its chord.
       if (certify !== null) {
@@ -233,7 +241,9 @@ function visitSegmentCells(
       const hb = h0 + sweepStep * (i + 1);
       const px = i === 0 ? x0 : cxc + Math.sin(ha) / k;
       const py = i === 0 ? y0 : cyc - Math.cos(ha) / k;
-      if (visitCapsuleCells(px, py, cxc + Math.sin(hb) / k, cyc - Math.cos(hb) / k, radius, visit, certify)) {
+      if (
+        visitCapsuleCells(px, py, cxc + Math.sin(hb) / k, cyc - Math.cos(hb) / k, inflated, visit, certify)
+      ) {
         return true;
       }
     }
@@ -255,7 +265,7 @@ function visitSegmentCells(
     }
     const ux = Math.cos(hi);
     const uy = Math.sin(hi);
-    if (visitRectCells(qx, qy, ux, uy, shape.halfLen + grow, shape.halfWid + grow, visit, certify)) {
+    if (visitRectCells(qx, qy, ux, uy, halfLen + grow, halfWid + grow, visit, certify)) {
       return true;
     }
   }
@@ -299,9 +309,6 @@ export function footprintHitsBlocked(
     layer,
   );
 }
-
-/** Stretch length for lines: the exact shape is tested per stretch that clearance does not certify. */
-const LINE_STRETCH = 1;
 
 /**
  * Conservative test: true if the footprint may overlap a blocked tile's interior anywhere along the segment.
