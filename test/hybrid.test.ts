@@ -368,4 +368,61 @@ describe("hybrid", () => {
     expect(fwd.segments.every((s) => s.direction === 1)).toBe(true);
     if (fwd.status === "found") expect(checkPath(layer, forwardOnly, fwd, start, goal)).toEqual([]);
   });
+  test("fast lane only (the service's inline lane): the full planner's answer when it settles, else budget", () => {
+    const layer = layerOfMap(mapText("arena.map"));
+    const ctx = contextOf(layer);
+    let seed = 23;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = () => {
+      for (;;) {
+        const x = Math.floor(rnd() * layer.width), y = Math.floor(rnd() * layer.height);
+        if (layer.clearance[y * layer.width + x] >= 1.5) return { x: x + 0.5, y: y + 0.5 };
+      }
+    };
+    let settled = 0, deferred = 0;
+    for (const unit of [BUILTIN_PROFILES.tank, BUILTIN_PROFILES.jeep, BUILTIN_PROFILES.truck]) {
+      for (let i = 0; i < 40; i++) {
+        const a = pick(), b = pick();
+        const start = { ...a, heading: rnd() * 6.28 - 3.14 };
+        const goal = i % 2 ? b : { ...b, heading: rnd() * 6.28 };
+        const task = taskOf(layer, unit, start, goal, { planner: "hybrid" });
+        const inline = runPlanTask(ctx, { ...task, maxExpansions: 2048, fastLaneOnly: true }, null);
+        const whole = runPlanTask(ctx, task, null);
+        if (inline.status === "found") {
+          settled++;
+          expect(inline.segments).toEqual(whole.segments);
+          expect(inline.message).toBe(whole.message);
+          expect(inline.duration).toBe(whole.duration);
+        } else {
+          deferred++;
+          expect(inline.status).toBe("budget");
+          expect(inline.segments).toEqual([]);
+        }
+      }
+    }
+    expect(settled).toBeGreaterThan(60);
+    // Parking into a bay between rows of blocks: no curve fit along the grid route within the inline checks,
+    // so the fast lane defers it, and the full planner finds it with its searches.
+    const lot = Array.from({ length: 64 }, (_, y) =>
+      Array.from({ length: 64 }, (_, x) => {
+        if (x === 0 || y === 0 || x === 63 || y === 63) return "@";
+        return y % 10 >= 4 && y % 10 <= 5 && x % 16 >= 4 && x % 16 <= 12 ? "@" : ".";
+      }).join(""));
+    const lotLayer = layerOf(lot);
+    const jeep = { ...BUILTIN_PROFILES.jeep };
+    const bay = taskOf(lotLayer, jeep, { x: 4.5, y: 6.5, heading: 0 }, { x: 50.5, y: 17.5, heading: 0 }, {
+      planner: "hybrid",
+    });
+    const deferredOne = runPlanTask(
+      contextOf(lotLayer),
+      { ...bay, maxExpansions: 2048, fastLaneOnly: true },
+      null,
+    );
+    expect(deferredOne.status).toBe("budget");
+    expect(deferredOne.message).toBe("the hybrid's fast lane did not settle the query");
+    const full = runPlanTask(contextOf(lotLayer), bay, null);
+    expect(full.status).toBe("found");
+    expect(checkPath(lotLayer, jeep, full, bay.start, bay.goal)).toEqual([]);
+    expect(settled + deferred).toBe(120);
+  });
 });

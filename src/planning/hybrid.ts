@@ -57,6 +57,12 @@ import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
  * benchmark scenarios; a failing one gives up here instead of inserting waypoints for long).
  */
 export const FIT_CHECKS = 200;
+/**
+ * Curve checks of the fit when only the fast lane runs (PlanTask.fastLaneOnly): the service's inline lane runs
+ * on its own thread, so the fit there is held to the checks a typical success takes (the worker, with
+ * {@link FIT_CHECKS}, makes the same checks first and so returns the same path).
+ */
+export const INLINE_FIT_CHECKS = 32;
 /** Largest x or y distance (tiles) between the two failure points for the Directional-8 stitch. */
 export const MAX_GAP = 12;
 /** Expansions the pre-smoothing pass may spend per path tile (plus a constant). */
@@ -263,6 +269,7 @@ export function planHybrid(
   //    4-connected one. The fitting sweeps every segment for the footprint and uses only the full turning
   //    radius, so its paths are not swept a second time (legality is verified once, there).
   let grid4: GridSearch | null = null;
+  const fastLaneOnly = task.fastLaneOnly === true;
   if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
     // The shortest forward curve straight to the goal, when its sweep is legal, is the answer outright: no
     // path is shorter, and no grid search is needed to know the goal is reachable.
@@ -288,7 +295,7 @@ export function planHybrid(
       }
     }
     trace?.steps.push("fit");
-    for (const neighborhood of [8, 4] as const) {
+    for (const neighborhood of fastLaneOnly ? [8] as const : [8, 4] as const) {
       const search = gridSearch(
         ctx,
         layer,
@@ -315,7 +322,7 @@ export function planHybrid(
         backingUp: reverse,
         cancel,
         deadline,
-        maxChecks: FIT_CHECKS,
+        maxChecks: fastLaneOnly ? INLINE_FIT_CHECKS : FIT_CHECKS,
       });
       if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
         return planOutcome(task.planner, { status: "cancelled", expansions });
@@ -331,6 +338,13 @@ export function planHybrid(
     }
   }
 
+  if (fastLaneOnly) {
+    return planOutcome(task.planner, {
+      status: "budget",
+      expansions,
+      message: "the hybrid's fast lane did not settle the query",
+    });
+  }
   // 1. 4-connected grid A* (the fast lane's when it ran to completion).
   trace?.steps.push("grid");
   const grid = grid4 ?? gridSearch(ctx, layer, task, 4, cancel);

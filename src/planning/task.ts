@@ -47,6 +47,14 @@ export interface PlanTask {
     allowBackingUp: boolean;
     keepToRoads: boolean;
   };
+  /**
+   * Run only the planner's bounded fast lane (the service's inline lane, on the service's own thread): for
+   * PLANNER_HYBRID its direct curves and the curve fit along the 8-connected route with at most
+   * INLINE_FIT_CHECKS curve checks (src/planning/hybrid.ts). When those do not settle the query the outcome is
+   * status "budget" and the service gives the task to the pool, where the same steps come first, so the answer
+   * does not depend on which ran it.
+   */
+  fastLaneOnly?: boolean;
   /** Test hook: crash the worker. */
   debugCrash?: boolean;
 }

@@ -245,9 +245,9 @@ export class PlanService {
     }
   }
 
-  /** Short grid and smooth queries qualify for the inline fast lane. */
+  /** Short grid, smooth and hybrid queries qualify for the inline fast lane. */
   #fastLaneFits(task: PlanTask, width: number): boolean {
-    if (task.planner !== "grid" && task.planner !== "smooth") return false;
+    if (task.planner !== "grid" && task.planner !== "smooth" && task.planner !== "hybrid") return false;
     if (task.debugCrash || this.#fastLaneExpansions <= 0) return false;
     const dx = Math.abs((task.startTile % width) - (task.goalTile % width));
     const dy = Math.abs(Math.floor(task.startTile / width) - Math.floor(task.goalTile / width));
@@ -257,14 +257,17 @@ export class PlanService {
   /**
    * The article's second matrix for interspersed fast searches: a short query runs right here on a small
    * expansion budget, saving two thread hops. Returns null when the budget was too small (the pool takes over).
+   * PLANNER_HYBRID runs only its fast lane here (PlanTask.fastLaneOnly: direct curves, a bounded curve fit);
+   * queries that need its searches go to the pool.
    */
   #runInline(task: PlanTask, entry: LayerEntry, regions: RegionTable): PlanOutcome | null {
     const budget = Math.min(task.maxExpansions, this.#fastLaneExpansions);
+    const fastLaneOnly = task.planner === "hybrid";
     this.#inlineShared.set(entry.key, entry.layer);
     this.#inlineShared.set(task.regionKey!, regions);
     try {
-      const out = runPlanTask(this.#inlineContext, { ...task, maxExpansions: budget }, null);
-      if (out.status === "budget" && budget < task.maxExpansions) return null;
+      const out = runPlanTask(this.#inlineContext, { ...task, maxExpansions: budget, fastLaneOnly }, null);
+      if (out.status === "budget" && (budget < task.maxExpansions || fastLaneOnly)) return null;
       return out;
     } finally {
       this.#inlineShared.clear();
