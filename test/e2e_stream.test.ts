@@ -8,6 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { call, callError, startServer, type TestServer } from "./helpers/server.ts";
 import { type BlockGrid, firstCollision } from "./helpers/movingai.ts";
+import { applyUpdate, type ClientSegment, pathFrom, poseOn, worstJoin } from "./helpers/splice.ts";
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -202,6 +203,94 @@ describe("Stream", () => {
     st.stream.end();
     expect(await st.next()).toBeNull();
     expect(st.ended).toBe(true);
+  });
+
+  test("a patch ahead of a moving unit replaces the rest of its path from where it is; speeds continue", async () => {
+    await call(srv.client, "PutMap", { id: "s-splice", movingai: field() });
+    const grid = mirror();
+    const tank = { maxSpeed: 4, acceleration: 1.5, deceleration: 3, radius: 0.9 };
+    const st = openStream({
+      map: { id: "s-splice" },
+      unit: { name: "tank" },
+      start: { x: 3.5, y: 10.5, heading: 0 },
+      goal: { x: 36.5, y: 10.5, tolerance: 0.5 },
+      planner: "PLANNER_HYBRID",
+    });
+    expect((await st.next()).kind).toBe("UPDATE_KIND_INITIAL");
+    const refined = await st.next();
+    expect(refined.kind).toBe("UPDATE_KIND_REFINED");
+    expect(refined.replace_from_segment).toBe(-1);
+    let path: ClientSegment[] = refined.plan.segments;
+    const lengthOf = (p: ClientSegment[]) => p.reduce((a, seg) => a + seg.length, 0);
+    const poseAt = (p: ClientSegment[], d: number) => {
+      const rest = pathFrom(p, d);
+      return rest.length > 0 ? rest[0].start : poseOn(p.at(-1)!, p.at(-1)!.length);
+    };
+    const speedAt = (p: ClientSegment[], d: number) => {
+      const seg = pathFrom(p, d)[0];
+      const full = p.find((q) => q.length >= seg.length - 1e-12 && q.end === seg.end)!;
+      const u = full.length - seg.length;
+      const v0 = full.start_speed ?? 0, v1 = full.end_speed ?? 0;
+      return Math.min(
+        Math.sqrt(v0 * v0 + 2 * tank.acceleration * u),
+        Math.sqrt(v1 * v1 + 2 * tank.deceleration * (full.length - u)),
+        tank.maxSpeed,
+      );
+    };
+
+    // The unit has driven 6 tiles; a wall goes up across the path ahead, with a gap at the bottom.
+    const travelled = 6;
+    const oldPose = poseAt(path, travelled + 2), oldSpeed = speedAt(path, travelled);
+    expect(oldSpeed).toBeGreaterThan(0);
+    st.stream.write({ progress: { distance: travelled } });
+    await new Promise((r) => setTimeout(r, 100));
+    await call(srv.client, "PatchMap", {
+      map: { id: "s-splice" },
+      edits: [{ x: 22, y: 1, width: 1, height: 15, tile: "@" }],
+    });
+    for (let y = 1; y < 16; y++) grid.blocked[y * 40 + 22] = 1;
+    const replanned = await st.next();
+    expect(replanned.kind).toBe("UPDATE_KIND_REPLANNED");
+    expect(replanned.plan.status).toBe("PLAN_STATUS_FOUND");
+    // Replaced from where the unit is, not from the start: the travelled part stays.
+    expect(replanned.replace_from_segment).toBeGreaterThanOrEqual(0);
+    const keptLength = lengthOf(path.slice(0, replanned.replace_from_segment)) +
+      replanned.replace_from_distance;
+    expect(keptLength).toBeCloseTo(travelled, 9);
+    path = applyUpdate(path, replanned);
+    expect(worstJoin(path)).toBeLessThan(1e-9);
+    // The lead ahead of the unit keeps its geometry (the unit may be anywhere on it when the update arrives).
+    const newPose = poseAt(path, travelled + 2);
+    expect(Math.hypot(newPose.x - oldPose.x, newPose.y - oldPose.y)).toBeLessThan(1e-9);
+    // From the unit on: legal on the patched map, ending at the goal.
+    const ahead = pathFrom(path, travelled);
+    expect(firstCollision(grid, ahead, tank.radius)).toBeNull();
+    const end = poseOn(path.at(-1)!, path.at(-1)!.length);
+    expect(Math.hypot(end.x - 36.5, end.y - 10.5)).toBeLessThanOrEqual(0.5 + 1e-9);
+    // The replacement is timed from the unit's speed where it starts: no stop, no jump in speed.
+    const replacement: ClientSegment[] = replanned.plan.segments;
+    expect(replacement[0].start_speed).toBeCloseTo(oldSpeed, 9);
+    for (let i = 1; i < replacement.length; i++) {
+      expect(replacement[i].start_speed).toBeCloseTo(replacement[i - 1].end_speed!, 9);
+    }
+    for (const seg of replacement) expect(seg.start_speed!).toBeLessThanOrEqual(tank.maxSpeed + 1e-9);
+    expect(replanned.plan.duration).toBeGreaterThan(0);
+
+    // A unit that reports a pose off its path gets a whole new path from that pose.
+    st.stream.write({ progress: { pose: { x: 5.5, y: 4.5, heading: 0 } } });
+    await new Promise((r) => setTimeout(r, 100));
+    await call(srv.client, "PatchMap", {
+      map: { id: "s-splice" },
+      edits: [{ x: 30, y: 4, width: 1, height: 15, tile: "@" }],
+    });
+    for (let y = 4; y < 19; y++) grid.blocked[y * 40 + 30] = 1;
+    const whole = await st.next();
+    expect(whole.kind).toBe("UPDATE_KIND_REPLANNED");
+    expect(whole.replace_from_segment).toBe(-1);
+    expect(whole.plan.segments[0].start.x).toBeCloseTo(5.5, 9);
+    expect(whole.plan.segments[0].start.y).toBeCloseTo(4.5, 9);
+    expect(firstCollision(grid, whole.plan.segments, tank.radius)).toBeNull();
+    st.stream.end();
   });
 
   test("the first message must be a plan; deleting the map ends the stream with a status", async () => {

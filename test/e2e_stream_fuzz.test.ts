@@ -10,6 +10,7 @@ import * as grpc from "@grpc/grpc-js";
 import { call, callError, startServer, type TestServer } from "./helpers/server.ts";
 import { type BlockGrid, firstCollision } from "./helpers/movingai.ts";
 import { rng } from "./helpers/rng.ts";
+import { applyUpdate, type ClientSegment, worstJoin } from "./helpers/splice.ts";
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -103,18 +104,36 @@ describe("randomized streams under random patches", () => {
       radius: number;
       ended: boolean;
       last: Update | null;
+      /** The path as the client holds it, every update applied (whole, or the rest replaced). */
+      path: ClientSegment[];
     }
+    let spliced = 0;
     const streams: Open[] = [];
     for (let i = 0; i < 24; i++) {
       const [unit, radius] = pick(UNITS);
       const name = String(unit.name ?? `disc ${radius}`);
       const margin = Math.ceil(radius) + 1;
       const stream = srv.client.Stream();
-      const s: Open = { stream, radius, ended: false, last: null };
+      const s: Open = { stream, radius, ended: false, last: null, path: [] };
       stream.on("data", (u: Update) => {
         updates++;
         received.push([u, radius, `stream ${i} (${name})`]);
         if (u.plan?.status === "PLAN_STATUS_FOUND") s.last = u;
+        if (!u.plan) return;
+        // Updates arrive in order per stream: a replacement applies to the path the client holds now.
+        if (u.replace_from_segment >= 0) {
+          spliced++;
+          if (u.replace_from_segment >= s.path.length) {
+            problems.push(`stream ${i}: replace_from_segment ${u.replace_from_segment} of ${s.path.length}`);
+            return;
+          }
+        }
+        s.path = applyUpdate(s.path, u);
+        // Positions only: line planners' corners are heading jumps (turns in place).
+        const gap = worstJoin(s.path, false);
+        if (gap > 1e-9) {
+          problems.push(`stream ${i}: the client's path has a gap of ${gap} after update ${u.sequence}`);
+        }
       });
       stream.on("error", (e: grpc.ServiceError) => {
         s.ended = true;
@@ -197,7 +216,7 @@ describe("randomized streams under random patches", () => {
     }
     for (const s of streams) if (live(s)) s.stream.end();
     for (const [u, radius, where] of received) check(u, radius, where);
-    if (Deno.env.get("FUZZ_VERBOSE")) console.log({ updates, found, versions: versions.size });
+    if (Deno.env.get("FUZZ_VERBOSE")) console.log({ updates, found, spliced, versions: versions.size });
     expect(problems).toEqual([]);
     expect(updates).toBeGreaterThan(40);
     expect(found).toBeGreaterThan(20);

@@ -6,10 +6,11 @@ import { describe, expect, test } from "vitest";
 import {
   applySpeedProfile,
   fluidTurningRadius,
+  speedAt,
   splitAtSpeedPhases,
   trapezoidDuration,
 } from "../src/motion/speedProfile.ts";
-import { arcSegment, lineSegment, poseAtTime } from "../src/geometry/segment.ts";
+import { arcSegment, lineSegment, poseAtTime, segmentPiece } from "../src/geometry/segment.ts";
 import type { Segment } from "../src/geometry/types.ts";
 import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
 import { rng } from "./helpers/rng.ts";
@@ -40,6 +41,74 @@ function integrateDuration(len: number, v0: number, v1: number, cap: number, a: 
   }
   return t;
 }
+
+describe("profiles that continue a moving unit (stream splices)", () => {
+  test("speedAt follows the trapezoid: the ramp up, the cap, the ramp down", () => {
+    // 20 tiles, cap 4, a = 2, b = 1: up to 4 by 4 tiles, cruise to 12, brake to 0 at 20.
+    const u = unit({});
+    const seg = lineSegment({ x: 0, y: 0, heading: 0 }, 20);
+    applySpeedProfile([seg], u);
+    expect(speedAt(seg, 0, u)).toBe(0);
+    expect(speedAt(seg, 1, u)).toBeCloseTo(2, 12);
+    expect(speedAt(seg, 8, u)).toBeCloseTo(4, 12);
+    expect(speedAt(seg, 18, u)).toBeCloseTo(2, 12);
+    expect(speedAt(seg, 20, u)).toBe(0);
+    expect(speedAt(lineSegment({ x: 0, y: 0, heading: 0 }, 5), 2, u)).toBe(0); // no profile
+  });
+
+  test("a continued profile starts at the unit's speed, or is NaN when the unit cannot keep it", () => {
+    const u = unit({ deceleration: 2 });
+    const previous = lineSegment({ x: 0, y: 0, heading: 0 }, 10);
+    const at = previous.end;
+    // Straight on for 10 tiles from 3 tiles/s: starts at 3, speeds join, ends at rest.
+    const on = [lineSegment(at, 4), lineSegment({ ...at, x: at.x + 4 }, 6)];
+    const total = applySpeedProfile(on, u, { previous, speed: 3 });
+    expect(on[0].startSpeed).toBe(3);
+    expect(on[0].endSpeed).toBe(on[1].startSpeed);
+    expect(on[1].endSpeed).toBe(0);
+    // 3 -> 4 over 1.75 tiles (0.5 s), cruise 2.25 tiles, brake 4 tiles (2 s) ... as trapezoids per segment.
+    const expected = on.reduce(
+      (t, seg) => t + integrateDuration(seg.length, seg.startSpeed!, seg.endSpeed!, 4, 2, 2),
+      0,
+    );
+    expect(total).toBeCloseTo(expected, 3);
+    // A cusp right at the joint: the unit would have to stop there.
+    expect(applySpeedProfile([lineSegment(at, 3, -1)], u, { previous, speed: 3 })).toBeNaN();
+    // An arc whose lateral cap (sqrt(2 * 1) = 1.41) is below the speed, right at the joint.
+    expect(applySpeedProfile([arcSegment(at, 1, 2)], u, { previous, speed: 3 })).toBeNaN();
+    // A cusp 1 tile on: stopping from 3 takes 9 / (2 * 2) = 2.25 tiles; 3 tiles is room enough.
+    const cuspAfter = (
+      room: number,
+    ) => [lineSegment(at, room), lineSegment({ ...at, x: at.x + room }, 2, -1)];
+    expect(applySpeedProfile(cuspAfter(1), u, { previous, speed: 3 })).toBeNaN();
+    const roomy = cuspAfter(3);
+    expect(applySpeedProfile(roomy, u, { previous, speed: 3 })).toBeGreaterThan(0);
+    expect(roomy[0].endSpeed).toBe(0);
+    // From rest it is the plain profile.
+    const rest = [lineSegment(at, 4)];
+    const plain = [lineSegment(at, 4)];
+    expect(applySpeedProfile(rest, u, { previous, speed: 0 })).toBe(applySpeedProfile(plain, u));
+  });
+
+  test("segmentPiece: the same curve between two distances", () => {
+    const arc = arcSegment({ x: 1, y: 2, heading: 0.3 }, -0.5, 4, -1);
+    const piece = segmentPiece(arc, 1, 3);
+    expect(piece.length).toBeCloseTo(2, 12);
+    expect(piece.curvature).toBe(-0.5);
+    expect(piece.direction).toBe(-1);
+    const whole = segmentPiece(arc, 0, 3);
+    expect(
+      Math.hypot(
+        piece.start.x - segmentPiece(arc, 0, 1).end.x,
+        piece.start.y - segmentPiece(arc, 0, 1).end.y,
+      ),
+    )
+      .toBeLessThan(1e-12);
+    expect(Math.hypot(piece.end.x - whole.end.x, piece.end.y - whole.end.y)).toBeLessThan(1e-12);
+    expect(segmentPiece(arc, -1, 9).length).toBe(4);
+    expect(segmentPiece(arc, 3, 2).length).toBe(0);
+  });
+});
 
 describe("hand-computed profiles", () => {
   test("a straight line: accelerate, cruise, decelerate", () => {

@@ -74,6 +74,16 @@ function makeSegment(start: Pose, curvature: number, length: number, direction: 
   return { start: begin, end, length, curvature, direction };
 }
 
+/**
+ * The piece of `seg` from distance `from` to `to` along it (clamped to [0, length]): same curvature and
+ * direction, starting at the pose there. Speeds are not carried over.
+ */
+export function segmentPiece(seg: Segment, from: number, to: number): Segment {
+  const a = from <= 0 ? 0 : from >= seg.length ? seg.length : from;
+  const b = to <= a ? a : to >= seg.length ? seg.length : to;
+  return makeSegment(a === 0 ? seg.start : poseAlong(seg, a), seg.curvature, b - a, seg.direction);
+}
+
 /** A straight segment of `length` from `start`, driven forward (+1) or in reverse (-1). */
 export function lineSegment(start: Pose, length: number, direction: 1 | -1 = 1): Segment {
   return makeSegment(start, 0, length, direction);

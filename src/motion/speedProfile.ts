@@ -115,11 +115,27 @@ let scratchCaps = new Float64Array(64);
 let scratchJoints = new Float64Array(65);
 
 /**
+ * A path that continues another one without stopping: it starts at the end of `previous` (a stream's kept part,
+ * cut at the splice point) with the unit moving at `speed`.
+ */
+export interface ProfileStart {
+  /** The segment (or the piece of it) the path continues. */
+  previous: Segment;
+  /** The speed at the joint, tiles/s. */
+  speed: number;
+}
+
+/**
  * Fills startSpeed, endSpeed and duration of every segment in place (see the module doc for the model) and
  * returns the total duration in seconds. A unit without a speed limit (maxSpeed 0) leaves the segments alone
  * and returns 0. The unit stops at the path's start and end and at every cusp.
+ *
+ * With `from`, the path starts at `from.speed` instead of at rest. When the unit cannot keep that speed (the
+ * joint with `from.previous` is a cusp or a corner it must slow down for, the first segment's cap is lower, or
+ * there is not enough room to brake for what follows), the result is NaN and the segments are left unprofiled:
+ * the caller then profiles a path from rest instead.
  */
-export function applySpeedProfile(segments: Segment[], unit: SpeedLimits): number {
+export function applySpeedProfile(segments: Segment[], unit: SpeedLimits, from?: ProfileStart): number {
   const n = segments.length;
   if (!(unit.maxSpeed > 0) || n === 0) return 0;
   const accel = unit.acceleration;
@@ -134,6 +150,12 @@ export function applySpeedProfile(segments: Segment[], unit: SpeedLimits): numbe
   const v = scratchJoints;
   v[0] = 0;
   v[n] = 0;
+  if (from !== undefined && from.speed > 0) {
+    const previousCap = segmentSpeedCap(from.previous, unit);
+    // 1e-9: the speed read off the kept part may carry rounding above a cap it was computed from.
+    if (from.speed > jointLimit(from.previous, segments[0], unit, previousCap, caps[0]) + 1e-9) return NaN;
+    v[0] = Math.min(from.speed, caps[0]);
+  }
   for (let j = 1; j < n; j++) v[j] = jointLimit(segments[j - 1], segments[j], unit, caps[j - 1], caps[j]);
   for (let j = 1; j < n; j++) {
     const reach = Math.sqrt(v[j - 1] * v[j - 1] + 2 * accel * segments[j - 1].length);
@@ -143,6 +165,8 @@ export function applySpeedProfile(segments: Segment[], unit: SpeedLimits): numbe
     const reach = Math.sqrt(v[j + 1] * v[j + 1] + 2 * decel * segments[j].length);
     if (reach < v[j]) v[j] = reach;
   }
+  // A moving start cannot be lowered: without room to brake for the first joint, there is no such profile.
+  if (v[0] > 0 && Math.sqrt(v[1] * v[1] + 2 * decel * segments[0].length) < v[0] - 1e-9) return NaN;
   let total = 0;
   for (let i = 0; i < n; i++) {
     const seg = segments[i];
@@ -152,6 +176,20 @@ export function applySpeedProfile(segments: Segment[], unit: SpeedLimits): numbe
     total += seg.duration;
   }
   return total;
+}
+
+/**
+ * The speed at distance u along a profiled segment (after {@link applySpeedProfile}): the trapezoid's
+ * acceleration ramp from startSpeed, its cruise at the segment's cap and its braking ramp to endSpeed, whichever
+ * is lowest there. 0 for a segment without a profile.
+ */
+export function speedAt(seg: Segment, u: number, unit: SpeedLimits): number {
+  const v0 = seg.startSpeed, v1 = seg.endSpeed;
+  if (v0 === undefined || v1 === undefined || !(unit.maxSpeed > 0)) return 0;
+  const at = u <= 0 ? 0 : u >= seg.length ? seg.length : u;
+  const up = Math.sqrt(v0 * v0 + 2 * unit.acceleration * at);
+  const down = Math.sqrt(v1 * v1 + 2 * unit.deceleration * (seg.length - at));
+  return Math.min(up, down, Math.max(segmentSpeedCap(seg, unit), v0, v1));
 }
 
 /** Appends a piece of `seg` from distance u0 to u1 (same curvature and direction) with the given speeds. */

@@ -60,8 +60,8 @@ function updateToWire(u: StreamUpdate) {
         fromRegionTable: r.fromRegionTable,
       })
       : null,
-    replace_from_segment: -1,
-    replace_from_distance: 0,
+    replace_from_segment: u.replaceFromSegment,
+    replace_from_distance: u.replaceFromDistance,
     status: u.status,
   };
 }

@@ -1,20 +1,29 @@
 /**
  * Streams: a path kept up to date. The first answer comes fast (grid A*), the planner asked for refines it
  * (the article's timeslicing done as progressive answers), and a map patch that touches the part of the path
- * the unit has not travelled yet triggers a replan from the unit's last reported pose. Replans for one stream
- * coalesce: while one runs, further triggers only mark the stream dirty, so work never piles up.
+ * the unit has not travelled yet, or a new goal, triggers a replan. Replans for one stream coalesce: while one
+ * runs, further triggers only mark the stream dirty, so work never piles up.
+ *
+ * A replan keeps the unit driving: it starts at a splice point a short lead ahead of the unit's reported
+ * position on its current path ({@link spliceLead}), when the path up to there is still legal on the map and
+ * the unit is on its path, and the update replaces only the rest of the path from there (replace_from_segment
+ * and replace_from_distance), with speeds that continue the kept part's. Otherwise (no progress along the path,
+ * the lead blocked, no plan from the splice point) the replan starts at the unit's last reported pose and the
+ * update carries the whole path.
  *
  * Transport-free: the gRPC handler feeds client messages in and writes the updates this class emits.
  *
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
-import { poseAlong, poseAtDistance } from "../geometry/segment.ts";
+import { poseAlong, poseAtDistance, segmentPiece } from "../geometry/segment.ts";
+import { segmentHitsBlocked } from "../geometry/sweep.ts";
+import { applySpeedProfile, speedAt } from "../motion/speedProfile.ts";
 import { FAST_FIRST, type PlanInput, type PlanResult, type PlanService } from "./planService.ts";
 import { PLANNER_WIRE } from "../server/wire.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
-import { resolveUnit } from "./profiles.ts";
+import { resolveUnit, type UnitSpec } from "./profiles.ts";
 import type { PlanOutcome } from "../planning/task.ts";
 
 /** Why an update is sent (wire UpdateKind without the prefix). */
@@ -32,6 +41,10 @@ export interface StreamUpdate {
   status: string;
   /** Details for STATUS updates. */
   message: string;
+  /** -1: `result` holds the whole path; else its segments replace the previous path from this segment index. */
+  replaceFromSegment: number;
+  /** With replaceFromSegment >= 0: the distance along that segment where the replacement starts. */
+  replaceFromDistance: number;
 }
 
 /** Stream limits. */
@@ -94,6 +107,47 @@ export class StreamHub {
 
 /** Samples per tile when recording which tiles the remaining path covers. */
 const SAMPLES_PER_TILE = 4;
+/** Seconds of driving at the unit's top speed between its reported position and a replan's splice point. */
+export const SPLICE_LEAD_SECONDS = 0.25;
+/** The shortest splice lead, tiles. */
+export const MIN_SPLICE_LEAD = 1;
+/** A reported pose farther than this (tiles) from the current path means the unit is not following it. */
+export const OFF_PATH = 1;
+
+/**
+ * How far ahead of the unit's reported position a replan's splice point lies: at least the distance the unit
+ * covers at top speed in {@link SPLICE_LEAD_SECONDS} (the update reaches it while it keeps driving) and the
+ * distance it needs to stop from top speed (so it can slow down for whatever the new part starts with), and at
+ * least {@link MIN_SPLICE_LEAD}.
+ */
+export function spliceLead(unit: Pick<UnitSpec, "maxSpeed" | "deceleration">): number {
+  const stopping = unit.deceleration > 0 ? (unit.maxSpeed * unit.maxSpeed) / (2 * unit.deceleration) : 0;
+  return Math.max(MIN_SPLICE_LEAD, unit.maxSpeed * SPLICE_LEAD_SECONDS, stopping);
+}
+
+/** Planners whose paths start at the start tile's center (their splice points are joints of the path). */
+const LINE_PLANNERS = new Set(["grid", "smooth", "hierarchical"]);
+
+/** True when the plan's path starts exactly at the pose's position (a splice needs a path that continues there). */
+function startsAt(r: PlanResult, pose: Pose): boolean {
+  const first = r.outcome.segments[0];
+  return first !== undefined && Math.hypot(first.start.x - pose.x, first.start.y - pose.y) <= 1e-9;
+}
+
+/** Where a replan starts on the current path, and what of that path the update keeps. */
+interface Splice {
+  /** Segment index and distance along it of the unit's reported position (where the replacement starts). */
+  fromIndex: number;
+  fromOffset: number;
+  /** The unit's speed there on the current path's profile (0 at the path's start). */
+  speed: number;
+  /** The current path from the unit's position to the splice point, cut per segment (checked legal). */
+  kept: Segment[];
+  /** The splice point's pose: the replan starts here. */
+  pose: Pose;
+  /** The map version the kept stretch was checked on (the replan is pinned to it). */
+  version: string;
+}
 
 /** One stream's state. */
 export class PathStream {
@@ -111,6 +165,9 @@ export class PathStream {
   #closed = false;
   readonly #abort = new AbortController();
   #margin = 1;
+  #unit: UnitSpec | null = null;
+  /** The last reported pose was more than {@link OFF_PATH} from the current path. */
+  #offPath = false;
   /** The current path sampled every 1/SAMPLES_PER_TILE tile as (x, y, distance) triples, made once per path. */
   #samples: Float64Array = new Float64Array(0);
   /** Patches that arrived while a plan was running: the path it returns is checked against them. */
@@ -137,6 +194,7 @@ export class PathStream {
       this.#request = msg.plan;
       try {
         const unit = resolveUnit(msg.plan.unit);
+        this.#unit = unit;
         this.#margin = unit.boundingRadius + 1;
       } catch (e) {
         this.#fail(e as ServiceError);
@@ -203,8 +261,14 @@ export class PathStream {
     if (typeof p.distance === "number" && p.distance > 0) {
       this.#distance = p.distance;
       if (!p.pose && segs.length > 0) this.#pose = poseAtDistance(segs, p.distance);
+      // Both given: the unit follows the path if the pose is where the distance puts it.
+      const there = p.pose && segs.length > 0 ? poseAtDistance(segs, p.distance) : null;
+      this.#offPath = there !== null &&
+        !(Math.hypot(there.x - this.#pose!.x, there.y - this.#pose!.y) <= OFF_PATH);
     } else if (p.pose && segs.length > 0) {
-      this.#distance = nearestDistanceAlong(this.#samples, this.#pose!);
+      const nearest = nearestAlong(this.#samples, this.#pose!);
+      this.#distance = nearest.distance;
+      this.#offPath = !(nearest.gap <= OFF_PATH);
     }
   }
 
@@ -256,19 +320,147 @@ export class PathStream {
     const kind = this.#dirty;
     this.#dirty = null;
     this.#busy = true;
-    const req = this.#request!;
-    const pose = this.#pose!;
-    const replan: PlanInput = { ...req, start: { ...pose } };
-    this.#plans.plan(replan, this.#abort.signal, true).then(
-      (r) => {
-        this.#distance = 0;
-        this.#accept(kind, r);
-      },
-      (e) => this.#onError(e),
-    ).finally(() => {
+    this.#replan(kind).finally(() => {
       this.#busy = false;
       this.#drain();
     });
+  }
+
+  /** One replan: from the splice point when there is one and a plan from it is found, else from the pose. */
+  async #replan(kind: UpdateKind): Promise<void> {
+    const req = this.#request!;
+    try {
+      const splice = await this.#splicePoint();
+      if (splice && !this.#closed) {
+        const r = await this.#plans.plan(
+          { ...req, map: { id: req.map!.id, version: splice.version }, start: { ...splice.pose } },
+          this.#abort.signal,
+          true,
+        ).catch((e) => {
+          if (e instanceof ServiceError && (e.code === "CANCELLED" || e.code === "UNAVAILABLE")) throw e;
+          return null; // e.g. a planner that cannot start off a tile center: replan from the pose instead
+        });
+        if (
+          r && (r.outcome.status === "found" || r.outcome.status === "nearest") && startsAt(r, splice.pose)
+        ) {
+          this.#acceptSplice(kind, r, splice);
+          return;
+        }
+      }
+      if (this.#closed) return;
+      const r = await this.#plans.plan({ ...req, start: { ...this.#pose! } }, this.#abort.signal, true);
+      this.#distance = 0;
+      this.#accept(kind, r);
+    } catch (e) {
+      this.#onError(e);
+    }
+  }
+
+  /**
+   * The splice point {@link spliceLead} ahead of the unit's reported distance along the current path, when the
+   * unit is on that path, the point is before its end and the path from the unit to it is legal on the map version
+   * the replan will use; else null.
+   */
+  async #splicePoint(): Promise<Splice | null> {
+    const current = this.#result?.outcome;
+    const unit = this.#unit;
+    if (!current || !unit || this.#offPath) return null;
+    if (current.status !== "found" && current.status !== "nearest") return null;
+    const segs = current.segments;
+    let total = 0;
+    for (const seg of segs) total += seg.length;
+    const from = Math.min(this.#distance, total);
+    let to = from + spliceLead(unit);
+    if (!(to < total - 1e-6)) return null;
+    // Line planners start their paths at a tile center: their splice point is the next joint (a waypoint, so a
+    // tile center), where a turn-in-place unit is at rest anyway.
+    if (LINE_PLANNERS.has(current.planner)) {
+      let end = 0;
+      for (const seg of segs) {
+        end += seg.length;
+        if (end >= to) break;
+      }
+      if (!(end < total - 1e-6)) return null;
+      to = end;
+    }
+    const ref = this.#request!.map!;
+    let layer;
+    let version: string;
+    try {
+      const mv = await this.#store.get(ref.id!, ref.version ?? "");
+      layer = this.#store.layerFor(mv, unit).layer;
+      version = mv.version;
+    } catch {
+      return null; // the map is gone or the version unknown: the plain replan reports it
+    }
+    // The kept stretch [from, to] must sweep only open tiles on this version; it is cut into pieces per segment.
+    const kept: Segment[] = [];
+    let fromIndex = -1, fromOffset = 0, index = 0, start = 0;
+    for (; index < segs.length; index++) {
+      const seg = segs[index];
+      const end = start + seg.length;
+      if (fromIndex < 0 && end > from) {
+        fromIndex = index;
+        fromOffset = from - start;
+      }
+      if (fromIndex >= 0) {
+        const piece = segmentPiece(seg, Math.max(0, from - start), Math.min(seg.length, to - start));
+        if (segmentHitsBlocked(layer, piece, unit.footprint)) return null;
+        kept.push(piece);
+      }
+      if (end >= to) break;
+      start = end;
+    }
+    const seg = segs[index];
+    const offset = to - start;
+    return {
+      fromIndex,
+      fromOffset,
+      speed: from > 0 ? speedAt(segs[fromIndex], fromOffset, unit) : 0,
+      kept,
+      pose: poseAlong(seg, offset),
+      version,
+    };
+  }
+
+  /**
+   * A plan from the splice point: the update replaces the path from the unit's reported position, with the kept
+   * stretch up to the splice point (same geometry: the unit may be anywhere on it when the update arrives) and
+   * the new part after it, timed from the unit's speed there. When the unit cannot keep to that (a cusp, say),
+   * the update carries the whole path from the unit's position, profiled from rest as replans from a pose are.
+   */
+  #acceptSplice(kind: UpdateKind, r: PlanResult, splice: Splice): void {
+    if (this.#closed) return;
+    const missed = this.#patchesDuringPlan.filter((e) => e.to.version !== r.mapVersion.version);
+    this.#patchesDuringPlan = [];
+    const unit = this.#unit!;
+    const old = this.#result!.outcome.segments;
+    const replacement = [...splice.kept, ...r.outcome.segments];
+    const length = replacement.reduce((a, s) => a + s.length, 0);
+    const before = splice.fromOffset > 0
+      ? segmentPiece(old[splice.fromIndex], 0, splice.fromOffset)
+      : old[splice.fromIndex - 1];
+    let duration = before !== undefined && splice.speed > 0
+      ? applySpeedProfile(replacement, unit, { previous: before, speed: splice.speed })
+      : applySpeedProfile(replacement, unit);
+    const whole = Number.isNaN(duration);
+    if (whole) duration = applySpeedProfile(replacement, unit);
+    const sent: PlanResult = { ...r, outcome: { ...r.outcome, segments: replacement, length, duration } };
+    if (whole) {
+      this.#result = sent;
+      this.#samples = samplePath(replacement);
+      this.#distance = 0;
+      this.#send(kind, sent, "", r.outcome.message);
+    } else {
+      const path: Segment[] = old.slice(0, splice.fromIndex);
+      if (splice.fromOffset > 0) path.push(before!);
+      for (const seg of replacement) path.push(seg);
+      this.#result = { ...sent, outcome: { ...sent.outcome, segments: path } };
+      this.#samples = samplePath(path);
+      // The unit's distance along the path is unchanged: the part before it was kept.
+      this.#send(kind, sent, "", r.outcome.message, splice.fromIndex, splice.fromOffset);
+    }
+    if (missed.some((e) => this.#touchesRemaining(e))) this.#trigger("REPLANNED");
   }
 
   #accept(kind: UpdateKind, r: PlanResult): void {
@@ -283,6 +475,7 @@ export class PathStream {
     }
     this.#result = r;
     this.#samples = samplePath(r.outcome.segments);
+    this.#offPath = false;
     if (kind === "INITIAL" || kind === "REFINED") this.#distance = 0;
     this.#send(kind, r, status === "budget" ? "budget_exhausted" : "", r.outcome.message);
     // The map changed while this plan ran: if a change touches the new path, plan again (coalesced).
@@ -303,8 +496,23 @@ export class PathStream {
     this.#send("STATUS", null, "error", msg);
   }
 
-  #send(kind: UpdateKind, result: PlanResult | null, status: string, message: string): void {
-    this.#emit({ sequence: ++this.#seq, kind, result, status, message });
+  #send(
+    kind: UpdateKind,
+    result: PlanResult | null,
+    status: string,
+    message: string,
+    replaceFromSegment = -1,
+    replaceFromDistance = 0,
+  ): void {
+    this.#emit({
+      sequence: ++this.#seq,
+      kind,
+      result,
+      status,
+      message,
+      replaceFromSegment,
+      replaceFromDistance,
+    });
   }
 
   #fail(e: ServiceError): void {
@@ -335,8 +543,8 @@ function samplePath(segs: readonly Segment[]): Float64Array {
   return out;
 }
 
-/** The distance along the path of the sample nearest to a pose. */
-function nearestDistanceAlong(samples: Float64Array, pose: Pose): number {
+/** The distance along the path of the sample nearest to a pose, and how far the pose is from it. */
+function nearestAlong(samples: Float64Array, pose: Pose): { distance: number; gap: number } {
   let best = 0, bestD = Infinity;
   for (let i = 0; i < samples.length; i += 3) {
     const d = Math.hypot(samples[i] - pose.x, samples[i + 1] - pose.y);
@@ -345,7 +553,7 @@ function nearestDistanceAlong(samples: Float64Array, pose: Pose): number {
       best = samples[i + 2];
     }
   }
-  return best;
+  return { distance: best, gap: bestD };
 }
 
 /** Wire Progress. */
