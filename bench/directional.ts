@@ -30,7 +30,8 @@ function carve(w: number, h: number, rects: number[][]): string[] {
   return g.map((r) => r.join(""));
 }
 
-interface Query {
+/** A start pose and a goal (optional heading). */
+export interface Query {
   start: { x: number; y: number; heading: number };
   goal: { x: number; y: number; heading?: number };
 }
@@ -67,14 +68,29 @@ function stats(xs: number[]): { median: number; p95: number } {
   };
 }
 
-function scenarios(): { name: string; layer: PassLayer; unit: UnitSpec; queries: Query[] }[] {
-  const out: { name: string; layer: PassLayer; unit: UnitSpec; queries: Query[] }[] = [];
+/** One scenario set: its map rows (Moving AI characters), the built-in unit it is for, and its queries. */
+export interface ScenarioSpec {
+  /** Set name. */
+  name: string;
+  /** Map rows, '.' open and '@' blocked (Moving AI characters). */
+  rows: string[];
+  /** Built-in unit profile name. */
+  unit: "jeep" | "tank";
+  /** Start and goal poses. */
+  queries: Query[];
+}
+
+/**
+ * The scenario sets of issue 4 (parking, a U-turn in a corridor, narrow doors, long detours on arena.map),
+ * shared by this benchmark and the one over gRPC (bench/e2e.ts).
+ */
+export function scenarioSpecs(): ScenarioSpec[] {
+  const out: ScenarioSpec[] = [];
   // Parking: a 64x64 lot with rows of blocks; park into a bay facing a given heading.
   const lotRects = [[1, 1, 62, 62]];
   const lot = carve(64, 64, lotRects).map((r, y) =>
     r.split("").map((c, x) => (y % 10 >= 4 && y % 10 <= 5 && x % 16 >= 4 && x % 16 <= 12 ? "@" : c)).join("")
   );
-  const parkingLayer = layerOf(lot);
   const pq: Query[] = [];
   for (let i = 0; i < 12; i++) {
     pq.push({
@@ -82,31 +98,35 @@ function scenarios(): { name: string; layer: PassLayer; unit: UnitSpec; queries:
       goal: { x: 10.5 + 8 * (i % 6), y: 7.5 + 10 * (i % 5), heading: i % 2 ? 0 : Math.PI },
     });
   }
-  out.push({ name: "parking 64x64", layer: parkingLayer, unit: { ...BUILTIN_PROFILES.jeep }, queries: pq });
+  out.push({ name: "parking 64x64", rows: lot, unit: "jeep", queries: pq });
   // U-turn in a 5-wide corridor with a dead end.
-  const corridor = layerOf(carve(64, 20, [[1, 1, 20, 18], [21, 7, 62, 11]]));
   const uq: Query[] = [];
   for (let i = 0; i < 10; i++) {
     uq.push({ start: { x: 58.5 - i, y: 9.5, heading: 0 }, goal: { x: 8.5, y: 9.5, heading: Math.PI } });
   }
-  out.push({ name: "U-turn corridor", layer: corridor, unit: { ...BUILTIN_PROFILES.tank }, queries: uq });
+  out.push({
+    name: "U-turn corridor",
+    rows: carve(64, 20, [[1, 1, 20, 18], [21, 7, 62, 11]]),
+    unit: "tank",
+    queries: uq,
+  });
   // Narrow doors: rooms joined by 3-wide doors.
   const rooms = carve(64, 64, [[1, 1, 62, 62]]).map((r, y) =>
     r.split("").map((c, x) => ((x === 21 || x === 42) && !(y % 21 >= 9 && y % 21 <= 11) ? "@" : c)).join("")
   );
-  const doorLayer = layerOf(rooms);
   const dq: Query[] = [];
   for (let i = 0; i < 12; i++) {
     dq.push({ start: { x: 5.5, y: 5.5 + 4 * i, heading: 0 }, goal: { x: 58.5, y: 55.5 - 4 * i } });
   }
-  out.push({ name: "narrow doors", layer: doorLayer, unit: { ...BUILTIN_PROFILES.tank }, queries: dq });
+  out.push({ name: "narrow doors", rows: rooms, unit: "tank", queries: dq });
   // Long detours on a shared map.
   try {
     const text = Deno.readTextFileSync(new URL("../../shared/data/movingai/arena.map", import.meta.url));
     const lines = text.split(/\r?\n/);
     const h = Number(lines.find((l) => l.startsWith("height"))!.split(/\s+/)[1]);
     const s = lines.indexOf("map") + 1;
-    const layer = layerOf(lines.slice(s, s + h));
+    const rows = lines.slice(s, s + h);
+    const layer = layerOf(rows);
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const pick = () => {
@@ -120,9 +140,18 @@ function scenarios(): { name: string; layer: PassLayer; unit: UnitSpec; queries:
       const a = pick(), b = pick();
       if (Math.hypot(a.x - b.x, a.y - b.y) > 20) lq.push({ start: { ...a, heading: 0 }, goal: b });
     }
-    out.push({ name: "arena detours", layer, unit: { ...BUILTIN_PROFILES.tank }, queries: lq });
+    out.push({ name: "arena detours", rows, unit: "tank", queries: lq });
   } catch { /* shared maps absent */ }
   return out;
+}
+
+function scenarios(): { name: string; layer: PassLayer; unit: UnitSpec; queries: Query[] }[] {
+  return scenarioSpecs().map((sc) => ({
+    name: sc.name,
+    layer: layerOf(sc.rows),
+    unit: { ...BUILTIN_PROFILES[sc.unit] },
+    queries: sc.queries,
+  }));
 }
 
 /** Runs per query: the query's time is the median of its runs (sub-0.1 ms timings are noisy one by one). */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { ROOT, startBenchServer } from "./server.ts";
+import { scenarioSpecs } from "./directional.ts";
 
 /** Runs `fn` with `inFlight` concurrent loops for `seconds`; returns completed calls per second. */
 async function closedLoop(inFlight: number, seconds: number, fn: () => Promise<unknown>): Promise<number> {
@@ -90,6 +91,61 @@ async function turningLatency(client: any): Promise<string> {
   ].join("\n");
 }
 
+/**
+ * Issue 4's scenario sets (bench/directional.ts) as a client sees them: each map uploaded, then every query
+ * planned over gRPC with PLANNER_SMOOTH and PLANNER_HYBRID alternating, one request in flight; median latency
+ * per set and planner.
+ */
+// deno-lint-ignore no-explicit-any
+async function scenarioLatency(client: any): Promise<string> {
+  const call = (method: string, req: unknown) =>
+    new Promise<unknown>((res, rej) =>
+      client[method](req, (e: unknown, r: unknown) => (e ? rej(e) : res(r)))
+    );
+  const rows = [
+    "| scenario set over gRPC, 1 in flight | smooth median ms | hybrid median ms | hybrid / smooth |",
+    "|---|---:|---:|---:|",
+  ];
+  let refused = 0;
+  for (const [i, sc] of scenarioSpecs().entries()) {
+    const id = `scenario-${i}`;
+    const text = `type octile\nheight ${sc.rows.length}\nwidth ${sc.rows[0].length}\nmap\n${
+      sc.rows.join("\n")
+    }\n`;
+    await call("PutMap", { id, movingai: text });
+    const plan = (q: (typeof sc.queries)[number], planner: string) =>
+      call("Plan", {
+        map: { id },
+        unit: { name: sc.unit },
+        start: q.start,
+        goal: { ...q.goal, tolerance: 0.5, heading_tolerance: 0.2 },
+        planner,
+      });
+    // Queries the service refuses (a start too close to a wall for the unit) are left out.
+    const valid = [];
+    for (const q of sc.queries) {
+      if (await plan(q, "PLANNER_SMOOTH").then(() => true, () => false)) valid.push(q);
+    }
+    refused += sc.queries.length - valid.length;
+    const ms: Record<string, number[]> = { PLANNER_SMOOTH: [], PLANNER_HYBRID: [] };
+    for (let round = 0; round < 6; round++) {
+      for (const q of valid) {
+        for (const planner of Object.keys(ms)) {
+          const t0 = performance.now();
+          await plan(q, planner);
+          if (round > 0) ms[planner].push(performance.now() - t0); // round 0 warms the JIT and the tables
+        }
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    const s = median(ms.PLANNER_SMOOTH), h = median(ms.PLANNER_HYBRID);
+    rows.push(`| ${sc.name} (${sc.unit}) | ${s.toFixed(3)} | ${h.toFixed(3)} | ${(h / s).toFixed(2)} |`);
+  }
+  return rows.join("\n") +
+    `\n\n(5 timed rounds over each set's queries, planners alternating query by query; ${refused} queries ` +
+    "whose start the service refuses for the unit left out.)";
+}
+
 /** Measures and returns a markdown table. */
 export async function benchE2e(seconds = 4): Promise<string> {
   const srv = await startBenchServer();
@@ -135,7 +191,7 @@ export async function benchE2e(seconds = 4): Promise<string> {
     return rows.join("\n") +
       `\n\nSmall queries: the first 40 arena.map.scen queries (path lengths 1-~8), PLANNER_GRID; empty RPC = ` +
       `grpc.health.v1.Health/Check; client and server on the same 2-core machine; ${seconds} alternating 1 s slices per cell.` +
-      "\n\n" + await turningLatency(client);
+      "\n\n" + await turningLatency(client) + "\n\n" + await scenarioLatency(client);
   } finally {
     srv.stop();
   }
