@@ -31,8 +31,8 @@
  *
  * @module
  */
-import { dubinsShortest } from "../geometry/dubins.ts";
-import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
+import { dubinsLength, dubinsShortest } from "../geometry/dubins.ts";
+import { reedsSheppLength, reedsSheppShortest } from "../geometry/reedsShepp.ts";
 import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
@@ -170,6 +170,10 @@ export function finalSmoothing(
       let len = 0;
       for (let k = i; k < j; k++) len += out[k].length;
       const a = out[i].start, b = out[j - 1].end;
+      // Cheap refusals first: no curve is shorter than the straight distance, and the length alone (no
+      // allocation) decides before the segments are built.
+      if (Math.hypot(b.x - a.x, b.y - a.y) >= len - 1e-6) continue;
+      if ((reverse ? reedsSheppLength(a, b, r) : dubinsLength(a, b, r)) >= len - 1e-6) continue;
       const curve = reverse ? reedsSheppShortest(a, b, r) : dubinsShortest(a, b, r);
       if (curve.length >= len - 1e-6) continue;
       if (cusps(curve.segments, 0, curve.segments.length) > cusps(out, i, j)) continue;
