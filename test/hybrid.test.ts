@@ -5,6 +5,7 @@ import { gridSearch, runPlanTask } from "../src/planning/plan.ts";
 import { fitCurves } from "../src/planning/curved.ts";
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { dubinsShortest } from "../src/geometry/dubins.ts";
+import { reedsSheppShortest } from "../src/geometry/reedsShepp.ts";
 import { arcThenLine } from "../src/geometry/arcThenLine.ts";
 import { pathHitsBlocked } from "../src/geometry/sweep.ts";
 import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
@@ -424,5 +425,54 @@ describe("hybrid", () => {
     expect(full.status).toBe("found");
     expect(checkPath(lotLayer, jeep, full, bay.start, bay.goal)).toEqual([]);
     expect(settled + deferred).toBe(120);
+  });
+  test("fitCurves, last leg: the Reeds-Shepp curve first when it costs less by the unit's penalties", () => {
+    const layer = layerOf(Array.from({ length: 24 }, () => ".".repeat(24)));
+    const tank = { ...BUILTIN_PROFILES.tank };
+    const start = { x: 10.5, y: 10.5, heading: 0 };
+    const fit = (goal: { x: number; y: number; heading: number }, backingUp: boolean) => {
+      const path = gridSearch(contextOf(layer), layer, taskOf(layer, tank, start, goal), 8, null).path!;
+      const out = fitCurves({
+        layer,
+        unit: tank,
+        path,
+        smoothed: smoothPath(layer, tank.boundingRadius, path, layer.width),
+        start,
+        goal,
+        check: true,
+        tighterTurns: false,
+        backingUp,
+        cancel: null,
+        deadline: performance.now() + 10000,
+      });
+      expect(out.status).toBe("found");
+      return out.status === "found" ? out.segments : [];
+    };
+    const cost = (segs: { length: number; direction: number }[]) =>
+      segs.reduce(
+        (c, q, i) =>
+          c + q.length * (q.direction < 0 ? tank.reversePenalty : 1) +
+          (i > 0 && q.direction !== segs[i - 1].direction ? tank.cuspPenalty : 0),
+        0,
+      );
+    const len = (segs: { length: number }[]) => segs.reduce((a, q) => a + q.length, 0);
+    // Two tiles ahead, facing +y: a short maneuver with one cusp (cost 5.9) beats the forward loop (10.9).
+    const side = { x: 12.5, y: 10.5, heading: Math.PI / 2 };
+    const rs = reedsSheppShortest(start, side, tank.turningRadius);
+    const dubins = dubinsShortest(start, side, tank.turningRadius);
+    expect(cost(rs.segments)).toBeLessThan(dubins.length);
+    const taken = fit(side, true);
+    expect(taken.some((q) => q.direction < 0)).toBe(true);
+    expect(len(taken)).toBeCloseTo(rs.length, 9);
+    // Without backing up: the forward loop.
+    expect(len(fit(side, false))).toBeCloseTo(dubins.length, 9);
+    // Four tiles ahead, facing back: the forward curve (9.90) beats the maneuver's cost (10.07), so it stays first.
+    const back = { x: 14.5, y: 10.5, heading: Math.PI };
+    const rsBack = reedsSheppShortest(start, back, tank.turningRadius);
+    const dubinsBack = dubinsShortest(start, back, tank.turningRadius);
+    expect(cost(rsBack.segments)).toBeGreaterThan(dubinsBack.length);
+    const kept = fit(back, true);
+    expect(kept.every((q) => q.direction === 1)).toBe(true);
+    expect(len(kept)).toBeCloseTo(dubinsBack.length, 9);
   });
 });

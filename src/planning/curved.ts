@@ -25,7 +25,7 @@
  * @module
  */
 import { arcThenLineSide, arcThenLineSideLength } from "../geometry/arcThenLine.ts";
-import { dubinsShortest } from "../geometry/dubins.ts";
+import { dubinsLength, dubinsShortest } from "../geometry/dubins.ts";
 import { normalizeAngle } from "../geometry/angle.ts";
 import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
 import { lineSegment, pathLength } from "../geometry/segment.ts";
@@ -68,6 +68,9 @@ interface LegEnv {
   /** Tightened radii, in the order tried (after the full radius), when `tighter`. */
   tightRadii: number[];
   backing: boolean;
+  /** The unit's reverse and cusp penalties (to weigh a reverse curve against a forward one). */
+  reversePenalty: number;
+  cuspPenalty: number;
   cancel: Int32Array | null;
   deadline: number;
   /** Curve checks left for the whole fit (across re-solves); counts down. */
@@ -102,8 +105,10 @@ function tightenedRadii(radius: number): number[] {
  * - forward, with a goal heading: its Dubins curve;
  * - forward, else: the article's arc-then-line on the shorter side, a Dubins curve lined up with the next leg,
  *   arc-then-line on the other side, a Dubins curve arriving straight, a Dubins curve half way between the two;
- * - reverse (Reeds-Shepp), with a goal heading: to it; else arriving with the next leg's heading, its opposite,
- *   the leg's start heading, straight; or for the last leg straight, the start heading, straight reversed.
+ * - reverse (Reeds-Shepp), with a goal heading: to it, and before the forward Dubins curve when it costs less
+ *   by the unit's penalties (reverse length times reversePenalty, cuspPenalty per cusp); else arriving with the
+ *   next leg's heading, its opposite, the leg's start heading, straight; or for the last leg straight, the
+ *   start heading, straight reversed.
  */
 class LegCursor {
   /** The leg's start pose. */
@@ -121,6 +126,8 @@ class LegCursor {
   private first: 0 | 1 | -1 = 0;
   private second: 0 | 1 | -1 = 0;
   private sidesRadius = -1;
+  /** The last leg's Reeds-Shepp candidate goes first (slots 0 and 1 are then reverse, forward). */
+  private backFirst = false;
 
   /** Restarts the cursor at the first candidate of the leg from `p` to waypoint `i + 1`. */
   reset(p: Pose, ws: Waypoint[], i: number, env: LegEnv): void {
@@ -133,6 +140,7 @@ class LegCursor {
     this.next = last ? undefined : Math.atan2(ws[i + 2].y - t.y, ws[i + 2].x - t.x);
     this.slot = 0;
     this.sidesRadius = -1;
+    this.backFirst = false;
   }
 
   /** The next candidate's segments (tightened arcs flagged), or null when the leg has none left. */
@@ -148,6 +156,13 @@ class LegCursor {
       ? (this.goal !== undefined ? 1 : this.next !== undefined ? 4 : 3)
       : 0;
     const tightSlots = env.check && env.tighter ? forwardSlots * env.tightRadii.length : 0;
+    // The last leg of a unit that may reverse has one forward (Dubins) and one reverse (Reeds-Shepp) candidate:
+    // the cheaper by the unit's own costs goes first (reverse length and cusps weighed with its penalties).
+    if (this.goal !== undefined && backingSlots === 1 && this.slot < 2) {
+      if (this.slot === 0) this.backFirst = this.reverseCheaper(env);
+      const k = this.slot++;
+      return (k === 0) === this.backFirst ? this.backing(0, env.radius) : this.forward(0, env.radius);
+    }
     for (;;) {
       let k = this.slot++;
       if (k < forwardSlots) {
@@ -164,6 +179,21 @@ class LegCursor {
       for (const s of segs) if (s.curvature !== 0) s.tightened = true;
       return segs;
     }
+  }
+
+  /**
+   * True when the shortest Reeds-Shepp curve to the goal pose costs less than the forward Dubins curve: its
+   * length with reverse stretches times the reverse penalty, plus the cusp penalty per change of direction.
+   */
+  private reverseCheaper(env: LegEnv): boolean {
+    const goal = pose(this.tx, this.ty, this.goal!);
+    const curve = reedsSheppShortest(this.p, goal, env.radius).segments;
+    let cost = 0;
+    for (let i = 0; i < curve.length; i++) {
+      cost += curve[i].length * (curve[i].direction < 0 ? env.reversePenalty : 1);
+      if (i > 0 && curve[i].direction !== curve[i - 1].direction) cost += env.cuspPenalty;
+    }
+    return cost < dubinsLength(this.p, goal, env.radius) - 1e-9;
   }
 
   /** Forward slot k at radius r (see the class doc), or null when that slot does not apply. */
@@ -387,6 +417,8 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     tighter: req.tighterTurns && unit.turningRadius > 0,
     tightRadii: req.tighterTurns && unit.turningRadius > 0 ? tightenedRadii(unit.turningRadius) : [],
     backing: req.backingUp && unit.canReverse && unit.turningRadius > 0,
+    reversePenalty: Math.max(1, unit.reversePenalty),
+    cuspPenalty: unit.cuspPenalty,
     cancel: req.cancel,
     deadline: req.deadline,
     checksLeft: req.maxChecks ?? Infinity,
