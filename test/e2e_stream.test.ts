@@ -293,6 +293,62 @@ describe("Stream", () => {
     st.stream.end();
   });
 
+  test("a new goal behind a moving unit in a narrow corridor: it brakes within the lead, then backs up", async () => {
+    // A 3-wide corridor: the tank cannot turn around, so it must back up. The lead ahead of it is its stopping
+    // distance at top speed, so the replacement keeps the lead, brakes to a stop at its end (a cusp) and
+    // reverses from there.
+    await call(srv.client, "PutMap", { id: "s-corridor", movingai: field() });
+    const grid = mirror();
+    const walls = [{ x: 1, y: 1, width: 38, height: 8, tile: "@" }, {
+      x: 1,
+      y: 12,
+      width: 38,
+      height: 7,
+      tile: "@",
+    }];
+    await call(srv.client, "PatchMap", { map: { id: "s-corridor" }, edits: walls });
+    for (const w of walls) {
+      for (let y = w.y; y < w.y + w.height; y++) {
+        for (let x = w.x; x < w.x + w.width; x++) grid.blocked[y * 40 + x] = 1;
+      }
+    }
+    const st = openStream({
+      map: { id: "s-corridor" },
+      unit: { name: "tank" },
+      start: { x: 3.5, y: 10.5, heading: 0 },
+      goal: { x: 36.5, y: 10.5, tolerance: 0.5 },
+      planner: "PLANNER_HYBRID",
+    });
+    expect((await st.next()).kind).toBe("UPDATE_KIND_INITIAL");
+    const refined = await st.next();
+    expect(refined.kind).toBe("UPDATE_KIND_REFINED");
+    let path: ClientSegment[] = refined.plan.segments;
+    const travelled = 10;
+    st.stream.write({ progress: { distance: travelled } });
+    await new Promise((r) => setTimeout(r, 100));
+    st.stream.write({ goal: { x: 5.5, y: 10.5, heading: 0, tolerance: 0.5, heading_tolerance: 0.2 } });
+    const moved = await st.next();
+    expect(moved.kind).toBe("UPDATE_KIND_GOAL_CHANGED");
+    expect(moved.plan.status).toBe("PLAN_STATUS_FOUND");
+    expect(moved.replace_from_segment).toBeGreaterThanOrEqual(0);
+    const replacement: ClientSegment[] = moved.plan.segments;
+    // The lead: forward, from the unit's speed (top speed 4 after 10 tiles) down to a stop where it reverses.
+    expect(replacement[0].direction).toBe(1);
+    expect(replacement[0].start_speed).toBeCloseTo(4, 9);
+    const cusp = replacement.findIndex((q) => q.direction === -1);
+    expect(cusp).toBeGreaterThan(0);
+    expect(replacement[cusp - 1].end_speed ?? 0).toBe(0);
+    expect(replacement[cusp].start_speed ?? 0).toBe(0);
+    const lead = replacement.slice(0, cusp).reduce((a, q) => a + q.length, 0);
+    expect(lead).toBeCloseTo(4 * 4 / (2 * 3), 9); // stopping distance: v^2 / (2 deceleration)
+    path = applyUpdate(path, moved);
+    expect(worstJoin(path)).toBeLessThan(1e-9);
+    expect(firstCollision(grid, pathFrom(path, travelled), 0.9)).toBeNull();
+    const end = poseOn(path.at(-1)!, path.at(-1)!.length);
+    expect(Math.hypot(end.x - 5.5, end.y - 10.5)).toBeLessThanOrEqual(0.5 + 1e-9);
+    st.stream.end();
+  });
+
   test("the first message must be a plan; deleting the map ends the stream with a status", async () => {
     const bad = srv.client.Stream();
     const err = await new Promise<grpc.ServiceError>((res) => {
