@@ -73,11 +73,14 @@ export async function benchStream(seconds = 5): Promise<string> {
     // 2. Replans per second: 100 streams cross a 128x128 field; walls appear and vanish across their paths.
     const w = 128, h = 128, n = 100;
     await unary(srv.client, "PutMap", { id: "field", movingai: field(w, h) });
-    let replans = 0;
+    let replans = 0, partial = 0;
     const streams = Array.from({ length: n }, (_, i) => {
       const st = srv.client.Stream();
       st.on("data", (u: Any) => {
-        if (u.kind === "UPDATE_KIND_REPLANNED") replans++;
+        if (u.kind === "UPDATE_KIND_REPLANNED") {
+          replans++;
+          if (u.replace_from_segment >= 0) partial++;
+        }
       });
       st.on("error", () => {});
       st.write({
@@ -92,6 +95,7 @@ export async function benchStream(seconds = 5): Promise<string> {
     });
     await new Promise((res) => setTimeout(res, 1000));
     replans = 0;
+    partial = 0;
     const patchMs: number[] = [];
     const end = performance.now() + seconds * 1000;
     let k = 0;
@@ -113,6 +117,7 @@ export async function benchStream(seconds = 5): Promise<string> {
       `| patches applied | ${k} (${(k / seconds).toFixed(0)}/s) |`,
       `| PatchMap latency median / p95 | ${p.median.toFixed(2)} / ${p.p95.toFixed(2)} ms |`,
       `| replanned updates delivered | ${replans} (${(replans / seconds).toFixed(0)}/s) |`,
+      `| of which replace the rest of the path (partial) | ${partial} |`,
     );
     for (const st of streams) st.end();
   } finally {
