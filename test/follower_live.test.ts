@@ -1,7 +1,8 @@
 /**
  * The second-language follower over live responses: Curve (Dubins, Reeds-Shepp, arc-then-line) and Plan
  * (SMOOTH for a turn-in-place unit, CURVED for turning-radius units) fetched over real gRPC, then integrated and
- * checked by a plain Python script (standard library only).
+ * checked by a plain Python script (standard library only); and a stream's updates, a partial one among them,
+ * applied by that script as a client would before its checks.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -114,3 +115,55 @@ test("live Curve and Plan responses follow the segment contract in Python", asyn
   expect(bad.status).toBe(1);
   expect(bad.out).toContain("2 passed, 1 failed");
 }, 300_000);
+
+test(
+  "a stream's updates, applied in Python as a client would, give one joined path to the goal",
+  async () => {
+    const rows: string[] = [];
+    for (let y = 0; y < 20; y++) {
+      let r = "";
+      for (let x = 0; x < 40; x++) r += x === 0 || y === 0 || x === 39 || y === 19 ? "@" : ".";
+      rows.push(r);
+    }
+    await call(srv.client, "PutMap", {
+      id: "follow-stream",
+      movingai: `type octile\nheight 20\nwidth 40\nmap\n${rows.join("\n")}\n`,
+    });
+    const start = { x: 3.5, y: 10.5, heading: 0 };
+    const goal = { x: 36.5, y: 10.5, tolerance: 0.5 };
+    const st = srv.client.Stream();
+    // deno-lint-ignore no-explicit-any
+    const updates: any[] = [];
+    const waitFor = async (n: number) => {
+      for (let i = 0; i < 400 && updates.length < n; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(updates.length).toBeGreaterThanOrEqual(n);
+    };
+    st.on("data", (u: unknown) => updates.push(u));
+    st.on("error", () => {});
+    st.write({
+      plan: { map: { id: "follow-stream" }, unit: { name: "tank" }, start, goal, planner: "PLANNER_HYBRID" },
+    });
+    await waitFor(2); // initial, refined
+    st.write({ progress: { distance: 6 } });
+    await new Promise((r) => setTimeout(r, 100));
+    await call(srv.client, "PatchMap", {
+      map: { id: "follow-stream" },
+      edits: [{ x: 22, y: 1, width: 1, height: 15, tile: "@" }],
+    });
+    await waitFor(3);
+    st.end();
+    expect(updates[2].kind).toBe("UPDATE_KIND_REPLANNED");
+    expect(updates[2].replace_from_segment).toBeGreaterThanOrEqual(0);
+    const stream = { name: "stream", start, goal, goalTolerance: 0.5, ignoreGoalHeading: true, updates };
+    const ok = follow([stream]);
+    expect(ok.out).toContain("1 passed, 0 failed");
+    expect(ok.status).toBe(0);
+    // Applied wrongly (the replacement appended after the whole old path) the joins break.
+    const wrong = structuredClone(stream);
+    wrong.updates[2].replace_from_segment = wrong.updates[1].plan.segments.length - 1;
+    wrong.updates[2].replace_from_distance = wrong.updates[1].plan.segments.at(-1).length;
+    const bad = follow([wrong]);
+    expect(bad.status).toBe(1);
+  },
+  120_000,
+);

@@ -2,7 +2,8 @@
 """Independent segment follower for arcpath paths (plain Python 3, standard library only).
 
 Reads a JSON list of paths (from a file named on the command line, or stdin). Each path has "start",
-"segments" and optionally "goal" (and "ignoreGoalHeading"); each segment has the proto JSON fields kind,
+"segments" (or "updates": a stream's PathUpdate messages, applied as a client does: whole paths, or the rest
+replaced from replace_from_segment at replace_from_distance) and optionally "goal" (and "ignoreGoalHeading"); each segment has the proto JSON fields kind,
 start {x, y, heading}, end, length, curvature, direction. For every segment it integrates the contract itself:
 
     heading(u) = h0 + d*k*u,  x' = d*cos(heading),  y' = d*sin(heading)
@@ -94,9 +95,40 @@ def check_path(path):
     return problems
 
 
+def cut(seg, u):
+    """The first u of a segment as a segment of its own (the contract's closed form gives its end)."""
+    piece = dict(seg)
+    piece["length"] = u
+    piece["start"] = normalize_pose(seg.get("start", {}))
+    piece["end"] = integrate(piece)
+    return piece
+
+
+def apply_updates(updates):
+    """A stream client's path after each update: whole (replace_from_segment -1), or the segments before
+    replace_from_segment, that segment cut at replace_from_distance (none of it at 0), then the update's."""
+    path = []
+    for u in updates:
+        plan = u.get("plan") or {}
+        new = plan.get("segments", [])
+        index = int(u.get("replace_from_segment", -1))
+        if index < 0:
+            path = list(new)
+            continue
+        if index >= len(path):
+            raise ValueError("replace_from_segment %d beyond a path of %d segments" % (index, len(path)))
+        at = float(u.get("replace_from_distance", 0.0))
+        path = path[:index] + ([cut(path[index], at)] if at > 0 else []) + list(new)
+    return path
+
+
 def main(argv):
     text = open(argv[1]).read() if len(argv) > 1 and argv[1] != "-" else sys.stdin.read()
     paths = json.loads(text)
+    # A path may be given as a stream's updates instead of segments: the client's path after applying them.
+    for path in paths:
+        if "updates" in path:
+            path["segments"] = apply_updates(path["updates"])
     passed = failed = 0
     for index, path in enumerate(paths):
         problems = check_path(path)
