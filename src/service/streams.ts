@@ -373,8 +373,9 @@ export class PathStream {
     let to = from + spliceLead(unit);
     if (!(to < total - 1e-6)) return null;
     // Line planners start their paths at a tile center: their splice point is the next joint (a waypoint, so a
-    // tile center), where a turn-in-place unit is at rest anyway.
-    if (LINE_PLANNERS.has(current.planner)) {
+    // tile center). Units that turn in place splice at the next joint too: a corner, where they stop or slow
+    // down anyway, so the new part does not add a stop of its own mid-segment.
+    if (LINE_PLANNERS.has(current.planner) || unit.turningRadius === 0) {
       let end = 0;
       for (const seg of segs) {
         end += seg.length;
