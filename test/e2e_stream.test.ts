@@ -349,6 +349,48 @@ describe("Stream", () => {
     st.stream.end();
   });
 
+  test(
+    "a refined answer that arrives after the unit moved along the first one is spliced onto it",
+    async () => {
+      // A wall with a gap at the bottom bends the first (grid) answer; a custom unit's directional tables are built
+      // on first use (about a second), so the unit reports progress before the refined answer is ready.
+      await call(srv.client, "PutMap", { id: "s-refine", movingai: field() });
+      const grid = mirror();
+      const wall = { x: 20, y: 1, width: 1, height: 14, tile: "@" };
+      await call(srv.client, "PatchMap", { map: { id: "s-refine" }, edits: [wall] });
+      for (let y = 1; y < 15; y++) grid.blocked[y * 40 + 20] = 1;
+      const unit = { radius: 0.6, turning_radius: 1.3, can_reverse: true };
+      const st = openStream({
+        map: { id: "s-refine" },
+        unit,
+        start: { x: 3.5, y: 10.5, heading: 0 },
+        goal: { x: 36.5, y: 10.5, tolerance: 0.5 },
+        planner: "PLANNER_DIRECTIONAL",
+      });
+      const initial = await st.next();
+      expect(initial.kind).toBe("UPDATE_KIND_INITIAL");
+      let path: ClientSegment[] = initial.plan.segments;
+      expect(path.length).toBeGreaterThan(1); // bent by the wall
+      const travelled = 3;
+      st.stream.write({ progress: { distance: travelled } });
+      const refined = await st.next(60_000);
+      expect(refined.kind).toBe("UPDATE_KIND_REFINED");
+      expect(refined.plan.stats.planner).toBe("PLANNER_DIRECTIONAL");
+      expect(refined.replace_from_segment).toBeGreaterThanOrEqual(0);
+      const keptLength = path.slice(0, refined.replace_from_segment).reduce((a, q) => a + q.length, 0) +
+        refined.replace_from_distance;
+      expect(keptLength).toBeCloseTo(travelled, 9);
+      path = applyUpdate(path, refined);
+      // Positions join (the first answer's corners are turns in place); from the unit on it is legal and arrives.
+      expect(worstJoin(path, false)).toBeLessThan(1e-9);
+      expect(firstCollision(grid, pathFrom(path, travelled), unit.radius)).toBeNull();
+      const end = poseOn(path.at(-1)!, path.at(-1)!.length);
+      expect(Math.hypot(end.x - 36.5, end.y - 10.5)).toBeLessThanOrEqual(0.5 + 1e-9);
+      st.stream.end();
+    },
+    120_000,
+  );
+
   test("the first message must be a plan; deleting the map ends the stream with a status", async () => {
     const bad = srv.client.Stream();
     const err = await new Promise<grpc.ServiceError>((res) => {

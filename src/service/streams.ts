@@ -5,11 +5,12 @@
  * runs, further triggers only mark the stream dirty, so work never piles up.
  *
  * A replan keeps the unit driving: it starts at a splice point a short lead ahead of the unit's reported
- * position on its current path ({@link spliceLead}), when the path up to there is still legal on the map and
- * the unit is on its path, and the update replaces only the rest of the path from there (replace_from_segment
- * and replace_from_distance), with speeds that continue the kept part's. Otherwise (no progress along the path,
- * the lead blocked, no plan from the splice point) the replan starts at the unit's last reported pose and the
- * update carries the whole path.
+ * position on its current path ({@link spliceLead}; the path's start when it reported none), when that lead is
+ * still legal on the map and the unit is on its path. The update then replaces the path from the unit's
+ * position (replace_from_segment and replace_from_distance): the lead, unchanged, then the new part, with
+ * speeds that continue the unit's. Otherwise (the unit off its path, the lead blocked, no plan from the splice
+ * point) the replan starts at the unit's last reported pose and the update carries the whole path. A refined
+ * answer that arrives after the unit moved along the first one is spliced the same way.
  *
  * Transport-free: the gRPC handler feeds client messages in and writes the updates this class emits.
  *
@@ -298,7 +299,10 @@ export class PathStream {
       const refine = asked !== PLANNER_WIRE[first.outcome.planner] && asked !== "PLANNER_GRID";
       if (refine && !this.#closed && first.outcome.status !== "unreachable") {
         const refined = await this.#plans.plan(req, this.#abort.signal, true);
-        this.#accept("REFINED", refined);
+        // A unit that moved along the first answer meanwhile gets the refined planner's path from a splice point
+        // on it (one more plan), like a replan; otherwise the refined path from the start replaces it.
+        if (this.#distance > 0) await this.#replan("REFINED", refined);
+        else this.#accept("REFINED", refined);
       }
     } catch (e) {
       this.#onError(e);
@@ -326,8 +330,11 @@ export class PathStream {
     });
   }
 
-  /** One replan: from the splice point when there is one and a plan from it is found, else from the pose. */
-  async #replan(kind: UpdateKind): Promise<void> {
+  /**
+   * One replan: from the splice point when there is one and a plan from it is found; else `fallback` when given
+   * (a refined answer from the start), else a plan from the unit's last reported pose.
+   */
+  async #replan(kind: UpdateKind, fallback: PlanResult | null = null): Promise<void> {
     const req = this.#request!;
     try {
       const splice = await this.#splicePoint();
@@ -348,7 +355,8 @@ export class PathStream {
         }
       }
       if (this.#closed) return;
-      const r = await this.#plans.plan({ ...req, start: { ...this.#pose! } }, this.#abort.signal, true);
+      const r = fallback ??
+        await this.#plans.plan({ ...req, start: { ...this.#pose! } }, this.#abort.signal, true);
       this.#distance = 0;
       this.#accept(kind, r);
     } catch (e) {
