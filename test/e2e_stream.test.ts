@@ -144,6 +144,24 @@ describe("PatchMap", () => {
   });
 });
 
+/**
+ * A tank's PLANNER_HYBRID stream across the 40 x 20 field from (3.5, 10.5) heading east to (36.5, 10.5), after its
+ * initial and refined updates.
+ */
+async function tankAcross(mapId: string) {
+  const st = openStream({
+    map: { id: mapId },
+    unit: { name: "tank" },
+    start: { x: 3.5, y: 10.5, heading: 0 },
+    goal: { x: 36.5, y: 10.5, tolerance: 0.5 },
+    planner: "PLANNER_HYBRID",
+  });
+  expect((await st.next()).kind).toBe("UPDATE_KIND_INITIAL");
+  const refined = await st.next();
+  expect(refined.kind).toBe("UPDATE_KIND_REFINED");
+  return { st, refined };
+}
+
 describe("Stream", () => {
   test("initial then refined; a patch across the remaining path replans from the last pose", async () => {
     await call(srv.client, "PutMap", { id: "s1", movingai: field() });
@@ -209,16 +227,7 @@ describe("Stream", () => {
     await call(srv.client, "PutMap", { id: "s-splice", movingai: field() });
     const grid = mirror();
     const tank = { maxSpeed: 4, acceleration: 1.5, deceleration: 3, radius: 0.9 };
-    const st = openStream({
-      map: { id: "s-splice" },
-      unit: { name: "tank" },
-      start: { x: 3.5, y: 10.5, heading: 0 },
-      goal: { x: 36.5, y: 10.5, tolerance: 0.5 },
-      planner: "PLANNER_HYBRID",
-    });
-    expect((await st.next()).kind).toBe("UPDATE_KIND_INITIAL");
-    const refined = await st.next();
-    expect(refined.kind).toBe("UPDATE_KIND_REFINED");
+    const { st, refined } = await tankAcross("s-splice");
     expect(refined.replace_from_segment).toBe(-1);
     let path: ClientSegment[] = refined.plan.segments;
     const lengthOf = (p: ClientSegment[]) => p.reduce((a, seg) => a + seg.length, 0);
@@ -312,16 +321,7 @@ describe("Stream", () => {
         for (let x = w.x; x < w.x + w.width; x++) grid.blocked[y * 40 + x] = 1;
       }
     }
-    const st = openStream({
-      map: { id: "s-corridor" },
-      unit: { name: "tank" },
-      start: { x: 3.5, y: 10.5, heading: 0 },
-      goal: { x: 36.5, y: 10.5, tolerance: 0.5 },
-      planner: "PLANNER_HYBRID",
-    });
-    expect((await st.next()).kind).toBe("UPDATE_KIND_INITIAL");
-    const refined = await st.next();
-    expect(refined.kind).toBe("UPDATE_KIND_REFINED");
+    const { st, refined } = await tankAcross("s-corridor");
     let path: ClientSegment[] = refined.plan.segments;
     const travelled = 10;
     st.stream.write({ progress: { distance: travelled } });
