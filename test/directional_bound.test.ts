@@ -14,23 +14,7 @@ import {
 } from "../src/planning/directional.ts";
 import { astar, newSearchResult, SearchWorkspace } from "../src/search/astar.ts";
 import { DirectionalSpace } from "../src/search/directionalSpace.ts";
-import { contextOf, layerOf } from "./helpers/pathCheck.ts";
-
-/** Rooms split by two walls with 3-wide doors (as in bench/directional.ts, smaller). */
-function doorRows(): string[] {
-  const W = 40, H = 40;
-  const rows: string[] = [];
-  for (let y = 0; y < H; y++) {
-    let r = "";
-    for (let x = 0; x < W; x++) {
-      const border = x === 0 || y === 0 || x === W - 1 || y === H - 1;
-      const wall = (x === 13 || x === 26) && !(y % 13 >= 5 && y % 13 <= 7);
-      r += border || wall ? "@" : ".";
-    }
-    rows.push(r);
-  }
-  return rows;
-}
+import { contextOf, doorRows, layerOf } from "./helpers/pathCheck.ts";
 
 let seed = 12345;
 function rand(): number {

@@ -144,6 +144,20 @@ describe("PatchMap", () => {
   });
 });
 
+/** Patches a map over gRPC and its client-side mirror alike (rectangles of "@" or "."). */
+async function patchBoth(
+  id: string,
+  grid: BlockGrid,
+  edits: { x: number; y: number; width: number; height: number; tile: "@" | "." }[],
+): Promise<void> {
+  await call(srv.client, "PatchMap", { map: { id }, edits });
+  for (const e of edits) {
+    for (let y = e.y; y < e.y + e.height; y++) {
+      for (let x = e.x; x < e.x + e.width; x++) grid.blocked[y * grid.width + x] = e.tile === "@" ? 1 : 0;
+    }
+  }
+}
+
 /**
  * A tank's PLANNER_HYBRID stream across the 40 x 20 field from (3.5, 10.5) heading east to (36.5, 10.5), after its
  * initial and refined updates.
@@ -253,11 +267,7 @@ describe("Stream", () => {
     expect(oldSpeed).toBeGreaterThan(0);
     st.stream.write({ progress: { distance: travelled } });
     await new Promise((r) => setTimeout(r, 100));
-    await call(srv.client, "PatchMap", {
-      map: { id: "s-splice" },
-      edits: [{ x: 22, y: 1, width: 1, height: 15, tile: "@" }],
-    });
-    for (let y = 1; y < 16; y++) grid.blocked[y * 40 + 22] = 1;
+    await patchBoth("s-splice", grid, [{ x: 22, y: 1, width: 1, height: 15, tile: "@" }]);
     const replanned = await st.next();
     expect(replanned.kind).toBe("UPDATE_KIND_REPLANNED");
     expect(replanned.plan.status).toBe("PLAN_STATUS_FOUND");
@@ -288,11 +298,7 @@ describe("Stream", () => {
     // A unit that reports a pose off its path gets a whole new path from that pose.
     st.stream.write({ progress: { pose: { x: 5.5, y: 4.5, heading: 0 } } });
     await new Promise((r) => setTimeout(r, 100));
-    await call(srv.client, "PatchMap", {
-      map: { id: "s-splice" },
-      edits: [{ x: 30, y: 4, width: 1, height: 15, tile: "@" }],
-    });
-    for (let y = 4; y < 19; y++) grid.blocked[y * 40 + 30] = 1;
+    await patchBoth("s-splice", grid, [{ x: 30, y: 4, width: 1, height: 15, tile: "@" }]);
     const whole = await st.next();
     expect(whole.kind).toBe("UPDATE_KIND_REPLANNED");
     expect(whole.replace_from_segment).toBe(-1);
@@ -308,19 +314,10 @@ describe("Stream", () => {
     // reverses from there.
     await call(srv.client, "PutMap", { id: "s-corridor", movingai: field() });
     const grid = mirror();
-    const walls = [{ x: 1, y: 1, width: 38, height: 8, tile: "@" }, {
-      x: 1,
-      y: 12,
-      width: 38,
-      height: 7,
-      tile: "@",
-    }];
-    await call(srv.client, "PatchMap", { map: { id: "s-corridor" }, edits: walls });
-    for (const w of walls) {
-      for (let y = w.y; y < w.y + w.height; y++) {
-        for (let x = w.x; x < w.x + w.width; x++) grid.blocked[y * 40 + x] = 1;
-      }
-    }
+    await patchBoth("s-corridor", grid, [
+      { x: 1, y: 1, width: 38, height: 8, tile: "@" },
+      { x: 1, y: 12, width: 38, height: 7, tile: "@" },
+    ]);
     const { st, refined } = await tankAcross("s-corridor");
     let path: ClientSegment[] = refined.plan.segments;
     const travelled = 10;
@@ -356,9 +353,7 @@ describe("Stream", () => {
       // on first use (about a second), so the unit reports progress before the refined answer is ready.
       await call(srv.client, "PutMap", { id: "s-refine", movingai: field() });
       const grid = mirror();
-      const wall = { x: 20, y: 1, width: 1, height: 14, tile: "@" };
-      await call(srv.client, "PatchMap", { map: { id: "s-refine" }, edits: [wall] });
-      for (let y = 1; y < 15; y++) grid.blocked[y * 40 + 20] = 1;
+      await patchBoth("s-refine", grid, [{ x: 20, y: 1, width: 1, height: 14, tile: "@" }]);
       const unit = { radius: 0.6, turning_radius: 1.3, can_reverse: true };
       const st = openStream({
         map: { id: "s-refine" },

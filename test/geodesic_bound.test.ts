@@ -9,7 +9,7 @@ import { BUILTIN_PROFILES } from "../src/service/profiles.ts";
 import { gridBound, tableProfileOf, tablesFor, windowAround } from "../src/planning/directional.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../src/search/astar.ts";
 import { DirectionalSpace } from "../src/search/directionalSpace.ts";
-import { contextOf, layerOf } from "./helpers/pathCheck.ts";
+import { contextOf, doorRows, layerOf } from "./helpers/pathCheck.ts";
 
 let seed = 4242;
 function rand(): number {
@@ -53,21 +53,6 @@ function gridDistances(open: Uint8Array, cols: number, rows: number, goal: numbe
     }
   }
   return d;
-}
-
-function doorRows(): string[] {
-  const W = 40, H = 40;
-  const rows: string[] = [];
-  for (let y = 0; y < H; y++) {
-    let r = "";
-    for (let x = 0; x < W; x++) {
-      const border = x === 0 || y === 0 || x === W - 1 || y === H - 1;
-      const wall = (x === 13 || x === 26) && !(y % 13 >= 5 && y % 13 <= 7);
-      r += border || wall ? "@" : ".";
-    }
-    rows.push(r);
-  }
-  return rows;
 }
 
 describe("geodesic bound", () => {

@@ -231,11 +231,11 @@ class LegCursor {
     const { p, tx, ty, next } = this;
     let h: number;
     if (this.goal !== undefined) h = this.goal;
-    else {
+    else if (next !== undefined) {
+      h = k === 0 ? next : k === 1 ? next + Math.PI : k === 2 ? p.heading : Math.atan2(ty - p.y, tx - p.x);
+    } else {
       const direct = Math.atan2(ty - p.y, tx - p.x);
-      h = next !== undefined
-        ? [next, next + Math.PI, p.heading, direct][k]
-        : [direct, p.heading, direct + Math.PI][k];
+      h = k === 0 ? direct : k === 1 ? p.heading : direct + Math.PI;
     }
     return reedsSheppShortest(p, pose(tx, ty, h), r).segments;
   }

@@ -278,22 +278,18 @@ export function planHybrid(
     // The shortest forward curve straight to the goal, when its sweep is legal, is the answer outright: no
     // path is shorter, and no grid search is needed to know the goal is reachable.
     trace?.steps.push("direct");
-    const direct = directCurve(task.start, task.goal, unit.turningRadius);
-    if (direct && legalPath(layer, task, direct)) {
-      return done(
-        direct,
-        "shortest curve straight to the goal",
-        null,
-      );
-    }
-    // A unit that can reverse: the shortest Reeds-Shepp curve, when its backing is only a maneuver (a three-point
-    // turn in a corridor, say), not a long drive in reverse, and its sweep is legal.
-    if (reverse) {
-      const backing = directManeuver(task.start, task.goal, unit.turningRadius);
-      if (backing && legalPath(layer, task, backing)) {
+    // A unit that can reverse next tries the shortest Reeds-Shepp curve, when its backing is only a maneuver (a
+    // three-point turn in a corridor, say), not a long drive in reverse.
+    for (let k = 0; k < (reverse ? 2 : 1); k++) {
+      const segs = k === 0
+        ? directCurve(task.start, task.goal, unit.turningRadius)
+        : directManeuver(task.start, task.goal, unit.turningRadius);
+      if (segs && legalPath(layer, task, segs)) {
         return done(
-          backing,
-          "shortest curve to the goal with a short reverse maneuver",
+          segs,
+          k === 0
+            ? "shortest curve straight to the goal"
+            : "shortest curve to the goal with a short reverse maneuver",
           null,
         );
       }

@@ -31,6 +31,22 @@ export function layerOfMap(text: string): PassLayer {
   return layerOf(lines.slice(start, start + h));
 }
 
+/** Rooms split by two walls with 3-wide doors (as in bench/directional.ts, smaller): 40 x 40, walls at x = 13 and 26. */
+export function doorRows(): string[] {
+  const W = 40, H = 40;
+  const rows: string[] = [];
+  for (let y = 0; y < H; y++) {
+    let r = "";
+    for (let x = 0; x < W; x++) {
+      const border = x === 0 || y === 0 || x === W - 1 || y === H - 1;
+      const wall = (x === 13 || x === 26) && !(y % 13 >= 5 && y % 13 <= 7);
+      r += border || wall ? "@" : ".";
+    }
+    rows.push(r);
+  }
+  return rows;
+}
+
 /** A context whose only layer is `layer` under key "L". */
 export function contextOf(layer: PassLayer): PlanContext {
   return new PlanContext((k) => (k === "L" ? layer : undefined));
