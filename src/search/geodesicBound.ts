@@ -230,23 +230,15 @@ export class GeodesicBound {
   private hitsGrown(ax: number, ay: number, dx: number, dy: number, i: number, j: number): boolean {
     const a = this.grow;
     let t0 = 0, t1 = 1;
-    const x0 = i - a, x1 = (i + 1) + a, y0 = j - a, y1 = (j + 1) + a;
-    if (dx === 0) {
-      if (!(ax > x0 && ax < x1)) return false;
-    } else {
-      let u = (x0 - ax) / dx, v = (x1 - ax) / dx;
-      if (u > v) {
-        const w = u;
-        u = v;
-        v = w;
+    // Liang-Barsky, one slab per axis: x in (i - a, i + 1 + a), then y in (j - a, j + 1 + a).
+    for (let axis = 0; axis < 2; axis++) {
+      const p = axis === 0 ? ax : ay, d = axis === 0 ? dx : dy, c = axis === 0 ? i : j;
+      const lo = c - a, hi = (c + 1) + a;
+      if (d === 0) {
+        if (!(p > lo && p < hi)) return false;
+        continue;
       }
-      if (u > t0) t0 = u;
-      if (v < t1) t1 = v;
-    }
-    if (dy === 0) {
-      if (!(ay > y0 && ay < y1)) return false;
-    } else {
-      let u = (y0 - ay) / dy, v = (y1 - ay) / dy;
+      let u = (lo - p) / d, v = (hi - p) / d;
       if (u > v) {
         const w = u;
         u = v;
