@@ -11,7 +11,8 @@ import { movingAiTerrain } from "../src/maps/terrain.ts";
 import type { PassLayer } from "../src/maps/grid.ts";
 import { PlanContext, runPlanTask } from "../src/planning/plan.ts";
 import type { PlannerName, PlanTask } from "../src/planning/task.ts";
-import { BUILTIN_PROFILES, type UnitSpec } from "../src/service/profiles.ts";
+import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
+import type { UnitSpec } from "../src/units/unit.ts";
 
 function layerOf(rows: string[]): PassLayer {
   const height = rows.length, width = rows[0].length;

@@ -27,7 +27,8 @@
  */
 
 import { freeRadius, type PassLayer } from "../maps/grid.ts";
-import type { Footprint, Segment } from "./types.ts";
+import type { Segment } from "./types.ts";
+import type { Footprint } from "../units/footprint.ts";
 
 /** The disc radius used for a zero-size footprint. */
 export const POINT_RADIUS = 1e-6;

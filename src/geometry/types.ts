@@ -43,13 +43,3 @@ export interface Segment {
   /** True if its radius is below the unit's turning radius (only for requested approximations). */
   tightened?: boolean;
 }
-
-/** A unit's footprint: a circle (width = length = 0) or a rectangle centered on the pose. */
-export interface Footprint {
-  /** Circle radius in tiles (used when width and length are 0). */
-  radius: number;
-  /** Rectangle width across the heading, tiles. */
-  width: number;
-  /** Rectangle length along the heading, tiles. */
-  length: number;
-}

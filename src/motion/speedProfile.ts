@@ -29,7 +29,7 @@
 import { normalizeAngle } from "../geometry/angle.ts";
 import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
-import type { UnitSpec } from "../service/profiles.ts";
+import type { UnitSpec } from "../units/unit.ts";
 
 /** Headings within this of each other count as joined (no corner). */
 const HEADING_JOIN_EPS = 1e-9;

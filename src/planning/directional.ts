@@ -38,7 +38,7 @@ import {
   type TableProfile,
   unpackTables,
 } from "../search/hitCheckTable.ts";
-import type { UnitSpec } from "../service/profiles.ts";
+import type { UnitSpec } from "../units/unit.ts";
 import type { PlanContext } from "./plan.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 

@@ -21,7 +21,8 @@
 import { normalizeAngle } from "../geometry/angle.ts";
 import { arcCenter, lineSegment } from "../geometry/segment.ts";
 import { footprintHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
-import type { Footprint, Pose, Segment } from "../geometry/types.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { Footprint } from "../units/footprint.ts";
 import type { PassLayer } from "../maps/grid.ts";
 
 /** A heading within this (radians) of a multiple of the legal step counts as legal. */

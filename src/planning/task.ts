@@ -5,7 +5,7 @@
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
-import type { UnitSpec } from "../service/profiles.ts";
+import type { UnitSpec } from "../units/unit.ts";
 
 /** Planners the worker runs (the service resolves AUTO before). */
 export type PlannerName = "grid" | "smooth" | "curved" | "directional" | "hybrid" | "hierarchical";

@@ -19,7 +19,8 @@
 import { dubinsShortest } from "../geometry/dubins.ts";
 import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
 import { sweptCells } from "../geometry/sweep.ts";
-import type { Footprint, Pose, Segment } from "../geometry/types.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { Footprint } from "../units/footprint.ts";
 import { type DirectionalNeighborhood, directionTable, headingAngle } from "./directionTable.ts";
 import type { HeuristicTable } from "./heuristicTable.ts";
 

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { headingValue, invalid, ServiceError } from "./errors.ts";
 import { checkMapId, type GridInput, type MapStore, type MapVersion, type TileEditSpec } from "./mapStore.ts";
 import type { PlanInput, PlanService } from "./planService.ts";
-import type { TerrainCostInput } from "./profiles.ts";
+import type { TerrainEntry } from "../maps/terrain.ts";
 import { type PathStream, StreamHub, type StreamOptions, type StreamUpdate } from "./streams.ts";
 import { mapInfoToWire, planToWire, segmentToWire } from "../server/wire.ts";
 import { dubinsShortest } from "../geometry/dubins.ts";
@@ -39,7 +39,7 @@ export interface PutMapInput {
   grid?: "movingai" | "raw";
   movingai?: string;
   raw?: { width?: number; height?: number; tiles?: Uint8Array } | null;
-  terrain?: TerrainCostInput[];
+  terrain?: TerrainEntry[];
   ephemeral?: boolean;
 }
 

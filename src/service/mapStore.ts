@@ -14,8 +14,9 @@ import { buildPassLayer, clearanceClass, type TileRect, updatePassLayer } from "
 import { buildRegionTable, type RegionTable, updateRegionTable } from "../maps/regions.ts";
 import { MapInputError, MapLimitError } from "../maps/errors.ts";
 import { invalid, ServiceError } from "./errors.ts";
-import type { TerrainCostInput, UnitSpec } from "./profiles.ts";
-import { BUILTIN_PROFILES } from "./profiles.ts";
+import type { TerrainEntry } from "../maps/terrain.ts";
+import type { UnitSpec } from "../units/unit.ts";
+import { BUILTIN_PROFILES } from "../units/profiles.ts";
 
 /** Size limits for uploaded maps. */
 export interface MapLimits {
@@ -59,7 +60,7 @@ export interface MapVersion {
   /** Tiles and the map's terrain table. */
   map: GridMap;
   /** The map's own terrain entries as uploaded (non-default). */
-  terrainInput: TerrainCostInput[];
+  terrainInput: TerrainEntry[];
   /** Shipped with the server. */
   builtin: boolean;
   /** Not persisted. */
@@ -294,7 +295,7 @@ export class MapStore {
   }
 
   /** Parses and validates an upload; throws INVALID_ARGUMENT / RESOURCE_EXHAUSTED naming the field. */
-  parse(grid: GridInput, terrainInput: TerrainCostInput[]): GridMap {
+  parse(grid: GridInput, terrainInput: TerrainEntry[]): GridMap {
     try {
       const parsed = grid.kind === "movingai"
         ? parseMovingAi(grid.text, this.#opts.limits)
@@ -314,7 +315,7 @@ export class MapStore {
   async put(
     id: string,
     map: GridMap,
-    terrainInput: TerrainCostInput[],
+    terrainInput: TerrainEntry[],
     flags: { builtin?: boolean; ephemeral?: boolean; persist?: boolean } = {},
   ): Promise<MapVersion> {
     const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
@@ -590,7 +591,7 @@ interface PersistedMap {
   width: number;
   height: number;
   terrain: { cost: number[]; impassable: number[]; road: number[] };
-  terrainInput: TerrainCostInput[];
+  terrainInput: TerrainEntry[];
   tiles: string;
 }
 
@@ -620,6 +621,6 @@ export function translateMapError(e: unknown, prefix: string): unknown {
 }
 
 /** The terrain entries to report for a version. */
-export function reportedTerrain(mv: MapVersion): TerrainCostInput[] {
+export function reportedTerrain(mv: MapVersion): TerrainEntry[] {
   return terrainEntries(mv.map.terrain);
 }

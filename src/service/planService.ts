@@ -14,12 +14,13 @@ import { useJumpPoints } from "../search/jumpPointSpace.ts";
 import { headingValue, invalid, ServiceError } from "./errors.ts";
 import type { LayerEntry, MapStore, MapVersion } from "./mapStore.ts";
 import type { WorkerPool } from "./pool.ts";
-import { resolveUnit, type UnitProfileInput, type UnitSpec } from "./profiles.ts";
+import { decodeUnit, type WireUnitProfile } from "../server/decode.ts";
+import type { UnitSpec } from "../units/unit.ts";
 
 /** A plan request after wire decoding (proto field names). */
 export interface PlanInput {
   map?: { id?: string; version?: string } | null;
-  unit?: UnitProfileInput | null;
+  unit?: WireUnitProfile | null;
   start?: Partial<Pose> | null;
   goal?: {
     x?: number;
@@ -122,7 +123,7 @@ export class PlanService {
     if (!ref.id) throw invalid("map.id", ref.id ?? "", "is required");
     // Test hook (server flag --test-hooks only): a profile named "__crash__" makes the worker crash.
     const debugCrash = this.#testHooks && req.unit?.name === "__crash__";
-    const unit = resolveUnit(debugCrash ? { ...req.unit, name: "" } : req.unit);
+    const unit = decodeUnit(debugCrash ? { ...req.unit, name: "" } : req.unit);
     const plannerName = PLANNERS[req.planner ?? "PLANNER_AUTO"];
     if (!plannerName) throw invalid("planner", req.planner, "unknown planner");
     if (!req.start) throw invalid("start", "unset", "is required");

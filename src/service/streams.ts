@@ -24,7 +24,8 @@ import { FAST_FIRST, type PlanInput, type PlanResult, type PlanService } from ".
 import { PLANNER_WIRE } from "../server/wire.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
-import { resolveUnit, type UnitSpec } from "./profiles.ts";
+import { decodeUnit } from "../server/decode.ts";
+import type { UnitSpec } from "../units/unit.ts";
 import type { PlanOutcome } from "../planning/task.ts";
 
 /** Why an update is sent (wire UpdateKind without the prefix). */
@@ -194,7 +195,7 @@ export class PathStream {
       }
       this.#request = msg.plan;
       try {
-        const unit = resolveUnit(msg.plan.unit);
+        const unit = decodeUnit(msg.plan.unit);
         this.#unit = unit;
         this.#margin = unit.boundingRadius + 1;
       } catch (e) {

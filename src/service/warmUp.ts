@@ -9,7 +9,8 @@
 import { buildPassLayer, clearanceClass } from "../maps/layer.ts";
 import { movingAiTerrain } from "../maps/terrain.ts";
 import type { PassLayer } from "../maps/grid.ts";
-import { BUILTIN_PROFILES, type UnitSpec } from "./profiles.ts";
+import { BUILTIN_PROFILES } from "../units/profiles.ts";
+import type { UnitSpec } from "../units/unit.ts";
 import { PlanContext, runPlanTask } from "../planning/plan.ts";
 import type { PlannerName, PlanTask } from "../planning/task.ts";
 

@@ -22,13 +22,16 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { arcCenter, lineSegment, poseAtDistance } from "../geometry/segment.ts";
-import type { Footprint, Pose, Segment } from "../geometry/types.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { Footprint } from "../units/footprint.ts";
 import { buildPassLayer, clearanceClass } from "../maps/layer.ts";
 import { parseMovingAi } from "../maps/movingai.ts";
 import { movingAiTerrain, withOverrides } from "../maps/terrain.ts";
 import { PlanContext, runPlanTask } from "../planning/plan.ts";
 import type { PlannerName, PlanOutcome, PlanTask } from "../planning/task.ts";
-import { BUILTIN_PROFILES, resolveUnit, type UnitProfileInput, type UnitSpec } from "../service/profiles.ts";
+import { AGENT, BUILTIN_PROFILES } from "../units/profiles.ts";
+import { applyOverrides } from "../units/unit.ts";
+import type { UnitSpec } from "../units/unit.ts";
 import type { PassLayer } from "../maps/grid.ts";
 
 /** What to draw. */
@@ -401,16 +404,21 @@ export function main(args: string[]): void {
   const mapArg = flags.get("map") ?? "yard";
   const mapPath = /[/.]/.test(mapArg) ? mapArg : `demo/maps/${mapArg}.map`;
   const mapText = readFileSync(mapPath, "utf8");
-  const over: UnitProfileInput = { name: flags.get("unit") ?? "" };
+  const name = flags.get("unit") ?? "";
+  const base = name ? BUILTIN_PROFILES[name] : AGENT;
+  if (!base) throw new Error(`unknown unit ${name}`);
   const num = (k: string) => (flags.has(k) ? Number(flags.get(k)) : undefined);
-  over.radius = num("radius");
-  over.turning_radius = num("turning-radius");
-  over.width = num("width");
-  over.length = num("length");
-  over.headings = num("headings");
-  over.can_reverse = flags.has("can-reverse");
-  if (over.name && !BUILTIN_PROFILES[over.name]) throw new Error(`unknown unit ${over.name}`);
-  const unit = resolveUnit(over);
+  const radius = num("radius"), width = num("width"), length = num("length");
+  const unit = applyOverrides(base, {
+    footprint: radius
+      ? { radius, width: 0, length: 0 }
+      : width && length
+      ? { radius: 0, width, length }
+      : undefined,
+    turningRadius: num("turning-radius"),
+    headings: num("headings"),
+    canReverse: flags.has("can-reverse") || undefined,
+  });
   let segments: Segment[];
   let start: Pose | undefined;
   let goal: { x: number; y: number; heading?: number } | undefined;

@@ -7,7 +7,7 @@
  */
 import type { DirectionalNeighborhood } from "../search/directionTable.ts";
 import type { TableProfile } from "../search/hitCheckTable.ts";
-import { BUILTIN_PROFILES } from "../service/profiles.ts";
+import { BUILTIN_PROFILES } from "../units/profiles.ts";
 import {
   compressTables,
   TABLE_DIR,

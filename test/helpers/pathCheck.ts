@@ -9,7 +9,7 @@ import type { PassLayer } from "../../src/maps/grid.ts";
 import type { Segment } from "../../src/geometry/types.ts";
 import { PlanContext } from "../../src/planning/plan.ts";
 import type { PlanOutcome, PlanTask } from "../../src/planning/task.ts";
-import type { UnitSpec } from "../../src/service/profiles.ts";
+import type { UnitSpec } from "../../src/units/unit.ts";
 
 /** A layer from rows of Moving AI characters ('R' = road, passable). */
 export function layerOf(rows: string[]): PassLayer {

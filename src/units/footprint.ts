@@ -1,0 +1,26 @@
+/**
+ * A unit's footprint and the helpers every layer needs about it.
+ *
+ * @module
+ */
+
+/** A unit's footprint: a circle (width = length = 0) or a rectangle centered on the pose. */
+export interface Footprint {
+  /** Circle radius in tiles (used when width and length are 0). */
+  radius: number;
+  /** Rectangle width across the heading, tiles. */
+  width: number;
+  /** Rectangle length along the heading, tiles. */
+  length: number;
+}
+
+/** True if the footprint is a rectangle (width and length set), false for a circle. */
+export function isRectangle(f: Footprint): boolean {
+  return f.width > 0 || f.length > 0;
+}
+
+/** The radius of the circle centered on the pose that contains the footprint. */
+export function boundingRadius(f: Footprint): number {
+  if (isRectangle(f)) return Math.hypot(f.width / 2, f.length / 2);
+  return f.radius;
+}
