@@ -31,14 +31,21 @@ export interface TerrainTable {
   road: Uint8Array;
 }
 
-/** The raw content of one map version: its size and terrain codes. Immutable once built. */
-export interface GridMap {
+/**
+ * A grid of terrain codes: its size and one code per tile, `tiles[y * width + x]` (SharedArrayBuffer-backed).
+ * What parsing gives and what pass layers are built from (with whichever terrain table applies).
+ */
+export interface TileGrid {
   /** Columns. */
   width: number;
   /** Rows. */
   height: number;
   /** Terrain code per tile, row-major, SharedArrayBuffer-backed. */
   tiles: Uint8Array;
+}
+
+/** The content of one map version: its tile grid and its own terrain table. Immutable once built. */
+export interface GridMap extends TileGrid {
   /** The map's own terrain table (before any unit override). */
   terrain: TerrainTable;
 }

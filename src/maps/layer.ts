@@ -11,17 +11,7 @@
  * @module
  */
 
-import { MAX_CLEARANCE, type PassLayer, sharedArray, type TerrainTable } from "./grid.ts";
-
-/** A grid with tiles (GridMap without its own terrain, so any unit terrain table can be applied). */
-export interface TileGrid {
-  /** Columns. */
-  width: number;
-  /** Rows. */
-  height: number;
-  /** Terrain code per tile. */
-  tiles: Uint8Array;
-}
+import { MAX_CLEARANCE, type PassLayer, sharedArray, type TerrainTable, type TileGrid } from "./grid.ts";
 
 /** A half-open tile rectangle [x0, x1) x [y0, y1); empty when x0 >= x1 or y0 >= y1. */
 export interface TileRect {
@@ -65,6 +55,19 @@ function minPassableCost(terrain: TerrainTable): number {
     if (!terrain.impassable[code] && terrain.cost[code] < min) min = terrain.cost[code];
   }
   return Number.isFinite(min) ? min : 1;
+}
+
+/** A zero-filled layer of the given size over fresh shared arrays, with the table's minCost. */
+function emptyLayer(width: number, height: number, terrain: TerrainTable): PassLayer {
+  const size = width * height;
+  return {
+    width,
+    height,
+    tileCost: sharedArray(Float32Array, size),
+    clearance: sharedArray(Float32Array, size),
+    minCost: minPassableCost(terrain),
+    road: sharedArray(Uint8Array, size),
+  };
 }
 
 /** Writes tileCost and road for tiles in the rectangle. */
@@ -158,15 +161,7 @@ function fillClearance(layer: PassLayer, out: TileRect): void {
  */
 export function buildPassLayer(map: TileGrid, terrain: TerrainTable): PassLayer {
   const { width, height } = map;
-  const size = width * height;
-  const layer: PassLayer = {
-    width,
-    height,
-    tileCost: sharedArray(Float32Array, size),
-    clearance: sharedArray(Float32Array, size),
-    minCost: minPassableCost(terrain),
-    road: sharedArray(Uint8Array, size),
-  };
+  const layer = emptyLayer(width, height, terrain);
   const all = { x0: 0, y0: 0, x1: width, y1: height };
   fillCosts(layer, map, terrain, all);
   fillClearance(layer, all);
@@ -192,15 +187,7 @@ export function updatePassLayer(
   if (map.width !== width || map.height !== height) {
     throw new RangeError(`updatePassLayer: map is ${map.width}x${map.height}, layer is ${width}x${height}`);
   }
-  const size = width * height;
-  const next: PassLayer = {
-    width,
-    height,
-    tileCost: sharedArray(Float32Array, size),
-    clearance: sharedArray(Float32Array, size),
-    minCost: minPassableCost(terrain),
-    road: sharedArray(Uint8Array, size),
-  };
+  const next = emptyLayer(width, height, terrain);
   next.tileCost.set(layer.tileCost);
   next.clearance.set(layer.clearance);
   next.road.set(layer.road);

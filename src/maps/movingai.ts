@@ -7,7 +7,7 @@
  * @module
  */
 
-import { sharedArray } from "./grid.ts";
+import { sharedArray, type TileGrid } from "./grid.ts";
 import { MapInputError, MapLimitError } from "./errors.ts";
 
 /** Size limits a map must respect (the server's configuration). */
@@ -18,16 +18,6 @@ export interface MapLimits {
   maxHeight: number;
   /** Largest accepted width * height. */
   maxTiles: number;
-}
-
-/** A parsed tile grid: size and one terrain code per tile (row-major, SharedArrayBuffer-backed). */
-export interface ParsedGrid {
-  /** Columns. */
-  width: number;
-  /** Rows. */
-  height: number;
-  /** Terrain code per tile, `tiles[y * width + x]`. */
-  tiles: Uint8Array;
 }
 
 /** First and last character codes accepted in map rows: printable ASCII. */
@@ -78,7 +68,7 @@ function describeChar(code: number): string {
  * control / non-ASCII character in a row; {@link MapLimitError} when the size exceeds `limits`.
  * Blank lines are allowed only after the last row.
  */
-export function parseMovingAi(text: string, limits: MapLimits): ParsedGrid {
+export function parseMovingAi(text: string, limits: MapLimits): TileGrid {
   const lines = text.split("\n");
   let width = -1;
   let height = -1;
@@ -177,7 +167,7 @@ export function parseMovingAi(text: string, limits: MapLimits): ParsedGrid {
  * Writes a grid as Moving AI text (LF endings, `type octile`), the inverse of {@link parseMovingAi}.
  * Throws {@link MapInputError} if a tile code is not printable ASCII (such grids cannot be written as text).
  */
-export function formatMovingAi(map: { width: number; height: number; tiles: Uint8Array }): string {
+export function formatMovingAi(map: TileGrid): string {
   const { width, height, tiles } = map;
   const parts: string[] = [`type octile\nheight ${height}\nwidth ${width}\nmap\n`];
   const decoder = new TextDecoder("latin1");
@@ -203,7 +193,7 @@ export function formatMovingAi(map: { width: number; height: number; tiles: Uint
  * Validates a raw byte grid and copies it into shared memory. Throws {@link MapInputError} for a non-integer
  * or zero size or a byte count other than width * height, {@link MapLimitError} when over the limits.
  */
-export function rawGrid(width: number, height: number, bytes: Uint8Array, limits: MapLimits): ParsedGrid {
+export function rawGrid(width: number, height: number, bytes: Uint8Array, limits: MapLimits): TileGrid {
   for (const [name, value] of [["width", width], ["height", height]] as const) {
     if (!Number.isInteger(value) || value < 1) {
       throw new MapInputError(name, `raw: ${name} must be a positive integer, got ${value}`);
