@@ -23,7 +23,7 @@ import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../src
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { GridSpace } from "../src/search/gridSpace.ts";
 import { expandJumpPath, JumpPointSpace } from "../src/search/jumpPointSpace.ts";
-import { AbstractGraph } from "../src/search/abstractSpace.ts";
+import { AbstractGraph } from "../src/search/abstractGraph.ts";
 import { HierarchicalScratch } from "../src/search/hierarchical.ts";
 import {
   DEFAULT_HIERARCHICAL,

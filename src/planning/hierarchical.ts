@@ -15,7 +15,8 @@
  */
 import type { PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { AbstractGraph, DEFAULT_SAMPLING, type EntranceSampling } from "../search/abstractSpace.ts";
+import { AbstractGraph } from "../search/abstractGraph.ts";
+import { DEFAULT_SAMPLING, type EntranceSampling } from "../search/entranceNodes.ts";
 import { gridPathLength, type Neighborhood } from "../search/gridSpace.ts";
 import {
   corridorSearch,

@@ -15,13 +15,14 @@ import {
   astar,
   newSearchResult,
   reconstructPath,
+  type SearchLimits,
   type SearchResult,
-  type SearchSpace,
   SearchWorkspace,
-  type Successors,
 } from "./astar.ts";
-import { type AbstractGraph, AbstractSpace } from "./abstractSpace.ts";
+import type { AbstractGraph } from "./abstractGraph.ts";
+import { AbstractSpace } from "./abstractSpace.ts";
 import { GridSpace, type Neighborhood } from "./gridSpace.ts";
+import { CorridorSpace } from "./restrictedGrid.ts";
 
 /** Reusable state of hierarchical searches (allocate once per worker). */
 export class HierarchicalScratch {
@@ -86,6 +87,16 @@ function fail(
   return { status, path: null, abstractTiles: null, abstractExpansions, regionExpansions, refineExpansions };
 }
 
+/** A* limits for one search of a query that has already spent `spent` expansions of its shared budget. */
+function searchLimits(limits: HierarchicalLimits, spent: number): SearchLimits {
+  return {
+    maxExpansions: Math.max(0, limits.maxExpansions - spent),
+    deadline: limits.deadline,
+    cancel: limits.cancel,
+    trackNearest: false,
+  };
+}
+
 /**
  * Finds a path from startTile to goalTile over `graph` (open tiles for the graph's clearance class), then
  * refines it between consecutive abstract waypoints: by default by walking the stored in-region trees (no
@@ -121,12 +132,13 @@ export function hierarchicalSearch(
     limits.maxExpansions,
     scratch.goalWorkspace,
   );
-  const r = astar(space, scratch.abstractWorkspace, [space.start], {
-    maxExpansions: Math.max(0, limits.maxExpansions - regionExpansions),
-    deadline,
-    cancel,
-    trackNearest: false,
-  }, scratch.result);
+  const r = astar(
+    space,
+    scratch.abstractWorkspace,
+    [space.start],
+    searchLimits(limits, regionExpansions),
+    scratch.result,
+  );
   regionExpansions += space.prepExpansions;
   const abstractExpansions = r.expansions;
   if (r.status === "cancelled" || space.aborted === "cancelled") {
@@ -203,12 +215,7 @@ export function refineInRegions(
       total++;
       continue;
     }
-    const r = graph.searchInRegion(a, b, ws, {
-      maxExpansions: Math.max(0, limits.maxExpansions - expansions),
-      deadline: limits.deadline,
-      cancel: limits.cancel,
-      trackNearest: false,
-    }, scratch.result);
+    const r = graph.searchInRegion(a, b, ws, searchLimits(limits, expansions), scratch.result);
     expansions += r.expansions;
     if (r.status !== "found") return { status: failure(r.status), path: null, expansions };
     const piece = reconstructPath(ws, r.goal);
@@ -317,102 +324,14 @@ export function refineWaypoints(
     const a = waypoints[i], b = waypoints[i + 1];
     if (a === b) continue;
     const space = scratch.grid.configure(layer, clearance, neighborhood, b);
-    const r = astar(space, ws, [a], {
-      maxExpansions: Math.max(0, limits.maxExpansions - expansions),
-      deadline: limits.deadline,
-      cancel: limits.cancel,
-      trackNearest: false,
-    }, scratch.result);
+    const r = astar(space, ws, [a], searchLimits(limits, expansions), scratch.result);
     expansions += r.expansions;
-    if (r.status !== "found") {
-      const status = r.status === "cancelled"
-        ? "cancelled"
-        : r.status === "exhausted"
-        ? "unreachable"
-        : "budget";
-      return { status, path: null, expansions };
-    }
+    if (r.status !== "found") return { status: failure(r.status), path: null, expansions };
     const piece = reconstructPath(ws, r.goal);
     pieces.push(piece);
     total += piece.length - 1;
   }
   return { status: "found", path: concatenate(waypoints[0], pieces, total), expansions };
-}
-
-/**
- * The grid restricted to a corridor: tiles marked in a stamp array with the current corridor generation.
- * Used to re-search near a smoothed path: the optimal grid path inside the corridor is never longer than
- * the refined path the corridor was built around.
- */
-export class CorridorSpace implements SearchSpace {
-  /** Tile ids. */
-  stateCount = 0;
-  /** Up to 8 grid moves. */
-  readonly maxSuccessors = 8;
-  private grid: GridSpace = new GridSpace();
-  private mark: Uint32Array = new Uint32Array(0);
-  private generation = 0;
-
-  /**
-   * Marks every tile within `radius` (Chebyshev) of each tile of `path` as the corridor and targets the
-   * path's last tile; returns this.
-   */
-  configure(
-    layer: PassLayer,
-    clearance: number,
-    neighborhood: Neighborhood,
-    path: Int32Array,
-    radius: number,
-  ): this {
-    const w = layer.width, h = layer.height;
-    this.grid.configure(layer, clearance, neighborhood, path[path.length - 1]);
-    this.stateCount = w * h;
-    if (this.mark.length < w * h) {
-      this.mark = new Uint32Array(w * h);
-      this.generation = 0;
-    }
-    if (this.generation >= 0xfffffffe) {
-      this.mark.fill(0);
-      this.generation = 0;
-    }
-    const gen = ++this.generation;
-    const mark = this.mark;
-    for (let i = 0; i < path.length; i++) {
-      const t = path[i];
-      const y = (t / w) | 0, x = t - y * w;
-      const x0 = Math.max(0, x - radius), x1 = Math.min(w - 1, x + radius);
-      const y0 = Math.max(0, y - radius), y1 = Math.min(h - 1, y + radius);
-      for (let yy = y0; yy <= y1; yy++) mark.fill(gen, yy * w + x0, yy * w + x1 + 1);
-    }
-    return this;
-  }
-
-  /** Grid moves that stay in the corridor. */
-  expand(state: number, out: Successors, parent: number): number {
-    const n = this.grid.expand(state, out, parent);
-    const ids = out.ids;
-    const costs = out.costs;
-    const mark = this.mark;
-    const gen = this.generation;
-    let kept = 0;
-    for (let i = 0; i < n; i++) {
-      if (mark[ids[i]] !== gen) continue;
-      ids[kept] = ids[i];
-      costs[kept] = costs[i];
-      kept++;
-    }
-    return kept;
-  }
-
-  /** The grid heuristic. */
-  heuristic(state: number): number {
-    return this.grid.heuristic(state);
-  }
-
-  /** The path's last tile. */
-  isGoal(state: number): boolean {
-    return this.grid.isGoal(state);
-  }
 }
 
 /**
@@ -429,12 +348,8 @@ export function corridorSearch(
   limits: HierarchicalLimits,
 ): Refinement {
   const space = scratch.corridor.configure(layer, clearance, neighborhood, path, radius);
-  const r = astar(space, scratch.gridWorkspace, [path[0]], {
-    maxExpansions: limits.maxExpansions,
-    deadline: limits.deadline,
-    cancel: limits.cancel,
-    trackNearest: false,
-  }, scratch.result);
+  // Nothing spent yet; clamping a negative budget to 0 stops A* at the same first check.
+  const r = astar(space, scratch.gridWorkspace, [path[0]], searchLimits(limits, 0), scratch.result);
   if (r.status === "found") {
     return {
       status: "found",

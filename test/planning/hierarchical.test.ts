@@ -6,7 +6,8 @@ import { buildPassLayer, clearanceClass } from "../../src/maps/layer.ts";
 import { buildRegionTable, componentOfTile, type RegionTable } from "../../src/maps/regions.ts";
 import { astar, COST_SCALE, SearchWorkspace, unlimited } from "../../src/search/astar.ts";
 import { GridSpace } from "../../src/search/gridSpace.ts";
-import { AbstractGraph, RegionSpace } from "../../src/search/abstractSpace.ts";
+import { AbstractGraph } from "../../src/search/abstractGraph.ts";
+import { RegionSpace } from "../../src/search/restrictedGrid.ts";
 import { PlanContext } from "../../src/planning/plan.ts";
 import {
   abstractGraphFor,

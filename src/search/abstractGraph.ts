@@ -1,0 +1,380 @@
+/**
+ * The abstract graph of a region table (HPA*-style) and its one-off preparation.
+ *
+ * Nodes are entrance crossing tiles and crossing edges join the two tiles of a crossing pair (see
+ * entranceNodes.ts). Intra-region edges join every two nodes of the same region, costed with the true
+ * shortest distance inside the region: exhaustive grid searches restricted to the region, run lazily the
+ * first time a region is expanded, then kept together with their shortest-path trees (refinement walks
+ * them). An {@link AbstractGraph} belongs to one table and layer, so the work is done once per map version;
+ * the ALT landmark distances of the abstract heuristic are prepared the same way (landmarks.ts). The A*
+ * space of one query over the graph is {@link AbstractSpace} (abstractSpace.ts).
+ *
+ * All costs are the A* core's fixed-point integers, so abstract and grid costs compare exactly.
+ *
+ * @module
+ */
+
+import type { PassLayer } from "../maps/grid.ts";
+import type { RegionTable } from "../maps/regions.ts";
+import {
+  astar,
+  COST_SCALE,
+  type SearchLimits,
+  type SearchResult,
+  SearchWorkspace,
+  type Successors,
+  unlimited,
+} from "./astar.ts";
+import { DEFAULT_SAMPLING, type EntranceSampling, placeEntranceNodes } from "./entranceNodes.ts";
+import type { Neighborhood } from "./gridSpace.ts";
+import { LandmarkJob } from "./landmarks.ts";
+import { RegionSpace } from "./restrictedGrid.ts";
+
+/** Fixed-point scale of a diagonal step at cost 1 (before rounding), as in GridSpace. */
+const DIAGONAL_STEP = Math.SQRT2 * COST_SCALE;
+
+/** Grid step per direction code (see {@link stepCode}). */
+const STEP_DX = Int8Array.of(1, -1, 0, 0, 1, 1, -1, -1);
+const STEP_DY = Int8Array.of(0, 0, 1, -1, 1, -1, 1, -1);
+
+/** Direction code 0..7 of a unit grid step. */
+function stepCode(dx: number, dy: number): number {
+  if (dy === 0) return dx > 0 ? 0 : 1;
+  if (dx === 0) return dy > 0 ? 2 : 3;
+  return 4 + (dx > 0 ? 0 : 2) + (dy > 0 ? 0 : 1);
+}
+
+const NO_LIMITS: SearchLimits = unlimited();
+
+/**
+ * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
+ * pass layer, clearance class and neighbourhood. Build once per table (it allocates), reuse for every query.
+ */
+export class AbstractGraph {
+  /** The table the graph abstracts. */
+  readonly table: RegionTable;
+  /** The layer whose costs the distances use. */
+  readonly layer: PassLayer;
+  /** Grid neighbourhood of the distances. */
+  readonly neighborhood: Neighborhood;
+  /** Number of entrance nodes. */
+  readonly nodeCount: number;
+  /** Tile of each node. */
+  readonly nodeTile: Int32Array;
+  /** Region of each node (non-decreasing in node id). */
+  readonly nodeRegion: Int32Array;
+  /** Node of each tile, -1 for tiles that are not nodes. */
+  readonly tileNode: Int32Array;
+  /** Nodes of region r are regionNodeStart[r] .. regionNodeStart[r + 1]; length regionCount + 1. */
+  readonly regionNodeStart: Int32Array;
+  /** CSR offsets of crossing edges per node; length nodeCount + 1. */
+  readonly crossStart: Int32Array;
+  /** The node across each crossing edge. */
+  readonly crossTarget: Int32Array;
+  /** Fixed-point cost of each crossing step. */
+  readonly crossCost: Float64Array;
+  /** Most nodes in one region. */
+  readonly maxRegionNodes: number;
+  /** Most crossing edges of one node. */
+  readonly maxCrossings: number;
+  /** Offset of region r's k x k distance block in {@link distance}. */
+  private readonly distanceOffset: Float64Array;
+  /** Row-major k x k blocks: distance[off + i * k + j] = in-region cost from node i to node j (local ids). */
+  private readonly distance: Float64Array;
+  /** 1 once region r's block is computed. */
+  private readonly ready: Uint8Array;
+  /**
+   * Shortest-path trees of the distance blocks, kept so refinement is a walk instead of a search: for node i
+   * and each tile of its region (local index in the sector box, sectorSize^2 per node), the direction code + 1
+   * of the step that entered the tile on the tree from node i (0: i's own tile or unreached).
+   */
+  private readonly treeStep: Uint8Array;
+  /** Tiles per node in {@link treeStep}: sectorSize^2. */
+  private readonly treeStride: number;
+  /** Landmarks of the ALT heuristic (0 until {@link prepareLandmarks}). */
+  landmarkCount = 0;
+  /** landmarkDistance[n * landmarkCount + l] = abstract distance from landmark l to node n (Infinity: unreachable). */
+  landmarkDistance: Float64Array = new Float64Array(0);
+  /** True when every open tile costs the same, so abstract distances are symmetric. */
+  readonly uniformCost: boolean;
+  /** Grid expansions spent computing distance blocks so far. */
+  prepExpansions = 0;
+  /** Distance blocks computed so far. */
+  preparedRegions = 0;
+  /** Where {@link prepareAll} goes on (regions before it are prepared). */
+  private nextRegion = 0;
+  /** A landmark computation stopped half way (see {@link prepare}), or null. */
+  private landmarkJob: LandmarkJob | null = null;
+  private readonly regionSpace = new RegionSpace();
+  private readonly workspace = new SearchWorkspace();
+  private readonly clearance: number;
+
+  /** Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region). */
+  constructor(
+    table: RegionTable,
+    layer: PassLayer,
+    neighborhood: Neighborhood = 8,
+    sampling: EntranceSampling = DEFAULT_SAMPLING,
+  ) {
+    if (layer.width !== table.width || layer.height !== table.height) {
+      throw new RangeError("AbstractGraph: layer and table sizes differ");
+    }
+    this.table = table;
+    this.layer = layer;
+    this.neighborhood = neighborhood;
+    this.clearance = table.clearanceClass;
+    const { regionOf, regionCount } = table;
+    const nodes = placeEntranceNodes(table, layer, sampling);
+    const { nodeCount, regionNodeStart } = nodes;
+
+    // Distance block offsets.
+    const distanceOffset = new Float64Array(regionCount);
+    let total = 0;
+    for (let r = 0; r < regionCount; r++) {
+      distanceOffset[r] = total;
+      const k = regionNodeStart[r + 1] - regionNodeStart[r];
+      total += k * k;
+    }
+
+    this.nodeCount = nodeCount;
+    this.nodeTile = nodes.nodeTile;
+    this.nodeRegion = nodes.nodeRegion;
+    this.tileNode = nodes.tileNode;
+    this.regionNodeStart = regionNodeStart;
+    this.crossStart = nodes.crossStart;
+    this.crossTarget = nodes.crossTarget;
+    this.crossCost = nodes.crossCost;
+    this.maxRegionNodes = nodes.maxRegionNodes;
+    this.maxCrossings = nodes.maxCrossings;
+    this.distanceOffset = distanceOffset;
+    this.distance = new Float64Array(total);
+    this.ready = new Uint8Array(regionCount);
+    this.treeStride = table.sectorSize * table.sectorSize;
+    this.treeStep = new Uint8Array(nodeCount * this.treeStride);
+    let uniform = true;
+    for (let t = 0; t < regionOf.length && uniform; t++) {
+      if (regionOf[t] >= 0 && layer.tileCost[t] !== layer.minCost) uniform = false;
+    }
+    this.uniformCost = uniform;
+    this.regionSpace.configure(layer, table, this.clearance, neighborhood);
+  }
+
+  /** True once region r's distance block is computed. */
+  isPrepared(region: number): boolean {
+    return this.ready[region] === 1;
+  }
+
+  /**
+   * Computes region r's distance block if it is missing (one exhaustive in-region search per node, each at
+   * most the region's tile count in expansions). Returns the expansions spent (0 when it was ready).
+   */
+  prepareRegion(region: number): number {
+    if (this.ready[region] === 1) return 0;
+    const i0 = this.regionNodeStart[region];
+    const k = this.regionNodeStart[region + 1] - i0;
+    const off = this.distanceOffset[region];
+    const ws = this.workspace;
+    const space = this.regionSpace.restrict(region);
+    let spent = 0;
+    const { width, height, sectorSize, sectorsX, regionOf } = this.table;
+    const sector = this.table.regionSector[region];
+    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
+    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
+    const treeStep = this.treeStep;
+    for (let i = 0; i < k; i++) {
+      const r = astar(space, ws, [this.nodeTile[i0 + i]], NO_LIMITS);
+      spent += r.expansions;
+      const g = ws.g;
+      for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[this.nodeTile[i0 + j]];
+      const base = (i0 + i) * this.treeStride;
+      const parent = ws.parent;
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) {
+          const t = y * width + x;
+          if (regionOf[t] !== region || !ws.reached(t) || parent[t] < 0) continue;
+          const p = parent[t];
+          const py = (p / width) | 0;
+          treeStep[base + (y - y0) * sectorSize + (x - x0)] = 1 + stepCode(x - (p - py * width), y - py);
+        }
+      }
+    }
+    this.ready[region] = 1;
+    this.prepExpansions += spent;
+    this.preparedRegions++;
+    return spent;
+  }
+
+  /**
+   * Prepares every region (for warm-up: the one-off cost per map version); returns the expansions spent.
+   * With `stop`, polled before each region, it may return early; prepared regions stay prepared, so a later
+   * call continues where this one stopped.
+   */
+  prepareAll(stop: (() => boolean) | null = null): number {
+    let spent = 0;
+    for (let r = this.nextRegion; r < this.table.regionCount; r++) {
+      if (stop !== null && this.ready[r] === 0 && stop()) {
+        this.nextRegion = r;
+        return spent;
+      }
+      spent += this.prepareRegion(r);
+    }
+    this.nextRegion = this.table.regionCount;
+    return spent;
+  }
+
+  /** True once every region's distance block is computed. */
+  get allPrepared(): boolean {
+    return this.preparedRegions === this.table.regionCount;
+  }
+
+  /**
+   * Writes the in-region shortest path from node i's tile to node j's tile (same region, block prepared;
+   * exactly {@link regionDistance}(i, j) long) into `out` from index `at`, without node i's tile; returns
+   * the index after the last tile written. `out` must have room (at most the region's tile count).
+   */
+  writeRegionPath(i: number, j: number, out: Int32Array, at: number): number {
+    const n = this.writeTreeWalk(i, this.nodeTile[j], out, at);
+    out.subarray(at, n).reverse();
+    return n;
+  }
+
+  /**
+   * Writes the tiles of node i's tree path walked back from `tile` (same region, block prepared) toward node
+   * i: `tile` first, node i's tile left out. Reversed, that is node i's shortest path to `tile`; as written,
+   * on symmetric (uniform-cost) terrain, a shortest path from `tile` to node i. Returns the index after the
+   * last tile written.
+   */
+  writeTreeWalk(i: number, tile: number, out: Int32Array, at: number): number {
+    const { width, sectorSize, sectorsX } = this.table;
+    const sector = this.table.regionSector[this.nodeRegion[i]];
+    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
+    const base = i * this.treeStride;
+    const source = this.nodeTile[i];
+    let n = at;
+    for (let t = tile; t !== source;) {
+      out[n++] = t;
+      const y = (t / width) | 0;
+      const code = this.treeStep[base + (y - y0) * sectorSize + (t - y * width - x0)] - 1;
+      if (code < 0) throw new RangeError(`tile ${t} is not on node ${i}'s region tree`);
+      t -= STEP_DY[code] * width + STEP_DX[code];
+    }
+    return n;
+  }
+
+  /**
+   * The in-region distance (fixed point) from node i to `tile` (same region, block prepared), summed along
+   * node i's stored tree with the grid's own step costs, so it equals what an in-region search finds.
+   */
+  treeDistance(i: number, tile: number): number {
+    const { width, sectorSize, sectorsX } = this.table;
+    const sector = this.table.regionSector[this.nodeRegion[i]];
+    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
+    const base = i * this.treeStride;
+    const source = this.nodeTile[i];
+    const tileCost = this.layer.tileCost;
+    let cost = 0;
+    for (let t = tile; t !== source;) {
+      const y = (t / width) | 0;
+      const code = this.treeStep[base + (y - y0) * sectorSize + (t - y * width - x0)] - 1;
+      if (code < 0) return Infinity;
+      cost += Math.round(tileCost[t] * (code < 4 ? COST_SCALE : DIAGONAL_STEP));
+      t -= STEP_DY[code] * width + STEP_DX[code];
+    }
+    return cost;
+  }
+
+  /**
+   * Computes the ALT landmark distances (Goldberg & Harrelson): prepares every region, picks `count`
+   * landmarks by farthest-point selection and runs one exhaustive abstract search from each. After this the
+   * {@link AbstractSpace} heuristic is max(octile, landmark bounds): still admissible and consistent, much
+   * tighter on mazes and around large obstacles. Returns the abstract expansions spent.
+   */
+  prepareLandmarks(count = 8): number {
+    return this.prepare(count, null).landmarkExpansions;
+  }
+
+  /**
+   * Continues the one-off preparation (every region's block, then `count` landmarks): polls `stop` between
+   * regions and between landmark searches and returns early when it says so, keeping what is done, so the
+   * next call goes on from there. A planner under a deadline thus never blocks its worker for the whole
+   * preparation (up to seconds on 512x512 maps), and no request's work is lost. `done` tells whether the graph
+   * is fully prepared; expansions are the ones this call spent.
+   */
+  prepare(count: number, stop: (() => boolean) | null): { done: boolean; landmarkExpansions: number } {
+    this.prepareAll(stop);
+    if (!this.allPrepared) return { done: false, landmarkExpansions: 0 };
+    if (this.nodeCount === 0 || count <= 0 || this.landmarkCount > 0) {
+      return { done: true, landmarkExpansions: 0 };
+    }
+    let job = this.landmarkJob;
+    if (job === null || job.count !== count) {
+      job = new LandmarkJob(this, count);
+      this.landmarkJob = job;
+    }
+    const spent = job.run(stop);
+    if (!job.finished) return { done: false, landmarkExpansions: spent };
+    this.landmarkDistance = job.packedDistances();
+    this.landmarkCount = job.madeCount;
+    this.landmarkJob = null;
+    return { done: true, landmarkExpansions: spent };
+  }
+
+  /** In-region fixed-point distance from node i to node j (same region, block prepared). */
+  regionDistance(i: number, j: number): number {
+    const region = this.nodeRegion[i];
+    const i0 = this.regionNodeStart[region];
+    const k = this.regionNodeStart[region + 1] - i0;
+    return this.distance[this.distanceOffset[region] + (i - i0) * k + (j - i0)];
+  }
+
+  /**
+   * Writes node `state`'s region mates (block prepared) and crossings into `out` from index `count`; returns
+   * the new count.
+   */
+  writeNeighbours(state: number, out: Successors, count: number): number {
+    const ids = out.ids;
+    const costs = out.costs;
+    const region = this.nodeRegion[state];
+    const i0 = this.regionNodeStart[region];
+    const i1 = this.regionNodeStart[region + 1];
+    const k = i1 - i0;
+    const row = this.distanceOffset[region] + (state - i0) * k - i0;
+    const distance = this.distance;
+    for (let j = i0; j < i1; j++) {
+      if (j === state) continue;
+      ids[count] = j;
+      costs[count] = distance[row + j];
+      count++;
+    }
+    for (let e = this.crossStart[state], end = this.crossStart[state + 1]; e < end; e++) {
+      ids[count] = this.crossTarget[e];
+      costs[count] = this.crossCost[e];
+      count++;
+    }
+    return count;
+  }
+
+  /**
+   * In-region A* from tile `from` to tile `to` (same region) into `ws`; returns the search result (the path
+   * is read with reconstructPath). Bounded by the region's tile count.
+   */
+  searchInRegion(
+    from: number,
+    to: number,
+    ws: SearchWorkspace,
+    limits: SearchLimits,
+    out: SearchResult,
+  ): SearchResult {
+    const space = this.regionSpace.restrict(this.table.regionOf[from], to);
+    return astar(space, ws, [from], limits, out);
+  }
+
+  /**
+   * Exhaustive in-region search from `tile` into `ws` (distances readable as ws.g[t] for tiles of its region).
+   * Returns the expansions.
+   */
+  searchRegionFrom(tile: number, ws: SearchWorkspace): number {
+    const space = this.regionSpace.restrict(this.table.regionOf[tile]);
+    return astar(space, ws, [tile], NO_LIMITS).expansions;
+  }
+}
