@@ -6,13 +6,14 @@
  *
  * @module
  */
-import { buildPassLayer, clearanceClass } from "../src/maps/layer.ts";
+import { buildPassLayer } from "../src/maps/layer.ts";
 import { movingAiTerrain } from "../src/maps/terrain.ts";
-import type { PassLayer } from "../src/maps/grid.ts";
-import { PlanContext, runPlanTask } from "../src/planning/plan.ts";
-import type { PlannerName, PlanTask } from "../src/planning/task.ts";
+import { type PassLayer } from "../src/maps/grid.ts";
+import { runPlanTask } from "../src/planning/plan.ts";
+import { PlanContext } from "../src/planning/context.ts";
+import { type PlannerName, type PlanTask, planTask } from "../src/planning/task.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
-import type { UnitSpec } from "../src/units/unit.ts";
+import { type UnitSpec } from "../src/units/unit.ts";
 
 function layerOf(rows: string[]): PassLayer {
   const height = rows.length, width = rows[0].length;
@@ -38,27 +39,10 @@ export interface Query {
 }
 
 function task(layer: PassLayer, unit: UnitSpec, q: Query, planner: PlannerName): PlanTask {
-  return {
-    planner,
-    layerKey: "L",
-    startTile: Math.floor(q.start.y) * layer.width + Math.floor(q.start.x),
-    goalTile: Math.floor(q.goal.y) * layer.width + Math.floor(q.goal.x),
-    start: q.start,
-    goal: { ...q.goal, tolerance: 0.5, headingTolerance: 0.2 },
-    clearance: clearanceClass(unit.boundingRadius),
-    unit,
-    neighborhood: planner === "smooth" ? 8 : 24,
-    maxExpansions: 200000,
-    maxMillis: 5000,
-    nearest: false,
-    wantWaypoints: false,
-    options: {
-      ignoreObstaclesInCurves: false,
-      tighterTurns: false,
-      allowBackingUp: false,
-      keepToRoads: false,
-    },
-  };
+  return planTask(
+    { planner, layerKey: "L", width: layer.width, unit, start: q.start, goal: q.goal },
+    { neighborhood: planner === "smooth" ? 8 : 24, maxMillis: 5000, wantWaypoints: false },
+  );
 }
 
 function stats(xs: number[]): { median: number; p95: number } {

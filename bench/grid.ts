@@ -12,11 +12,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import PF from "pathfinding";
-import type { PassLayer } from "../src/maps/grid.ts";
+import { type PassLayer } from "../src/maps/grid.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace, unlimited } from "../src/search/astar.ts";
 import { gridPathLength, GridSpace } from "../src/search/gridSpace.ts";
-import { gridSearch, PlanContext } from "../src/planning/plan.ts";
-import type { PlanTask } from "../src/planning/task.ts";
+import { gridSearch } from "../src/planning/gridRoute.ts";
+import { PlanContext } from "../src/planning/context.ts";
+import { type PlanTask } from "../src/planning/task.ts";
+import { planBudget } from "../src/planning/budget.ts";
 
 /** PathFinding.js is ~100x slower on 512x512 maps; it runs on every PF_STRIDE-th query to bound the time. */
 const PF_STRIDE = 5;
@@ -131,7 +133,7 @@ export async function benchGrid(): Promise<string> {
     for (const q of m.queries) {
       task.startTile = q.start;
       task.goalTile = q.goal;
-      const found = gridSearch(ctx, layer, task, 8, null);
+      const found = gridSearch(ctx, layer, task, 8, planBudget(task));
       const length = gridPathLength(layer, found.path!, m.width);
       if (Math.abs(length - q.optimal) > 0.01) wrong++;
     }
@@ -144,7 +146,7 @@ export async function benchGrid(): Promise<string> {
       const t0 = performance.now();
       task.startTile = q.start;
       task.goalTile = q.goal;
-      const found = gridSearch(ctx, layer, task, 8, null);
+      const found = gridSearch(ctx, layer, task, 8, planBudget(task));
       const us = (performance.now() - t0) * 1000;
       ours.push(us);
       expansions += found.expansions;

@@ -37,7 +37,9 @@ import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { toFixedAngles, turnHitsBlocked } from "./fixedAngle.ts";
-import { gridSearch, type PlanContext } from "./plan.ts";
+import { type PlanBudget, planBudget } from "./budget.ts";
+import type { PlanContext } from "./context.ts";
+import { gridSearch } from "./gridRoute.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /** Each tighter-turn retry multiplies the radius by this. */
@@ -365,10 +367,8 @@ export interface CurveFitRequest {
   tighterTurns: boolean;
   /** Try Reeds-Shepp curves (reverse driving) after the forward ones. */
   backingUp: boolean;
-  /** Polled cancel flag, or null. */
-  cancel: Int32Array | null;
-  /** performance.now() time after which fitting stops. */
-  deadline: number;
+  /** The task's budget: fitting stops at its deadline or cancel flag. */
+  budget: PlanBudget;
   /**
    * Most curve checks (sweeps of a candidate curve) the whole fit may make, across re-solves after inserted
    * waypoints; past it the fit fails. A work bound rather than a time bound keeps the answer the same on a
@@ -420,8 +420,8 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     backing: req.backingUp && unit.canReverse && unit.turningRadius > 0,
     reversePenalty: Math.max(1, unit.reversePenalty),
     cuspPenalty: unit.cuspPenalty,
-    cancel: req.cancel,
-    deadline: req.deadline,
+    cancel: req.budget.cancel,
+    deadline: req.budget.deadline,
     checksLeft: req.maxChecks ?? Infinity,
   };
   const start = pose(req.start.x, req.start.y, req.start.heading);
@@ -451,11 +451,14 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
 }
 
 /** PLANNER_CURVED (see the module doc). */
-export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
-  const t0 = performance.now();
+export function planCurved(
+  ctx: PlanContext,
+  task: PlanTask,
+  budget: PlanBudget = planBudget(task),
+): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
   const unit = task.unit;
-  const search = gridSearch(ctx, layer, task, 4, cancel);
+  const search = gridSearch(ctx, layer, task, 4, budget);
   const expansions = search.expansions;
   if (search.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
   if (!search.path) {
@@ -485,11 +488,10 @@ export function planCurved(ctx: PlanContext, task: PlanTask, cancel: Int32Array 
     check,
     tighterTurns: task.options.tighterTurns,
     backingUp: task.options.allowBackingUp,
-    cancel,
-    deadline: t0 + task.maxMillis,
+    budget,
   });
   if (fit.status === "stopped") {
-    if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
+    if (budget.cancelled()) {
       return planOutcome(task.planner, { status: "cancelled", expansions });
     }
     return planOutcome(task.planner, {

@@ -39,7 +39,8 @@ import {
   unpackTables,
 } from "../search/hitCheckTable.ts";
 import type { UnitSpec } from "../units/unit.ts";
-import type { PlanContext } from "./plan.ts";
+import { type PlanBudget, planBudget } from "./budget.ts";
+import type { PlanContext } from "./context.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
 /** Where committed tables live (src/tools/tables.ts writes them). */
@@ -319,10 +320,8 @@ export interface DirectionalRequest {
   roadsOnly: boolean;
   /** Reverse allowed. */
   reverse: boolean;
-  /** Expansion budget. */
+  /** Expansions for this search (the task's budget gives the deadline and cancel flag). */
   maxExpansions: number;
-  /** performance.now() deadline. */
-  deadline: number;
   /** Analytic expansion interval (0: never). */
   analyticInterval?: number;
   /** Node states only on map tiles marked 1 (pre-smoothing along a grid path). */
@@ -379,15 +378,14 @@ export function directionalSearch(
   layer: PassLayer,
   unit: UnitSpec,
   req: DirectionalRequest,
-  cancel: Int32Array | null,
+  budget: PlanBudget,
 ): DirectionalRun {
   const profile = tableProfileOf(unit, req.neighborhood, req.reverse);
-  const cancelled = () => cancel !== null && Atomics.load(cancel, 0) !== 0;
-  const tables = tablesUntil(profile, () => cancelled() || performance.now() > req.deadline);
+  const tables = tablesUntil(profile, budget.stopped);
   if (tables === null) {
     const progress = tableBuildProgress(profile);
     return {
-      status: cancelled() ? "cancelled" : "budget",
+      status: budget.cancelled() ? "cancelled" : "budget",
       segments: [],
       tiles: [],
       expansions: 0,
@@ -439,12 +437,8 @@ export function directionalSearch(
     pathIndex: req.pathIndex ?? null,
   });
   space.useWorkspace(ctx.workspace);
-  const r = astar(space, ctx.workspace, [space.snappedStart >= 0 ? space.snappedStart : space.startState], {
-    maxExpansions: req.maxExpansions,
-    deadline: req.deadline,
-    cancel,
-    trackNearest: true,
-  }, ctx.result);
+  const start = space.snappedStart >= 0 ? space.snappedStart : space.startState;
+  const r = astar(space, ctx.workspace, [start], budget.limits(req.maxExpansions), ctx.result);
   if (r.status === "cancelled") return empty("cancelled", "cancelled", r.expansions);
   let end = -1;
   let status: DirectionalRun["status"] = "found";
@@ -534,7 +528,7 @@ export function directionalOutcome(
 export function planDirectional(
   ctx: PlanContext,
   task: PlanTask,
-  cancel: Int32Array | null = null,
+  budget: PlanBudget = planBudget(task),
 ): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
   const mode = directionalMode(layer, task);
@@ -544,8 +538,7 @@ export function planDirectional(
     neighborhood: mode.neighborhood,
     roadsOnly: mode.roadsOnly,
     reverse: task.unit.canReverse || task.options.allowBackingUp,
-    maxExpansions: task.maxExpansions,
-    deadline: performance.now() + task.maxMillis,
-  }, cancel);
+    maxExpansions: budget.maxExpansions,
+  }, budget);
   return directionalOutcome(task, run, run.expansions);
 }

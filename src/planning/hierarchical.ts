@@ -26,7 +26,9 @@ import {
 } from "../search/hierarchical.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import type { Segment } from "../geometry/types.ts";
-import { type PlanContext, polylineSegments } from "./plan.ts";
+import { type PlanBudget, planBudget } from "./budget.ts";
+import type { PlanContext } from "./context.ts";
+import { polylineSegments } from "./gridRoute.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /** Tuning of the hierarchical planner. */
@@ -188,7 +190,11 @@ export function hierarchicalPath(
 const scratches = new WeakMap<PlanContext, HierarchicalScratch>();
 
 /** HIERARCHICAL planner entry (see the module doc). */
-export function planHierarchical(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
+export function planHierarchical(
+  ctx: PlanContext,
+  task: PlanTask,
+  budget: PlanBudget = planBudget(task),
+): PlanOutcome {
   const base = planOutcome(task.planner, {});
   const layer = ctx.layer(task.layerKey);
   const table = task.regionKey === undefined
@@ -201,22 +207,23 @@ export function planHierarchical(ctx: PlanContext, task: PlanTask, cancel: Int32
     scratches.set(ctx, scratch);
   }
   const neighborhood: Neighborhood = task.neighborhood === 4 ? 4 : 8;
-  const deadline = task.maxMillis > 0 ? performance.now() + task.maxMillis : Infinity;
-  const cancelled = () => cancel !== null && Atomics.load(cancel, 0) !== 0;
-  const graph = preparedGraph(table, layer, neighborhood, () => cancelled() || performance.now() > deadline);
+  const graph = preparedGraph(table, layer, neighborhood, budget.stopped);
   if (graph === null) {
-    base.status = cancelled() ? "cancelled" : "budget";
-    base.message = cancelled()
+    base.status = budget.cancelled() ? "cancelled" : "budget";
+    base.message = budget.cancelled()
       ? ""
       : "time budget exhausted while preparing this map version's abstract graph " +
         "(a one-off per worker; the next request goes on from where this one stopped)";
     return base;
   }
-  const found = hierarchicalPath(graph, scratch, task.startTile, task.goalTile, task.unit.boundingRadius, {
-    maxExpansions: task.maxExpansions > 0 ? task.maxExpansions : Infinity,
-    deadline,
-    cancel,
-  });
+  const found = hierarchicalPath(
+    graph,
+    scratch,
+    task.startTile,
+    task.goalTile,
+    task.unit.boundingRadius,
+    budget.limits(),
+  );
   base.expansions = found.expansions;
   if (found.status !== "found" || found.points === null || found.tiles === null) {
     base.status = found.status;

@@ -48,7 +48,9 @@ import {
   directionalSearch,
   POINT_TURN_RADIUS,
 } from "./directional.ts";
-import { type GridSearch, gridSearch, type PlanContext } from "./plan.ts";
+import { type PlanBudget, planBudget } from "./budget.ts";
+import type { PlanContext } from "./context.ts";
+import { type GridSearch, gridSearch } from "./gridRoute.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /**
@@ -243,13 +245,11 @@ export function newHybridTrace(): HybridTrace {
 export function planHybrid(
   ctx: PlanContext,
   task: PlanTask,
-  cancel: Int32Array | null = null,
+  budget: PlanBudget = planBudget(task),
   opts: HybridOptions = {},
 ): PlanOutcome {
   const trace = opts.trace ?? null;
   const layer = ctx.layer(task.layerKey);
-  const t0 = performance.now();
-  const deadline = t0 + task.maxMillis;
   const mode = directionalMode(layer, task);
   const reverse = task.unit.canReverse || task.options.allowBackingUp;
   const unit = task.unit;
@@ -296,13 +296,7 @@ export function planHybrid(
     }
     trace?.steps.push("fit");
     for (const neighborhood of fastLaneOnly ? [8] as const : [8, 4] as const) {
-      const search = gridSearch(
-        ctx,
-        layer,
-        { ...task, maxMillis: deadline - performance.now() },
-        neighborhood,
-        cancel,
-      );
+      const search = gridSearch(ctx, layer, task, neighborhood, budget);
       expansions += search.expansions;
       if (search.status === "cancelled") {
         return planOutcome(task.planner, { status: "cancelled", expansions });
@@ -320,11 +314,10 @@ export function planHybrid(
         check: true,
         tighterTurns: false,
         backingUp: reverse,
-        cancel,
-        deadline,
+        budget,
         maxChecks: fastLaneOnly ? INLINE_FIT_CHECKS : FIT_CHECKS,
       });
-      if (cancel !== null && Atomics.load(cancel, 0) !== 0) {
+      if (budget.cancelled()) {
         return planOutcome(task.planner, { status: "cancelled", expansions });
       }
       if (fit.status === "found" && withinCurvature(task, fit.segments)) {
@@ -347,7 +340,7 @@ export function planHybrid(
   }
   // 1. 4-connected grid A* (the fast lane's when it ran to completion).
   trace?.steps.push("grid");
-  const grid = grid4 ?? gridSearch(ctx, layer, task, 4, cancel);
+  const grid = grid4 ?? gridSearch(ctx, layer, task, 4, budget);
   if (grid !== grid4) expansions += grid.expansions;
   if (grid.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
   if (grid.status === "unreachable") {
@@ -355,7 +348,7 @@ export function planHybrid(
   }
   const note: string[] = [];
   if (grid.status === "found" && grid.path && grid.path.length >= 2) {
-    const stitched = stitch(ctx, layer, task, grid.path, mode, reverse, deadline, cancel, trace);
+    const stitched = stitch(ctx, layer, task, grid.path, mode, reverse, budget, trace);
     expansions += stitched.expansions;
     if (stitched.cancelled) return planOutcome(task.planner, { status: "cancelled", expansions });
     if (stitched.segments) {
@@ -376,9 +369,8 @@ export function planHybrid(
     neighborhood: mode.neighborhood,
     roadsOnly: mode.roadsOnly,
     reverse,
-    maxExpansions: Math.max(0, task.maxExpansions - expansions),
-    deadline,
-  }, cancel);
+    maxExpansions: budget.expansionsLeft(expansions),
+  }, budget);
   expansions += run.expansions;
   note.push("full directional search");
   return directionalOutcome(task, run, expansions, note.filter((s) => s !== "").join("; "));
@@ -399,8 +391,7 @@ function stitch(
   path: Int32Array,
   mode: ReturnType<typeof directionalMode>,
   reverse: boolean,
-  deadline: number,
-  cancel: Int32Array | null,
+  budget: PlanBudget,
   trace: HybridTrace | null,
 ): Stitch {
   const W = layer.width;
@@ -424,9 +415,8 @@ function stitch(
       window: corridorWindow(path, W, layer.height, 3),
       nodeMask: sc.mask,
       pathIndex: sc.index,
-      maxExpansions: Math.min(task.maxExpansions - expansions, PRESMOOTH_EXPANSIONS_PER_TILE * n + 1000),
-      deadline,
-    }, cancel);
+      maxExpansions: Math.min(budget.expansionsLeft(expansions), PRESMOOTH_EXPANSIONS_PER_TILE * n + 1000),
+    }, budget);
     for (let i = 0; i < n; i++) {
       sc.mask[path[i]] = 0;
       sc.index[path[i]] = -1;
@@ -503,9 +493,8 @@ function stitch(
       x1: Math.min(layer.width, Math.max(ax, bx) + 1 + margin),
       y1: Math.min(layer.height, Math.max(ay, by) + 1 + margin),
     },
-    maxExpansions: Math.max(0, task.maxExpansions - expansions),
-    deadline,
-  }, cancel);
+    maxExpansions: budget.expansionsLeft(expansions),
+  }, budget);
   expansions += mid.expansions;
   if (mid.status === "cancelled") return fail("", true);
   if (mid.status !== "found") return fail("Directional-8 stitch failed");

@@ -6,6 +6,7 @@
  */
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { UnitSpec } from "../units/unit.ts";
+import { clearanceClass } from "../maps/layer.ts";
 
 /** Planners the worker runs (the service resolves AUTO before). */
 export type PlannerName = "grid" | "smooth" | "curved" | "directional" | "hybrid" | "hierarchical";
@@ -104,5 +105,64 @@ export function planOutcome(planner: PlannerName, partial: Partial<PlanOutcome>)
     planner,
     message: "",
     ...partial,
+  };
+}
+
+/** What {@link planTask} needs; everything else takes a default. */
+export interface PlanTaskSpec {
+  /** Which planner. */
+  planner: PlannerName;
+  /** Key of the shared PassLayer. */
+  layerKey: string;
+  /** Width of the map in tiles (to number the start and goal tiles). */
+  width: number;
+  /** The unit. */
+  unit: UnitSpec;
+  /** Exact start pose. */
+  start: Pose;
+  /** Goal position, optional heading and tolerances (defaults 0.5 tiles and 0.2 rad). */
+  goal: { x: number; y: number; heading?: number; tolerance?: number; headingTolerance?: number };
+}
+
+/** The neighbourhood a planner uses unless the request sets one. */
+export function defaultNeighborhood(planner: PlannerName): number {
+  if (planner === "directional" || planner === "hybrid") return 24;
+  return planner === "curved" ? 4 : 8;
+}
+
+/**
+ * A task with defaults (the planner's default neighbourhood, the unit's clearance class, 200000 expansions,
+ * 20 s, waypoints, no options) overridden by `extra`: the one way tests, bench, warm-up and the render tool
+ * build tasks outside the service.
+ */
+export function planTask(spec: PlanTaskSpec, extra: Partial<PlanTask> = {}): PlanTask {
+  const { start, goal, width, unit } = spec;
+  return {
+    planner: spec.planner,
+    layerKey: spec.layerKey,
+    startTile: Math.floor(start.y) * width + Math.floor(start.x),
+    goalTile: Math.floor(goal.y) * width + Math.floor(goal.x),
+    start,
+    goal: {
+      x: goal.x,
+      y: goal.y,
+      heading: goal.heading,
+      tolerance: goal.tolerance ?? 0.5,
+      headingTolerance: goal.headingTolerance ?? 0.2,
+    },
+    clearance: clearanceClass(unit.boundingRadius),
+    unit,
+    neighborhood: defaultNeighborhood(spec.planner),
+    maxExpansions: 200000,
+    maxMillis: 20000,
+    nearest: false,
+    wantWaypoints: true,
+    options: {
+      ignoreObstaclesInCurves: false,
+      tighterTurns: false,
+      allowBackingUp: false,
+      keepToRoads: false,
+    },
+    ...extra,
   };
 }

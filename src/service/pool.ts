@@ -11,6 +11,7 @@
  * @module
  */
 import { ServiceError } from "./errors.ts";
+import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 
 /** Options of the pool. */
@@ -32,10 +33,10 @@ export interface SharedData {
 }
 
 interface Job {
-  task: unknown;
+  task: PlanTask;
   shared: SharedData[];
   signal: AbortSignal | undefined;
-  resolve: (v: unknown) => void;
+  resolve: (v: JobResult<PlanOutcome>) => void;
   reject: (e: unknown) => void;
   enqueuedAt: number;
   onAbort?: () => void;
@@ -101,12 +102,12 @@ export class WorkerPool {
    * bounded when they open, so their replans wait instead of failing. Rejects with RESOURCE_EXHAUSTED when the queue is full, CANCELLED when the signal
    * aborts (its reason, if a ServiceError, is used instead), INTERNAL when the worker crashes.
    */
-  run<T>(
-    task: unknown,
+  run(
+    task: PlanTask,
     shared: SharedData[],
     signal?: AbortSignal,
     opts: { exemptFromQueueLimit?: boolean } = {},
-  ): Promise<JobResult<T>> {
+  ): Promise<JobResult<PlanOutcome>> {
     if (this.#closed) return Promise.reject(new ServiceError("UNAVAILABLE", "server is shutting down"));
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
@@ -114,7 +115,7 @@ export class WorkerPool {
         task,
         shared,
         signal,
-        resolve: resolve as (v: unknown) => void,
+        resolve,
         reject,
         enqueuedAt: performance.now(),
         settled: false,
@@ -198,7 +199,7 @@ export class WorkerPool {
     slot.job = null;
     if (job.abortedAt !== undefined) {
       // The job was already answered as cancelled; record how fast its search really stopped.
-      const v = msg.type === "result" ? msg.value as { status?: string; expansions?: number } : {};
+      const v: { status?: string; expansions?: number } = msg.type === "result" ? msg.value : {};
       this.#opts.log?.({
         stoppedAfterMs: +(performance.now() - job.abortedAt).toFixed(2),
         status: v.status,
@@ -271,12 +272,12 @@ export class WorkerPool {
     this.#settle(job, null, abortError(job.signal!));
   }
 
-  #settle(job: Job, value: unknown, error: unknown): void {
+  #settle(job: Job, value: JobResult<PlanOutcome> | null, error: unknown): void {
     if (job.settled) return;
     job.settled = true;
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
     if (error) job.reject(error);
-    else job.resolve(value);
+    else if (value) job.resolve(value);
   }
 }
 

@@ -6,13 +6,14 @@
  *
  * @module
  */
-import { buildPassLayer, clearanceClass } from "../maps/layer.ts";
+import { buildPassLayer } from "../maps/layer.ts";
 import { movingAiTerrain } from "../maps/terrain.ts";
-import type { PassLayer } from "../maps/grid.ts";
+import { type PassLayer } from "../maps/grid.ts";
 import { BUILTIN_PROFILES } from "../units/profiles.ts";
-import type { UnitSpec } from "../units/unit.ts";
-import { PlanContext, runPlanTask } from "../planning/plan.ts";
-import type { PlannerName, PlanTask } from "../planning/task.ts";
+import { type UnitSpec } from "../units/unit.ts";
+import { runPlanTask } from "../planning/plan.ts";
+import { PlanContext } from "../planning/context.ts";
+import { type PlannerName, type PlanTask, planTask } from "../planning/task.ts";
 
 /** A 40x40 yard with a wall, a pillar and a doorway: every planner takes its slow and its fast paths here. */
 function warmUpLayer(): PassLayer {
@@ -38,28 +39,14 @@ function warmUpTask(
   gx: number,
   gy: number,
 ) {
-  const task: PlanTask = {
+  return planTask({
     planner,
     layerKey: "warm-up",
-    startTile: Math.floor(sy) * layer.width + Math.floor(sx),
-    goalTile: Math.floor(gy) * layer.width + Math.floor(gx),
-    start: { x: sx, y: sy, heading: 0 },
-    goal: { x: gx, y: gy, tolerance: 0.5, headingTolerance: 0.2 },
-    clearance: clearanceClass(unit.boundingRadius),
+    width: layer.width,
     unit,
-    neighborhood: planner === "directional" ? 24 : 8,
-    maxExpansions: 20000,
-    maxMillis: 200,
-    nearest: false,
-    wantWaypoints: true,
-    options: {
-      ignoreObstaclesInCurves: false,
-      tighterTurns: false,
-      allowBackingUp: false,
-      keepToRoads: false,
-    },
-  };
-  return task;
+    start: { x: sx, y: sy, heading: 0 },
+    goal: { x: gx, y: gy },
+  }, { neighborhood: planner === "directional" ? 24 : 8, maxExpansions: 20000, maxMillis: 200 });
 }
 
 /** What {@link warmUpPlanners} did. */

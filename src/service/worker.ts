@@ -5,12 +5,12 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
-import { PlanContext, runPlanTask } from "../planning/plan.ts";
-import type { PlanTask } from "../planning/task.ts";
+import { type WorkerReply, type WorkerRequest } from "./workerProtocol.ts";
+import { runPlanTask } from "../planning/plan.ts";
+import { PlanContext } from "../planning/context.ts";
 import { warmUpPlanners } from "./warmUp.ts";
 import { forgetJumpTables } from "../search/jumpPointSpace.ts";
-import type { PassLayer } from "../maps/grid.ts";
+import { type PassLayer } from "../maps/grid.ts";
 
 const shared = new Map<string, unknown>();
 const ctx = new PlanContext((key) => shared.get(key));
@@ -29,7 +29,7 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   } else if (msg.type === "job") {
     let reply: WorkerReply;
     try {
-      const task = msg.task as PlanTask;
+      const task = msg.task;
       if (task.debugCrash) {
         // Test hook (enabled only by the server's --test-hooks flag): an uncaught error, as a bug would cause.
         setTimeout(() => {

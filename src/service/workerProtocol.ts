@@ -1,16 +1,18 @@
 /**
- * Messages between the pool (main thread) and its workers.
+ * Messages between the pool (main thread) and its workers. Plain data: a job crosses the worker boundary by
+ * structured clone; maps travel separately, once, as shared memory keyed by `PlanTask.layerKey`.
  *
  * @module
  */
+import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 
 /** Main thread to worker. */
 export type WorkerRequest =
   | { type: "share"; key: string; data: unknown }
   | { type: "drop"; keys: string[] }
-  | { type: "job"; jobId: number; cancel: Int32Array; task: unknown };
+  | { type: "job"; jobId: number; cancel: Int32Array; task: PlanTask };
 
 /** Worker to main thread. */
 export type WorkerReply =
-  | { type: "result"; jobId: number; value: unknown }
+  | { type: "result"; jobId: number; value: PlanOutcome }
   | { type: "error"; jobId: number; message: string };

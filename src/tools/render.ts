@@ -22,17 +22,18 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { arcCenter, lineSegment, poseAtDistance } from "../geometry/segment.ts";
-import type { Pose, Segment } from "../geometry/types.ts";
-import type { Footprint } from "../units/footprint.ts";
-import { buildPassLayer, clearanceClass } from "../maps/layer.ts";
+import { type Pose, type Segment } from "../geometry/types.ts";
+import { type Footprint } from "../units/footprint.ts";
+import { buildPassLayer } from "../maps/layer.ts";
 import { parseMovingAi } from "../maps/movingai.ts";
 import { movingAiTerrain, withOverrides } from "../maps/terrain.ts";
-import { PlanContext, runPlanTask } from "../planning/plan.ts";
-import type { PlannerName, PlanOutcome, PlanTask } from "../planning/task.ts";
+import { runPlanTask } from "../planning/plan.ts";
+import { PlanContext } from "../planning/context.ts";
+import { type PlannerName, type PlanOutcome, type PlanTask, planTask } from "../planning/task.ts";
 import { AGENT, BUILTIN_PROFILES } from "../units/profiles.ts";
 import { applyOverrides } from "../units/unit.ts";
-import type { UnitSpec } from "../units/unit.ts";
-import type { PassLayer } from "../maps/grid.ts";
+import { type UnitSpec } from "../units/unit.ts";
+import { type PassLayer } from "../maps/grid.ts";
 
 /** What to draw. */
 export interface RenderInput {
@@ -352,29 +353,22 @@ export function planInProcess(
     : movingAiTerrain();
   const layer = buildPassLayer(grid, terrain);
   const ctx = new PlanContext(() => layer);
-  const tile = (x: number, y: number) => Math.floor(y) * grid.width + Math.floor(x);
-  const task: PlanTask = {
-    planner,
-    layerKey: "render",
-    startTile: tile(start.x, start.y),
-    goalTile: tile(goal.x, goal.y),
-    start,
-    goal: { ...goal, tolerance: 0.5, headingTolerance: 0.2 },
-    clearance: clearanceClass(unit.boundingRadius),
-    unit,
-    neighborhood: planner === "curved" ? 4 : 8,
-    maxExpansions: 1e8,
-    maxMillis: 60_000,
-    nearest: false,
-    wantWaypoints: false,
-    options: {
-      ignoreObstaclesInCurves: false,
-      tighterTurns: false,
-      allowBackingUp: false,
-      keepToRoads: false,
-      ...options,
+  const task = planTask(
+    { planner, layerKey: "render", width: grid.width, unit, start, goal },
+    {
+      neighborhood: planner === "curved" ? 4 : 8,
+      maxExpansions: 1e8,
+      maxMillis: 60_000,
+      wantWaypoints: false,
+      options: {
+        ignoreObstaclesInCurves: false,
+        tighterTurns: false,
+        allowBackingUp: false,
+        keepToRoads: false,
+        ...options,
+      },
     },
-  };
+  );
   return { outcome: runPlanTask(ctx, task, null), layer };
 }
 

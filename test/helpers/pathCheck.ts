@@ -3,13 +3,13 @@
  * a task builder, and an independent dense path checker (footprint vs blocked tiles by numeric integration,
  * curvature, exact joins, start and goal).
  */
-import { buildPassLayer, clearanceClass } from "../../src/maps/layer.ts";
+import { buildPassLayer } from "../../src/maps/layer.ts";
 import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
-import type { PassLayer } from "../../src/maps/grid.ts";
-import type { Segment } from "../../src/geometry/types.ts";
-import { PlanContext } from "../../src/planning/plan.ts";
-import type { PlanOutcome, PlanTask } from "../../src/planning/task.ts";
-import type { UnitSpec } from "../../src/units/unit.ts";
+import { type PassLayer } from "../../src/maps/grid.ts";
+import { type Segment } from "../../src/geometry/types.ts";
+import { PlanContext } from "../../src/planning/context.ts";
+import { type PlanOutcome, type PlanTask, planTask } from "../../src/planning/task.ts";
+import { type UnitSpec } from "../../src/units/unit.ts";
 
 /** A layer from rows of Moving AI characters ('R' = road, passable). */
 export function layerOf(rows: string[]): PassLayer {
@@ -60,34 +60,7 @@ export function taskOf(
   goal: { x: number; y: number; heading?: number; tolerance?: number; headingTolerance?: number },
   extra: Partial<PlanTask> = {},
 ): PlanTask {
-  return {
-    planner: "directional",
-    layerKey: "L",
-    startTile: Math.floor(start.y) * layer.width + Math.floor(start.x),
-    goalTile: Math.floor(goal.y) * layer.width + Math.floor(goal.x),
-    start,
-    goal: {
-      x: goal.x,
-      y: goal.y,
-      heading: goal.heading,
-      tolerance: goal.tolerance ?? 0.5,
-      headingTolerance: goal.headingTolerance ?? 0.2,
-    },
-    clearance: clearanceClass(unit.boundingRadius),
-    unit,
-    neighborhood: 24,
-    maxExpansions: 200000,
-    maxMillis: 20000,
-    nearest: false,
-    wantWaypoints: true,
-    options: {
-      ignoreObstaclesInCurves: false,
-      tighterTurns: false,
-      allowBackingUp: false,
-      keepToRoads: false,
-    },
-    ...extra,
-  };
+  return planTask({ planner: "directional", layerKey: "L", width: layer.width, unit, start, goal }, extra);
 }
 
 function blocked(layer: PassLayer, x: number, y: number): boolean {

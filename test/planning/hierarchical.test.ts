@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer } from "../../src/maps/grid.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { buildPassLayer, clearanceClass } from "../../src/maps/layer.ts";
@@ -8,7 +8,7 @@ import { astar, COST_SCALE, SearchWorkspace, unlimited } from "../../src/search/
 import { GridSpace } from "../../src/search/gridSpace.ts";
 import { AbstractGraph } from "../../src/search/abstractGraph.ts";
 import { RegionSpace } from "../../src/search/restrictedGrid.ts";
-import { PlanContext } from "../../src/planning/plan.ts";
+import { PlanContext } from "../../src/planning/context.ts";
 import {
   abstractGraphFor,
   hierarchicalPath,
@@ -17,9 +17,9 @@ import {
   runCorners,
 } from "../../src/planning/hierarchical.ts";
 import { HierarchicalScratch, hierarchicalSearch } from "../../src/search/hierarchical.ts";
-import type { PlanOutcome, PlanTask } from "../../src/planning/task.ts";
+import { type PlanOutcome, type PlanTask } from "../../src/planning/task.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import type { UnitSpec } from "../../src/units/unit.ts";
+import { type UnitSpec } from "../../src/units/unit.ts";
 import {
   type BlockGrid,
   blockGrid,
@@ -29,6 +29,7 @@ import {
   queries,
   tolerance,
 } from "../helpers/movingai.ts";
+import { PlanBudget } from "../../src/planning/budget.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
 const AGENT = BUILTIN_PROFILES.agent;
@@ -125,7 +126,7 @@ describe("hierarchical planner on the shared Moving AI maps (longest 20% of each
       const ratios: number[] = [];
       for (const q of long) {
         const start = q.sy * w + q.sx, goal = q.gy * w + q.gx;
-        const out = planHierarchical(m.ctx, task(m, start, goal), null);
+        const out = planHierarchical(m.ctx, task(m, start, goal));
         // Every .scen query is reachable, so a path must be found.
         expect(out.status, `${name} (${q.sx},${q.sy})->(${q.gx},${q.gy})`).toBe("found");
         const path = out.waypoints!;
@@ -362,7 +363,7 @@ describe("hierarchical planner edge cases", () => {
     const m = load(text);
     const a = 1 * 40 + 2, b = 1 * 40 + 30;
     expect(componentOfTile(m.table, a)).not.toBe(componentOfTile(m.table, b));
-    const out = planHierarchical(m.ctx, task(m, a, b), null);
+    const out = planHierarchical(m.ctx, task(m, a, b));
     expect(out.status).toBe("unreachable");
     expect(out.segments).toEqual([]);
   });
@@ -370,10 +371,10 @@ describe("hierarchical planner edge cases", () => {
   test("same region and start = goal", () => {
     const m = load(text);
     const a = 6 * 40 + 1;
-    const same = planHierarchical(m.ctx, task(m, a, a), null);
+    const same = planHierarchical(m.ctx, task(m, a, a));
     expect(same.status).toBe("found");
     expect(same.length).toBe(0);
-    const near = planHierarchical(m.ctx, task(m, a, 6 * 40 + 9), null);
+    const near = planHierarchical(m.ctx, task(m, a, 6 * 40 + 9));
     expect(near.status).toBe("found");
     expect(near.length).toBeCloseTo(8, 9);
   });
@@ -381,7 +382,7 @@ describe("hierarchical planner edge cases", () => {
   test("a path around a long wall on a small map equals the grid optimum after smoothing bounds", () => {
     const m = load(text);
     const a = 9 * 40 + 1, b = 7 * 40 + 10;
-    const out = planHierarchical(m.ctx, task(m, a, b), null);
+    const out = planHierarchical(m.ctx, task(m, a, b));
     expect(out.status).toBe("found");
     expect(tilePathProblem(m.blocks, out.waypoints!, a, b)).toBeNull();
     expect(firstCollision(m.blocks, out.segments, 0)).toBeNull();
@@ -401,7 +402,7 @@ describe("hierarchical planner edge cases", () => {
       const a = q.sy * w + q.sx, b = q.gy * w + q.gx;
       const ca = componentOfTile(m.table, a);
       if (ca < 0 || ca !== componentOfTile(m.table, b)) continue;
-      const out = planHierarchical(m.ctx, task(m, a, b, unit), null);
+      const out = planHierarchical(m.ctx, task(m, a, b, unit));
       expect(out.status).toBe("found");
       for (const t of out.waypoints!) {
         expect(m.layer.clearance[t]).toBeGreaterThanOrEqual(m.table.clearanceClass);
@@ -419,13 +420,13 @@ describe("hierarchical planner edge cases", () => {
     const a = q.sy * w + q.sx, b = q.gy * w + q.gx;
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     Atomics.store(cancel, 0, 1);
-    const cancelled: PlanOutcome = planHierarchical(m.ctx, task(m, a, b), cancel);
+    const cancelled: PlanOutcome = planHierarchical(m.ctx, task(m, a, b), new PlanBudget(0, 0, cancel));
     expect(cancelled.status).toBe("cancelled");
     expect(cancelled.segments).toEqual([]);
-    const budget = planHierarchical(m.ctx, task(m, a, b, AGENT, { maxExpansions: 50 }), null);
+    const budget = planHierarchical(m.ctx, task(m, a, b, AGENT, { maxExpansions: 50 }));
     expect(budget.status).toBe("budget");
     Atomics.store(cancel, 0, 0);
-    const ok = planHierarchical(m.ctx, task(m, a, b), cancel);
+    const ok = planHierarchical(m.ctx, task(m, a, b), new PlanBudget(0, 0, cancel));
     expect(ok.status).toBe("found");
   });
 
@@ -437,7 +438,7 @@ describe("hierarchical planner edge cases", () => {
     // A cancelled request on a fresh table stops the preparation at once.
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     Atomics.store(cancel, 0, 1);
-    expect(planHierarchical(m.ctx, task(m, a, b), cancel).status).toBe("cancelled");
+    expect(planHierarchical(m.ctx, task(m, a, b), new PlanBudget(0, 0, cancel)).status).toBe("cancelled");
     // Stop after 40 regions (or landmark searches) a call: it completes only if each call keeps what the
     // earlier ones did (the table has far more than 40 regions).
     expect(m.table.regionCount).toBeGreaterThan(400);
@@ -455,8 +456,8 @@ describe("hierarchical planner edge cases", () => {
     expect(graph!.landmarkCount).toBe(whole.landmarkCount);
     expect(Array.from(graph!.landmarkDistance)).toEqual(Array.from(whole.landmarkDistance));
     Atomics.store(cancel, 0, 0);
-    const resumed = planHierarchical(m.ctx, task(m, a, b), cancel);
-    const single = planHierarchical(fresh.ctx, task(fresh, a, b), null);
+    const resumed = planHierarchical(m.ctx, task(m, a, b), new PlanBudget(0, 0, cancel));
+    const single = planHierarchical(fresh.ctx, task(fresh, a, b));
     expect(resumed.status).toBe("found");
     expect(resumed.length).toBe(single.length);
   });

@@ -1,7 +1,8 @@
 /** PLANNER_HYBRID: pre-smoothing along the grid path, fallback to a full directional search; legal paths. */
 import { describe, expect, test } from "vitest";
 import { MAX_DIRECT_REVERSE, newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
-import { gridSearch, runPlanTask } from "../../src/planning/plan.ts";
+import { runPlanTask } from "../../src/planning/plan.ts";
+import { gridSearch } from "../../src/planning/gridRoute.ts";
 import { fitCurves } from "../../src/planning/curved.ts";
 import { smoothPath } from "../../src/smoothing/simpleSmooth.ts";
 import { dubinsShortest } from "../../src/geometry/dubins.ts";
@@ -9,10 +10,11 @@ import { reedsSheppShortest } from "../../src/geometry/reedsShepp.ts";
 import { arcThenLine } from "../../src/geometry/arcThenLine.ts";
 import { pathHitsBlocked } from "../../src/geometry/sweep.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import type { UnitSpec } from "../../src/units/unit.ts";
-import type { PassLayer } from "../../src/maps/grid.ts";
+import { type UnitSpec } from "../../src/units/unit.ts";
+import { type PassLayer } from "../../src/maps/grid.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "../helpers/pathCheck.ts";
 import { mapText } from "../helpers/movingai.ts";
+import { PlanBudget } from "../../src/planning/budget.ts";
 
 /** fitCurves along a grid path with its smoothed points, checked, forward only. */
 function fitAlong(
@@ -32,8 +34,7 @@ function fitAlong(
     check: true,
     tighterTurns: false,
     backingUp: false,
-    cancel: null,
-    deadline: performance.now() + 10000,
+    budget: new PlanBudget(0, 10000, null),
   });
 }
 
@@ -44,9 +45,14 @@ describe("hybrid", () => {
     const start = { x: 3.5, y: 3.5, heading: 0 };
     const goal = { x: 20.5, y: 18.5 };
     const trace = newHybridTrace();
-    const out = planHybrid(contextOf(layer), taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, {
-      trace,
-    });
+    const out = planHybrid(
+      contextOf(layer),
+      taskOf(layer, tank, start, goal, { planner: "hybrid" }),
+      undefined,
+      {
+        trace,
+      },
+    );
     expect(out.status).toBe("found");
     expect(out.message).toBe("shortest curve straight to the goal");
     expect(trace.steps).toEqual(["direct"]);
@@ -113,7 +119,7 @@ describe("hybrid", () => {
     const goal = { x: 117.5, y: 99.5 };
     const trace = newHybridTrace();
     const task = taskOf(layer, boat, start, goal, { planner: "hybrid", maxExpansions: 200000 });
-    const out = planHybrid(contextOf(layer), task, null, { skipFastFit: true, trace });
+    const out = planHybrid(contextOf(layer), task, undefined, { skipFastFit: true, trace });
     expect(trace.steps).toEqual(["grid", "forward", "backward", "stitch", "smooth"]);
     expect(trace.forward).toBe("partial");
     expect(trace.backward).toBe("partial");
@@ -148,11 +154,11 @@ describe("hybrid", () => {
     const goal = { x: 20.5, y: 18.5 };
     const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
     const withFit = newHybridTrace();
-    const a = planHybrid(contextOf(layer), task, null, { trace: withFit });
+    const a = planHybrid(contextOf(layer), task, undefined, { trace: withFit });
     expect(withFit.steps[0]).toBe("direct");
     expect(a.status).toBe("found");
     const without = newHybridTrace();
-    const b = planHybrid(contextOf(layer), task, null, { skipFastFit: true, trace: without });
+    const b = planHybrid(contextOf(layer), task, undefined, { skipFastFit: true, trace: without });
     expect(without.steps).not.toContain("fit");
     expect(without.steps).not.toContain("direct");
     expect(without.steps.slice(0, 2)).toEqual(["grid", "forward"]);
@@ -169,7 +175,7 @@ describe("hybrid", () => {
     const goal = { x: 10.5, y: 30.5 };
     const trace = newHybridTrace();
     const task = taskOf(layer, boat, start, goal, { planner: "hybrid", maxExpansions: 200000 });
-    const out = planHybrid(contextOf(layer), task, null, { skipFastFit: true, trace });
+    const out = planHybrid(contextOf(layer), task, undefined, { skipFastFit: true, trace });
     expect(trace.steps).toContain("stitch");
     expect(trace.steps).not.toContain("fallback");
     expect(out.status).toBe("found");
@@ -188,7 +194,9 @@ describe("hybrid", () => {
     const start = { x: 3.5, y: 3.5, heading: 0 };
     const goal = { x: 20.5, y: 20.5 };
     const trace = newHybridTrace();
-    const out = planHybrid(ctx, taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, { trace });
+    const out = planHybrid(ctx, taskOf(layer, tank, start, goal, { planner: "hybrid" }), undefined, {
+      trace,
+    });
     const smooth = runPlanTask(
       ctx,
       taskOf(layer, tank, start, goal, { planner: "smooth", neighborhood: 8 }),
@@ -240,7 +248,7 @@ describe("hybrid", () => {
           ? { x: 10.5 + 8 * (i % 6), y: 7.5 + 10 * (i % 5), heading: i % 2 ? 0 : Math.PI }
           : { x: 58.5, y: 55.5 - 4 * i };
         const trace = newHybridTrace();
-        const out = planHybrid(ctx, taskOf(c.layer, c.unit, start, goal, { planner: "hybrid" }), null, {
+        const out = planHybrid(ctx, taskOf(c.layer, c.unit, start, goal, { planner: "hybrid" }), undefined, {
           trace,
         });
         if (out.status !== "found") continue;
@@ -262,7 +270,13 @@ describe("hybrid", () => {
       start: { x: number; y: number; heading: number },
       goal: { x: number; y: number; heading?: number },
     ) => {
-      const search = gridSearch(ctx, layer, taskOf(layer, tank, start, goal, { planner: "hybrid" }), 8, null);
+      const search = gridSearch(
+        ctx,
+        layer,
+        taskOf(layer, tank, start, goal, { planner: "hybrid" }),
+        8,
+        new PlanBudget(0, 0, null),
+      );
       expect(search.status).toBe("found");
       return fitAlong(layer, tank, search.path!, start, goal);
     };
@@ -298,7 +312,9 @@ describe("hybrid", () => {
       goal: { x: number; y: number; heading: number },
     ) => {
       const trace = newHybridTrace();
-      const out = planHybrid(ctx, taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, { trace });
+      const out = planHybrid(ctx, taskOf(layer, tank, start, goal, { planner: "hybrid" }), undefined, {
+        trace,
+      });
       return { out, trace };
     };
     const start = { x: 4.5, y: 4.5, heading: 0 };
@@ -306,7 +322,13 @@ describe("hybrid", () => {
     const direct = dubinsShortest(start, goal, tank.turningRadius);
     expect(pathHitsBlocked(layer, direct.segments, tank.footprint)).toBe(false);
     const taken = hybrid(start, goal);
-    const path = gridSearch(ctx, layer, taskOf(layer, tank, start, goal, { planner: "hybrid" }), 4, null)
+    const path = gridSearch(
+      ctx,
+      layer,
+      taskOf(layer, tank, start, goal, { planner: "hybrid" }),
+      4,
+      new PlanBudget(0, 0, null),
+    )
       .path!;
     const along = fitAlong(layer, tank, path, start, goal);
     expect(taken.out.status).toBe("found");
@@ -345,9 +367,14 @@ describe("hybrid", () => {
     const start = { x: 50.5, y: 9.5, heading: 0 };
     const goal = { x: 8.5, y: 9.5, heading: Math.PI };
     const trace = newHybridTrace();
-    const out = planHybrid(contextOf(layer), taskOf(layer, tank, start, goal, { planner: "hybrid" }), null, {
-      trace,
-    });
+    const out = planHybrid(
+      contextOf(layer),
+      taskOf(layer, tank, start, goal, { planner: "hybrid" }),
+      undefined,
+      {
+        trace,
+      },
+    );
     expect(out.status).toBe("found");
     expect(out.message).toBe("shortest curve to the goal with a short reverse maneuver");
     expect(trace.steps).toEqual(["direct"]);
@@ -432,7 +459,13 @@ describe("hybrid", () => {
     const tank = { ...BUILTIN_PROFILES.tank };
     const start = { x: 10.5, y: 10.5, heading: 0 };
     const fit = (goal: { x: number; y: number; heading: number }, backingUp: boolean) => {
-      const path = gridSearch(contextOf(layer), layer, taskOf(layer, tank, start, goal), 8, null).path!;
+      const path = gridSearch(
+        contextOf(layer),
+        layer,
+        taskOf(layer, tank, start, goal),
+        8,
+        new PlanBudget(0, 0, null),
+      ).path!;
       const out = fitCurves({
         layer,
         unit: tank,
@@ -443,8 +476,7 @@ describe("hybrid", () => {
         check: true,
         tighterTurns: false,
         backingUp,
-        cancel: null,
-        deadline: performance.now() + 10000,
+        budget: new PlanBudget(0, 10000, null),
       });
       expect(out.status).toBe("found");
       return out.status === "found" ? out.segments : [];

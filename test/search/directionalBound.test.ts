@@ -15,6 +15,7 @@ import {
 import { astar, newSearchResult, SearchWorkspace } from "../../src/search/astar.ts";
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
+import { PlanBudget } from "../../src/planning/budget.ts";
 
 let seed = 12345;
 function rand(): number {
@@ -44,8 +45,7 @@ describe("directional grid bound", () => {
         roadsOnly: false,
         reverse: true,
         maxExpansions: 100000,
-        deadline: Infinity,
-      }, null);
+      }, new PlanBudget(0, 0, null));
       if (run.status !== "found") continue;
       const optimal = ctx.result.cost;
       const window = windowAround(layer, sx, sy, gx, gy, 32);

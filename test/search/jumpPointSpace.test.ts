@@ -3,7 +3,7 @@
  * with clearance classes, valid expanded tile paths, and gridSearch's fallback to GridSpace on non-uniform costs.
  */
 import { describe, expect, test } from "vitest";
-import type { PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer } from "../../src/maps/grid.ts";
 import {
   astar,
   COST_SCALE,
@@ -22,11 +22,18 @@ import {
   useJumpPoints,
 } from "../../src/search/jumpPointSpace.ts";
 import { uniformCost } from "../../src/maps/grid.ts";
-import { gridSearch, PlanContext } from "../../src/planning/plan.ts";
-import type { PlanTask } from "../../src/planning/task.ts";
+import { gridSearch } from "../../src/planning/gridRoute.ts";
+import { PlanContext } from "../../src/planning/context.ts";
+import { type PlanTask } from "../../src/planning/task.ts";
 import { mapNames, mapText, queries, tolerance } from "../helpers/movingai.ts";
 import { rng } from "../helpers/rng.ts";
 import { bruteClearance } from "../helpers/clearance.ts";
+import { planBudget } from "../../src/planning/budget.ts";
+
+/** gridSearch within the task's own budget. */
+function searchGrid(ctx: PlanContext, layer: PassLayer, task: PlanTask, neighborhood: 4 | 8) {
+  return gridSearch(ctx, layer, task, neighborhood, planBudget(task));
+}
 
 // ---------- local helpers ----------
 
@@ -288,7 +295,7 @@ describe("uniform-cost check and the fallback to GridSpace", () => {
         const jump = nb === 8 && layer === uniform
           ? astar(new JumpPointSpace().configure(layer, 0, goal), new SearchWorkspace(), [start], unlimited())
           : null;
-        const got = gridSearch(ctx, layer, task(start, goal, 0), nb, null);
+        const got = searchGrid(ctx, layer, task(start, goal, 0), nb);
         expect(got.status).toBe(plain.status === "found" ? "found" : "unreachable");
         // The expansion count identifies the space that ran.
         expect(got.expansions).toBe(jump ? jump.expansions : plain.expansions);
@@ -314,7 +321,7 @@ describe("uniform-cost check and the fallback to GridSpace", () => {
     const layer = layerFromCosts(w, w, cost, false);
     const start = 5 * w + 5;
     const goal = 5 * w + 190;
-    const got = gridSearch(ctx, layer, task(start, goal, 0, 3), 8, null);
+    const got = searchGrid(ctx, layer, task(start, goal, 0, 3), 8);
     expect(got.status).toBe("budget");
     expect(got.expansions).toBe(3);
     const p = got.path!;

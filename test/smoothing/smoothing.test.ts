@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer } from "../../src/maps/grid.ts";
 import { astar, reconstructPath, SearchWorkspace, unlimited } from "../../src/search/astar.ts";
 import { GridSpace } from "../../src/search/gridSpace.ts";
 import { smoothPath } from "../../src/smoothing/simpleSmooth.ts";

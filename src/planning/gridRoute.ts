@@ -1,0 +1,96 @@
+/**
+ * Grid routes shared by the planners: grid A* between the task's tiles (over jump points where they apply) and
+ * the conversions of tile paths and point lists to tile centres and LINE segments.
+ *
+ * @module
+ */
+import type { PassLayer } from "../maps/grid.ts";
+import { astar, reconstructPath } from "../search/astar.ts";
+import type { Neighborhood } from "../search/gridSpace.ts";
+import { expandJumpPath, useJumpPoints } from "../search/jumpPointSpace.ts";
+import { lineSegment } from "../geometry/segment.ts";
+import type { Segment } from "../geometry/types.ts";
+import type { PlanBudget } from "./budget.ts";
+import type { PlanContext } from "./context.ts";
+import type { PlanTask } from "./task.ts";
+
+/** A grid search result: the tile path (or null) and figures. */
+export interface GridSearch {
+  /** Tile ids from start to target, or null. */
+  path: Int32Array | null;
+  /** "found", "budget" (partial path to the best state), "cancelled" or "unreachable". */
+  status: "found" | "budget" | "cancelled" | "unreachable";
+  /** Expansions. */
+  expansions: number;
+}
+
+/**
+ * Runs grid A* from the task's start tile to its goal tile: over jump points when the search is 8-connected on
+ * a uniform-cost layer (same optimal costs, far fewer expansions), else tile by tile. Paths are full tile paths
+ * either way; expansions are the A* core's.
+ */
+export function gridSearch(
+  ctx: PlanContext,
+  layer: PassLayer,
+  task: PlanTask,
+  neighborhood: Neighborhood,
+  budget: PlanBudget,
+): GridSearch {
+  const jump = useJumpPoints(layer, neighborhood);
+  const space = jump
+    ? ctx.jumpPoint.configure(layer, task.clearance, task.goalTile)
+    : ctx.grid.configure(layer, task.clearance, neighborhood, task.goalTile);
+  const r = astar(space, ctx.workspace, [task.startTile], budget.limits(), ctx.result);
+  const tilePath = (state: number) => {
+    const path = reconstructPath(ctx.workspace, state);
+    return jump ? expandJumpPath(layer, path) : path;
+  };
+  switch (r.status) {
+    case "found":
+      return { path: tilePath(r.goal), status: "found", expansions: r.expansions };
+    case "budget":
+    case "deadline":
+      return {
+        path: r.best >= 0 ? tilePath(r.best) : null,
+        status: "budget",
+        expansions: r.expansions,
+      };
+    case "cancelled":
+      return { path: null, status: "cancelled", expansions: r.expansions };
+    default:
+      return { path: null, status: "unreachable", expansions: r.expansions };
+  }
+}
+
+/** LINE segments through points (x, y pairs), forward; collinear runs are merged. */
+export function polylineSegments(points: ArrayLike<number>): Segment[] {
+  const segs: Segment[] = [];
+  const n = points.length / 2;
+  let i = 0;
+  while (i < n - 1) {
+    const x0 = points[2 * i], y0 = points[2 * i + 1];
+    const dx = points[2 * i + 2] - x0, dy = points[2 * i + 3] - y0;
+    let j = i + 1;
+    // Extend while the next step keeps exactly the same direction (grid steps are exact small integers).
+    while (j < n - 1) {
+      const ex = points[2 * j + 2] - points[2 * j], ey = points[2 * j + 3] - points[2 * j + 1];
+      if (Math.abs(ex * dy - ey * dx) > 1e-12 || ex * dx + ey * dy <= 0) break;
+      j++;
+    }
+    const x1 = points[2 * j], y1 = points[2 * j + 1];
+    const len = Math.hypot(x1 - x0, y1 - y0);
+    if (len > 0) segs.push(lineSegment({ x: x0, y: y0, heading: Math.atan2(y1 - y0, x1 - x0) }, len, 1));
+    i = j;
+  }
+  return segs;
+}
+
+/** Tile centers of a tile path as x, y pairs. */
+export function tileCenters(path: Int32Array, width: number): Float64Array {
+  const pts = new Float64Array(path.length * 2);
+  for (let i = 0; i < path.length; i++) {
+    pts[2 * i] = (path[i] % width) + 0.5;
+    pts[2 * i + 1] = Math.floor(path[i] / width) + 0.5;
+  }
+  return pts;
+}
