@@ -1,5 +1,6 @@
 /**
- * Starts a real arcpath server process on loopback for end-to-end tests, and a gRPC client for it.
+ * Starts a real arcpath server process on loopback, and a gRPC client for it: the one launcher of the
+ * end-to-end tests and the end-to-end benchmarks.
  *
  * @module
  */
@@ -43,8 +44,20 @@ export interface TestServer {
   stop: () => Promise<void>;
 }
 
+/** How {@link startServer} runs the server. */
+export interface LaunchOptions {
+  /** Enable the server's --test-hooks (default true; benchmarks run without). */
+  testHooks?: boolean;
+  /** ARCPATH_LOG_LEVEL (default "info"; benchmarks use "warn"). */
+  logLevel?: string;
+}
+
 /** Starts a server; `extraArgs` go to src/main.ts. */
-export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
+export async function startServer(
+  extraArgs: string[] = [],
+  dataDir?: string,
+  opts: LaunchOptions = {},
+): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "arcpath-test-"));
   const proc = spawn(
     process.execPath,
@@ -56,10 +69,14 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string): P
       "127.0.0.1:0",
       "--data",
       dir,
-      "--test-hooks",
+      ...(opts.testHooks ?? true ? ["--test-hooks"] : []),
       ...extraArgs,
     ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ARCPATH_LOG_LEVEL: "info" } },
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ARCPATH_LOG_LEVEL: opts.logLevel ?? "info" },
+    },
   );
   let out = "";
   proc.stdout!.on("data", (d) => (out += d.toString()));
