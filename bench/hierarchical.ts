@@ -18,7 +18,7 @@ import { resolve } from "node:path";
 import { parseMovingAi } from "../src/maps/movingai.ts";
 import { movingAiTerrain } from "../src/maps/terrain.ts";
 import { buildPassLayer } from "../src/maps/layer.ts";
-import { buildRegionTable } from "../src/maps/regions.ts";
+import { buildRegionTable } from "../src/maps/regionBuild.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../src/search/astar.ts";
 import { smoothPath } from "../src/smoothing/simpleSmooth.ts";
 import { GridSpace } from "../src/search/gridSpace.ts";

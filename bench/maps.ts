@@ -12,7 +12,8 @@ import { readFileSync } from "node:fs";
 import { parseMovingAi } from "../src/maps/movingai.ts";
 import { movingAiTerrain } from "../src/maps/terrain.ts";
 import { buildPassLayer, updatePassLayer } from "../src/maps/layer.ts";
-import { buildRegionTable, updateRegionTable } from "../src/maps/regions.ts";
+import { buildRegionTable } from "../src/maps/regionBuild.ts";
+import { updateRegionTable } from "../src/maps/regionUpdate.ts";
 
 const DATA = resolve(process.cwd(), "../shared/data/movingai");
 const MAPS = ["AR0011SR.map", "Aftershock.map", "maze512-1-0.map", "8room_000.map", "random512-10-0.map"];

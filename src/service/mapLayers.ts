@@ -6,7 +6,8 @@
  */
 import type { PassLayer, TerrainTable } from "../maps/grid.ts";
 import { buildPassLayer, clearanceClass } from "../maps/layer.ts";
-import { buildRegionTable, type RegionTable } from "../maps/regions.ts";
+import { buildRegionTable } from "../maps/regionBuild.ts";
+import type { RegionTable } from "../maps/regions.ts";
 import { terrainKey } from "../maps/terrain.ts";
 import { BUILTIN_PROFILES } from "../units/profiles.ts";
 import type { LayerEntry, MapVersion } from "./mapCache.ts";

@@ -6,7 +6,7 @@
  */
 import type { GridMap } from "../maps/grid.ts";
 import { type TileRect, updatePassLayer } from "../maps/layer.ts";
-import { updateRegionTable } from "../maps/regions.ts";
+import { updateRegionTable } from "../maps/regionUpdate.ts";
 import { invalid } from "./errors.ts";
 import type { LayerEntry, MapVersion } from "./mapCache.ts";
 import { layerBytes, layerKey, regionBytes } from "./mapLayers.ts";

@@ -5,13 +5,13 @@ import type { PassLayer } from "../../src/maps/grid.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { movingAiTerrain, rawTerrain } from "../../src/maps/terrain.ts";
 import { buildPassLayer, updatePassLayer } from "../../src/maps/layer.ts";
+import { buildRegionTable } from "../../src/maps/regionBuild.ts";
+import { updateRegionTable } from "../../src/maps/regionUpdate.ts";
 import {
-  buildRegionTable,
   componentOfTile,
   nearestOpenTileInComponent,
   type RegionTable,
   sameComponent,
-  updateRegionTable,
 } from "../../src/maps/regions.ts";
 import { rng } from "../helpers/rng.ts";
 
