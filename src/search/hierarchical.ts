@@ -202,20 +202,38 @@ export function refineInRegions(
   const ws = scratch.gridWorkspace;
   const regionOf = graph.table.regionOf;
   const width = graph.table.width;
+  return refineLegs(waypoints, scratch, limits, (a, b, legLimits) => {
+    const d = a > b ? a - b : b - a;
+    // An entrance crossing: one straight step.
+    if (regionOf[a] !== regionOf[b] && (d === 1 || d === width)) return null;
+    return graph.searchInRegion(a, b, ws, legLimits, scratch.result);
+  });
+}
+
+/**
+ * Refines waypoint by waypoint (repeats skipped): `searchLeg` searches the leg from a to b in
+ * scratch.gridWorkspace under the given limits, or returns null for a leg taken as one step; the pieces are
+ * joined into one tile path. Legs share the query's expansion budget.
+ */
+function refineLegs(
+  waypoints: Int32Array,
+  scratch: HierarchicalScratch,
+  limits: HierarchicalLimits,
+  searchLeg: (a: number, b: number, legLimits: SearchLimits) => SearchResult | null,
+): Refinement {
+  const ws = scratch.gridWorkspace;
   const pieces: Int32Array[] = [];
   let total = 1;
   let expansions = 0;
   for (let i = 0; i + 1 < waypoints.length; i++) {
     const a = waypoints[i], b = waypoints[i + 1];
     if (a === b) continue;
-    const d = a > b ? a - b : b - a;
-    if (regionOf[a] !== regionOf[b] && (d === 1 || d === width)) {
-      // An entrance crossing: one straight step.
+    const r = searchLeg(a, b, searchLimits(limits, expansions));
+    if (r === null) {
       pieces.push(Int32Array.of(a, b));
       total++;
       continue;
     }
-    const r = graph.searchInRegion(a, b, ws, searchLimits(limits, expansions), scratch.result);
     expansions += r.expansions;
     if (r.status !== "found") return { status: failure(r.status), path: null, expansions };
     const piece = reconstructPath(ws, r.goal);
@@ -317,21 +335,10 @@ export function refineWaypoints(
   limits: HierarchicalLimits,
 ): Refinement {
   const ws = scratch.gridWorkspace;
-  const pieces: Int32Array[] = [];
-  let total = 1;
-  let expansions = 0;
-  for (let i = 0; i + 1 < waypoints.length; i++) {
-    const a = waypoints[i], b = waypoints[i + 1];
-    if (a === b) continue;
+  return refineLegs(waypoints, scratch, limits, (a, b, legLimits) => {
     const space = scratch.grid.configure(layer, clearance, neighborhood, b);
-    const r = astar(space, ws, [a], searchLimits(limits, expansions), scratch.result);
-    expansions += r.expansions;
-    if (r.status !== "found") return { status: failure(r.status), path: null, expansions };
-    const piece = reconstructPath(ws, r.goal);
-    pieces.push(piece);
-    total += piece.length - 1;
-  }
-  return { status: "found", path: concatenate(waypoints[0], pieces, total), expansions };
+    return astar(space, ws, [a], legLimits, scratch.result);
+  });
 }
 
 /**
