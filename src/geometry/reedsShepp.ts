@@ -14,7 +14,7 @@
  * @module
  */
 
-import { mod2pi, normalizeAngle, TWO_PI, wrapPi } from "./angle.ts";
+import { mod2pi, TWO_PI, wrapPi } from "./angle.ts";
 import {
   cscOpen,
   lpRmL,
@@ -33,7 +33,7 @@ import {
   lpSpRp,
   SHARED,
 } from "./reedsSheppFormulas.ts";
-import { appendWord, type CurvePath, type WordPiece } from "./segment.ts";
+import { checkTurningRadius, type CurvePath, wordPath, type WordPiece } from "./segment.ts";
 import type { Pose } from "./types.ts";
 
 // The formulas' scratch and constants as module constants (see SHARED).
@@ -229,6 +229,7 @@ export function reedsSheppLengthCoords(
   h1: number,
   r: number,
 ): number {
+  // The start-frame normalization, as in dubinsLengthCoords: written out, a helper would box its results.
   const dx = (x1 - x0) / r;
   const dy = (y1 - y0) / r;
   const ch = Math.cos(h0);
@@ -289,9 +290,7 @@ export function reedsSheppLength(start: Pose, goal: Pose, r: number): number {
  * segments with opposite directions.
  */
 export function reedsSheppShortest(start: Pose, goal: Pose, r: number): CurvePath {
-  if (!(r > 0) || !Number.isFinite(r)) {
-    throw new RangeError(`turning radius must be finite and > 0, got ${r}`);
-  }
+  checkTurningRadius(r);
   const length = reedsSheppLengthCoords(start.x, start.y, start.heading, goal.x, goal.y, goal.heading, r);
   const pieces: WordPiece[] = [];
   let word = "";
@@ -302,7 +301,5 @@ export function reedsSheppShortest(start: Pose, goal: Pose, r: number): CurvePat
     word += letter + (direction < 0 ? "-" : "+");
     pieces.push({ letter, direction, length: Math.abs(value) * r });
   }
-  const segments: CurvePath["segments"] = [];
-  appendWord(segments, { x: start.x, y: start.y, heading: normalizeAngle(start.heading) }, pieces, r);
-  return { word, length, segments };
+  return wordPath(word, length, start, pieces, r);
 }

@@ -288,7 +288,8 @@ export function lpRmSmRm(k: number): boolean {
   if (xi < -SIGN_SLACK * rho) return false; // sin t < 0
   // sin v = cos(t - phi) = (xi * s - eta * c) / rho: clearly positive means v > 0.
   if (xi * s - eta * c > SIGN_SLACK * rho) return false;
-  // Estimated t and v (each within E): rejected when certainly of the wrong sign, or when too long.
+  // Estimated t and v (each within E): rejected when certainly of the wrong sign, or when too long. (As in
+  // lpRmSmLm, written out: a shared test taking three numbers would box them wherever V8 does not inline it.)
   const tEstimate = approxAtan2(xi, -eta);
   const vEstimate = wrapPi(tEstimate + HALF_PI - phi);
   if (

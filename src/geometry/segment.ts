@@ -233,3 +233,26 @@ export interface CurvePath {
   /** The segments from start to goal; pieces shorter than 1e-12 * radius are left out. */
   segments: Segment[];
 }
+
+/** Throws a RangeError unless the turning radius r is finite and > 0 (the curve solvers' shared check). */
+export function checkTurningRadius(r: number): void {
+  if (!(r > 0) || !Number.isFinite(r)) {
+    throw new RangeError(`turning radius must be finite and > 0, got ${r}`);
+  }
+}
+
+/**
+ * A solver's shortest word as a {@link CurvePath}: its pieces laid out from `start` (heading wrapped to
+ * [-pi, pi)) with turning radius r, pieces shorter than 1e-12 * r left out.
+ */
+export function wordPath(
+  word: string,
+  length: number,
+  start: Pose,
+  pieces: readonly WordPiece[],
+  r: number,
+): CurvePath {
+  const segments: Segment[] = [];
+  appendWord(segments, { x: start.x, y: start.y, heading: normalizeAngle(start.heading) }, pieces, r);
+  return { word, length, segments };
+}
