@@ -195,23 +195,36 @@ function throughPoints(
   fc: FixedAngleContext,
 ): Segment[] | null {
   const out: Segment[] = [];
-  let x = fx, y = fy;
+  const at = { x: fx, y: fy };
   for (const p of pts) {
-    const lines = legalLines(x, y, p.x, p.y, direction, headings, fc, 0);
-    if (!lines) return null;
-    // Where this stretch starts with a new facing, the unit turns in place: that disc must be free too.
-    const last = out.length > 0 ? out[out.length - 1] : null;
-    if (
-      fc.check && last && lines.length > 0 &&
-      turnHitsBlocked(fc.layer, x, y, last.end.heading, lines[0].start.heading, fc.footprint)
-    ) return null;
-    for (const line of lines) out.push(line);
-    if (lines.length > 0) {
-      const end = lines[lines.length - 1].end;
-      x = end.x, y = end.y;
-    }
+    const lines = legalLines(at.x, at.y, p.x, p.y, direction, headings, fc, 0);
+    if (!lines || !appendStretch(out, lines, at, fc)) return null;
   }
   return out;
+}
+
+/**
+ * Appends one stretch's legal lines, which start at `at`, to `out` and moves `at` to their end. False (nothing
+ * appended) when the unit, starting the stretch with a new facing, would turn in place into a blocked tile.
+ */
+function appendStretch(
+  out: Segment[],
+  lines: readonly Segment[],
+  at: { x: number; y: number },
+  fc: FixedAngleContext,
+): boolean {
+  // Where this stretch starts with a new facing, the unit turns in place: that disc must be free too.
+  const last = out.length > 0 ? out[out.length - 1] : null;
+  if (
+    fc.check && last && lines.length > 0 &&
+    turnHitsBlocked(fc.layer, at.x, at.y, last.end.heading, lines[0].start.heading, fc.footprint)
+  ) return false;
+  for (const line of lines) out.push(line);
+  if (lines.length > 0) {
+    const end = lines[lines.length - 1].end;
+    at.x = end.x, at.y = end.y;
+  }
+  return true;
 }
 
 /**
@@ -228,8 +241,9 @@ export function toFixedAngles(
 ): Segment[] | null {
   if (!(headings > 0) || segs.length === 0) return segs.slice();
   const out: Segment[] = [];
-  let x = segs[0].start.x, y = segs[0].start.y;
+  const at = { x: segs[0].start.x, y: segs[0].start.y };
   for (const seg of segs) {
+    const { x, y } = at;
     let lines: Segment[] | null;
     if (seg.length === 0) {
       const pose: Pose = { x, y, heading: snapHeading(seg.start.heading, headings) };
@@ -240,18 +254,7 @@ export function toFixedAngles(
       lines = throughPoints(x, y, arcPolygon(seg, headings, true), seg.direction, headings, fc) ??
         throughPoints(x, y, arcPolygon(seg, headings, false), seg.direction, headings, fc);
     }
-    if (!lines) return null;
-    // Where this stretch starts with a new facing, the unit turns in place: that disc must be free too.
-    const last = out.length > 0 ? out[out.length - 1] : null;
-    if (
-      fc.check && last && lines.length > 0 &&
-      turnHitsBlocked(fc.layer, x, y, last.end.heading, lines[0].start.heading, fc.footprint)
-    ) return null;
-    for (const line of lines) out.push(line);
-    if (lines.length > 0) {
-      const end = lines[lines.length - 1].end;
-      x = end.x, y = end.y;
-    }
+    if (!lines || !appendStretch(out, lines, at, fc)) return null;
   }
   return out;
 }
