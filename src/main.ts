@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
-import { Arcpath } from "./service/arcpath.ts";
+import { Arcpath } from "./server/handlers.ts";
 import { createServer } from "./server/server.ts";
 
 const { values: args } = parseArgs({

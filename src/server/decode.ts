@@ -7,7 +7,23 @@
 import type { TerrainEntry } from "../maps/terrain.ts";
 import { AGENT, BUILTIN_PROFILES } from "../units/profiles.ts";
 import { applyOverrides, type UnitOverrides, type UnitSpec } from "../units/unit.ts";
-import { invalid } from "../service/errors.ts";
+import { headingValue, invalid, ServiceError } from "../service/errors.ts";
+import { checkMapId, type GridInput, type TileEditSpec } from "../service/mapStore.ts";
+import { AVAILABLE_PLANNERS } from "../service/planService.ts";
+import {
+  checkedStart,
+  type CurveRequest,
+  finiteValue,
+  type GoalSpec,
+  type MapRef,
+  type PatchMapRequest,
+  type PlanRequest,
+  type PutMapRequest,
+  type StreamMessage,
+} from "../service/requests.ts";
+import type { Pose } from "../geometry/types.ts";
+import type { PlannerName } from "../planning/task.ts";
+import { PLANNER_WIRE } from "./wire.ts";
 
 /** A TerrainCost on the wire. */
 export interface WireTerrainCost {
@@ -116,4 +132,275 @@ export function decodeUnit(input: WireUnitProfile | null | undefined, field = "u
     );
   }
   return spec;
+}
+
+/** A MapRef on the wire. */
+export interface WireMapRef {
+  id?: string;
+  version?: string;
+}
+
+/** A Goal on the wire. */
+export interface WireGoal {
+  x?: number;
+  y?: number;
+  heading?: number | null;
+  tolerance?: number;
+  heading_tolerance?: number;
+}
+
+/** A PlanRequest on the wire. */
+export interface WirePlanRequest {
+  map?: WireMapRef | null;
+  unit?: WireUnitProfile | null;
+  start?: Partial<Pose> | null;
+  goal?: WireGoal | null;
+  planner?: string;
+  options?: {
+    neighborhood?: number;
+    max_expansions?: number;
+    max_millis?: number;
+    nearest_fallback?: boolean;
+    ignore_obstacles_in_curves?: boolean;
+    tighter_turns?: boolean;
+    allow_backing_up?: boolean;
+    keep_to_roads?: boolean;
+    omit_waypoints?: boolean;
+  } | null;
+}
+
+/** Wire planner names to planner choices: the one table in wire.ts, read backwards, and PLANNER_AUTO. */
+const PLANNER_CHOICE = new Map<string, PlannerName | "auto">([
+  ["PLANNER_AUTO", "auto"],
+  ...(Object.entries(PLANNER_WIRE) as [PlannerName, string][]).map(([name, wire]) => [wire, name] as const),
+]);
+
+/** Decodes a MapRef; `field` names it in errors ("map"). The id must be set. */
+function decodeMapRef(ref: WireMapRef | null | undefined, field: string): MapRef {
+  const id = ref?.id ?? "";
+  if (!id) throw invalid(`${field}.id`, id, "is required");
+  return { id, version: ref?.version ?? "" };
+}
+
+/** Decodes a goal's fields (x, y, heading, tolerances; contract defaults applied). */
+export function decodeGoal(goal: WireGoal): GoalSpec {
+  const x = finiteValue("goal.x", goal.x);
+  const y = finiteValue("goal.y", goal.y);
+  const heading = goal.heading ?? undefined;
+  if (heading !== undefined) headingValue("goal.heading", heading);
+  const tolerance = goal.tolerance ?? 0;
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw invalid("goal.tolerance", tolerance, "must be >= 0");
+  }
+  const headingTolerance = goal.heading_tolerance ?? 0;
+  if (!Number.isFinite(headingTolerance) || headingTolerance < 0) {
+    throw invalid("goal.heading_tolerance", headingTolerance, "must be >= 0");
+  }
+  return { x, y, heading, tolerance: tolerance || 0.5, headingTolerance: headingTolerance || 0.2 };
+}
+
+/**
+ * Decodes a Plan request: every check that needs no map, in the order the errors have always come. With
+ * `testHooks` (server flag --test-hooks only), a unit named "__crash__" is the default unit and makes the worker
+ * crash.
+ */
+export function decodePlanRequest(req: WirePlanRequest, testHooks = false): PlanRequest {
+  const map = decodeMapRef(req.map, "map");
+  const debugCrash = testHooks && req.unit?.name === "__crash__";
+  const unit = decodeUnit(debugCrash ? { ...req.unit, name: "" } : req.unit);
+  const planner = PLANNER_CHOICE.get(req.planner ?? "PLANNER_AUTO");
+  if (!planner) throw invalid("planner", req.planner, "unknown planner");
+  if (!req.start) throw invalid("start", "unset", "is required");
+  if (!req.goal) throw invalid("goal", "unset", "is required");
+  const start = checkedStart("start", req.start);
+  const goal = decodeGoal(req.goal);
+  const opts = req.options ?? {};
+  const maxExpansions = opts.max_expansions ?? 0;
+  if (!Number.isFinite(maxExpansions) || maxExpansions < 0) {
+    throw invalid("options.max_expansions", maxExpansions, "must be >= 0");
+  }
+  if (planner !== "auto" && !AVAILABLE_PLANNERS.has(planner)) {
+    throw new ServiceError("UNIMPLEMENTED", `planner: ${PLANNER_WIRE[planner]} is not available yet`);
+  }
+  return {
+    map,
+    unit,
+    start,
+    goal,
+    planner,
+    options: {
+      neighborhood: opts.neighborhood ?? 0,
+      maxExpansions,
+      maxMillis: opts.max_millis ?? 0,
+      nearestFallback: !!opts.nearest_fallback,
+      ignoreObstaclesInCurves: !!opts.ignore_obstacles_in_curves,
+      tighterTurns: !!opts.tighter_turns,
+      allowBackingUp: !!opts.allow_backing_up,
+      keepToRoads: !!opts.keep_to_roads,
+      wantWaypoints: !opts.omit_waypoints,
+    },
+    debugCrash,
+  };
+}
+
+/** A PutMapRequest on the wire. */
+export interface WirePutMapRequest {
+  id?: string;
+  grid?: "movingai" | "raw";
+  movingai?: string;
+  raw?: { width?: number; height?: number; tiles?: Uint8Array } | null;
+  terrain?: WireTerrainCost[];
+  ephemeral?: boolean;
+}
+
+/** Decodes a PutMap request (the grid and terrain themselves are parsed and checked by the store). */
+export function decodePutMap(req: WirePutMapRequest): PutMapRequest {
+  checkMapId(req.id ?? "", "id");
+  let grid: GridInput;
+  if (req.grid === "movingai") {
+    grid = { kind: "movingai", text: req.movingai ?? "" };
+  } else if (req.grid === "raw" && req.raw) {
+    grid = {
+      kind: "raw",
+      width: req.raw.width ?? 0,
+      height: req.raw.height ?? 0,
+      tiles: req.raw.tiles ?? new Uint8Array(0),
+    };
+  } else {
+    throw invalid("grid", "unset", "one of movingai or raw is required");
+  }
+  return { id: req.id!, grid, terrain: req.terrain ?? [], ephemeral: !!req.ephemeral };
+}
+
+/** A PatchMapRequest on the wire. */
+export interface WirePatchMapRequest {
+  map?: WireMapRef | null;
+  edits?: {
+    x?: number;
+    y?: number;
+    width?: number;
+    height?: number;
+    value?: "tile" | "code";
+    tile?: string;
+    code?: number;
+  }[];
+}
+
+/** Decodes a PatchMap request: the map id, the edit count and each edit's value. */
+export function decodePatchMap(req: WirePatchMapRequest): PatchMapRequest {
+  const id = req.map?.id ?? "";
+  checkMapId(id, "map.id");
+  const edits = req.edits ?? [];
+  if (edits.length === 0) throw invalid("edits", "[]", "at least one edit is required");
+  if (edits.length > 100_000) throw invalid("edits", edits.length, "at most 100000 edits per patch");
+  const specs: TileEditSpec[] = edits.map((e, i) => {
+    let code: number;
+    if (e.value === "tile") {
+      const t = e.tile ?? "";
+      if (t.length !== 1 || t.charCodeAt(0) > 127) {
+        throw invalid(`edits[${i}].tile`, t, 'must be one ASCII character such as "@" or "."');
+      }
+      code = t.charCodeAt(0);
+    } else if (e.value === "code") {
+      code = e.code ?? 0;
+      if (!Number.isInteger(code) || code < 0 || code > 255) {
+        throw invalid(`edits[${i}].code`, code, "must be an integer in [0, 255]");
+      }
+    } else {
+      throw invalid(`edits[${i}]`, "no value", "one of tile or code is required");
+    }
+    return {
+      x: e.x ?? 0,
+      y: e.y ?? 0,
+      width: Math.max(1, e.width ?? 0),
+      height: Math.max(1, e.height ?? 0),
+      code,
+    };
+  });
+  return { map: { id, version: req.map?.version ?? "" }, edits: specs };
+}
+
+/** A CurveRequest on the wire. */
+export interface WireCurveRequest {
+  start?: Partial<Pose> | null;
+  goal?: Partial<Pose> | null;
+  turning_radius?: number;
+  allow_reverse?: boolean;
+  ignore_goal_heading?: boolean;
+}
+
+/** A Curve pose: required; unset coordinates are 0 (proto3), set ones finite. */
+function curvePose(field: string, p: Partial<Pose> | null | undefined): Pose {
+  if (!p) throw invalid(field, "unset", "is required");
+  for (const k of ["x", "y"] as const) {
+    const v = p[k] ?? 0;
+    if (!Number.isFinite(v)) throw invalid(`${field}.${k}`, v, "must be a finite number");
+  }
+  return { x: p.x ?? 0, y: p.y ?? 0, heading: headingValue(`${field}.heading`, p.heading ?? 0) };
+}
+
+/** Decodes a Curve request: finite poses, a turning radius > 0 that is not too small for the poses' scale. */
+export function decodeCurve(req: WireCurveRequest): CurveRequest {
+  const start = curvePose("start", req.start);
+  const goal = curvePose("goal", req.goal);
+  const r = req.turning_radius ?? 0;
+  if (!Number.isFinite(r) || r <= 0) throw invalid("turning_radius", r, "must be a finite number > 0");
+  const scale = Math.max(Math.abs(start.x), Math.abs(start.y), Math.abs(goal.x), Math.abs(goal.y));
+  if (scale / r > 1e9) {
+    throw invalid("turning_radius", r, "is too small for the poses' scale (ratio > 1e9)");
+  }
+  return {
+    start,
+    goal,
+    turningRadius: r,
+    allowReverse: !!req.allow_reverse,
+    ignoreGoalHeading: !!req.ignore_goal_heading,
+  };
+}
+
+/** A StreamRequest on the wire (`msg` names the oneof that is set). */
+export interface WireStreamRequest {
+  msg?: string;
+  plan?: WirePlanRequest | null;
+  progress?: { pose?: Partial<Pose> | null; distance?: number; sequence?: number } | null;
+  goal?: WireGoal | null;
+}
+
+/**
+ * Decodes a stream's client message. Field errors are returned, not thrown: the stream decides what they mean
+ * where they come. A stream's plan checks its unit first (its errors come before the others') and has no test
+ * hooks.
+ */
+export function decodeStreamMessage(m: WireStreamRequest): StreamMessage {
+  if (m.msg === "plan") {
+    if (!m.plan) {
+      return {
+        kind: "badPlan",
+        error: new ServiceError("INVALID_ARGUMENT", "msg: the first message of a stream must be a plan"),
+      };
+    }
+    try {
+      decodeUnit(m.plan.unit);
+      return { kind: "plan", request: decodePlanRequest(m.plan) };
+    } catch (e) {
+      return { kind: "badPlan", error: e as Error };
+    }
+  }
+  if (m.msg === "progress" && m.progress) {
+    const p = m.progress;
+    // Reported numbers are kept as they come: a bad pose is reported when a replan would start there.
+    const pose = p.pose ? { x: p.pose.x ?? 0, y: p.pose.y ?? 0, heading: p.pose.heading ?? 0 } : null;
+    return {
+      kind: "progress",
+      progress: { pose, distance: typeof p.distance === "number" ? p.distance : 0 },
+    };
+  }
+  if (m.msg === "goal" && m.goal) {
+    try {
+      return { kind: "goal", goal: decodeGoal(m.goal) };
+    } catch (e) {
+      return { kind: "badGoal", error: e as Error };
+    }
+  }
+  return { kind: "empty" };
 }

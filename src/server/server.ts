@@ -10,7 +10,7 @@ import { ReflectionService } from "@grpc/reflection";
 import type { Logger } from "pino";
 import { loadPackageDefinition, loadPathfinder } from "./proto.ts";
 import { ServiceError } from "../service/errors.ts";
-import type { Arcpath } from "../service/arcpath.ts";
+import type { Arcpath } from "./handlers.ts";
 
 const STATUS: Record<string, grpc.status> = {
   INVALID_ARGUMENT: grpc.status.INVALID_ARGUMENT,

@@ -1,12 +1,15 @@
 /**
- * Conversions between the wire shapes (proto field names, as @grpc/proto-loader gives them with keepCase) and
- * the internal types.
+ * Wire encoding: domain values to the wire shapes (proto field names, as @grpc/proto-loader gives them with
+ * keepCase), and the one table of wire planner names (decoding reads it backwards).
  *
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
+import type { CurvePath } from "../geometry/segment.ts";
 import type { MapVersion } from "../service/mapStore.ts";
 import { reportedTerrain } from "../service/mapStore.ts";
+import type { PlanResult } from "../service/planService.ts";
+import type { StreamUpdate } from "../service/streams.ts";
 import type { PlannerName, PlanOutcome, PlanStatusName } from "../planning/task.ts";
 
 /** A Segment on the wire. */
@@ -54,7 +57,7 @@ export function segmentToWire(s: Segment): WireSegment {
   };
 }
 
-/** Wire names of the planners. */
+/** Wire names of the planners: the one table (PLANNER_AUTO is the request's "auto", never an answer's). */
 export const PLANNER_WIRE: Record<PlannerName, string> = {
   grid: "PLANNER_GRID",
   smooth: "PLANNER_SMOOTH",
@@ -142,4 +145,32 @@ export function mapInfoToWire(mv: MapVersion, regions: { regionCount: number; co
     builtin: mv.builtin,
     build_micros: mv.buildMicros,
   };
+}
+
+/** The wire response of a finished plan; `totalMicros` is the RPC's time so far (0 for stream updates). */
+export function planResultToWire(r: PlanResult, totalMicros: number): WirePlanResponse {
+  return planToWire(r.outcome, r.mapVersion.version, r.mapVersion.map.width, {
+    queueMicros: r.queueMicros,
+    totalMicros,
+    fromRegionTable: r.fromRegionTable,
+  });
+}
+
+/** A stream update on the wire. */
+export function updateToWire(u: StreamUpdate) {
+  const r = u.result;
+  return {
+    sequence: u.sequence,
+    kind: `UPDATE_KIND_${u.kind}`,
+    map_version: r?.mapVersion.version ?? "",
+    plan: r ? planResultToWire(r, 0) : null,
+    replace_from_segment: u.replaceFromSegment,
+    replace_from_distance: u.replaceFromDistance,
+    status: u.status,
+  };
+}
+
+/** A CurveResponse on the wire. */
+export function curveToWire(path: CurvePath) {
+  return { segments: path.segments.map(segmentToWire), length: path.length, word: path.word };
 }

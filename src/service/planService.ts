@@ -5,43 +5,17 @@
  *
  * @module
  */
-import type { Pose } from "../geometry/types.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from "../maps/regions.ts";
-import type { PlannerName, PlanOutcome, PlanTask } from "../planning/task.ts";
-import { PlanContext, runPlanTask } from "../planning/plan.ts";
+import { type PlannerName, type PlanOutcome, type PlanTask } from "../planning/task.ts";
+import { runPlanTask } from "../planning/plan.ts";
+import { PlanContext } from "../planning/context.ts";
 import { useJumpPoints } from "../search/jumpPointSpace.ts";
-import { headingValue, invalid, ServiceError } from "./errors.ts";
-import type { LayerEntry, MapStore, MapVersion } from "./mapStore.ts";
-import type { WorkerPool } from "./pool.ts";
-import { decodeUnit, type WireUnitProfile } from "../server/decode.ts";
-import type { UnitSpec } from "../units/unit.ts";
-
-/** A plan request after wire decoding (proto field names). */
-export interface PlanInput {
-  map?: { id?: string; version?: string } | null;
-  unit?: WireUnitProfile | null;
-  start?: Partial<Pose> | null;
-  goal?: {
-    x?: number;
-    y?: number;
-    heading?: number | null;
-    tolerance?: number;
-    heading_tolerance?: number;
-  } | null;
-  planner?: string;
-  options?: {
-    neighborhood?: number;
-    max_expansions?: number;
-    max_millis?: number;
-    nearest_fallback?: boolean;
-    ignore_obstacles_in_curves?: boolean;
-    tighter_turns?: boolean;
-    allow_backing_up?: boolean;
-    keep_to_roads?: boolean;
-    omit_waypoints?: boolean;
-  } | null;
-}
+import { invalid, ServiceError } from "./errors.ts";
+import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
+import { type WorkerPool } from "./pool.ts";
+import { type UnitSpec } from "../units/unit.ts";
+import type { PlannerChoice, PlanRequest } from "./requests.ts";
 
 /** Limits the service applies when a request sets none. */
 export interface PlanLimits {
@@ -63,34 +37,22 @@ export interface PlanResult {
   fromRegionTable: boolean;
 }
 
-/** Internal planner name (never on the wire) for a stream's fast first answer. */
-export const FAST_FIRST = "FAST_FIRST";
-
-const PLANNERS: Record<string, PlannerName | "auto" | "fast"> = {
-  [FAST_FIRST]: "fast",
-  PLANNER_AUTO: "auto",
-  PLANNER_GRID: "grid",
-  PLANNER_SMOOTH: "smooth",
-  PLANNER_CURVED: "curved",
-  PLANNER_DIRECTIONAL: "directional",
-  PLANNER_HYBRID: "hybrid",
-  PLANNER_HIERARCHICAL: "hierarchical",
-};
-
 /** Queries whose start and goal tiles are at most this far apart (Chebyshev) may use the inline fast lane. */
 export const FAST_LANE_DISTANCE = 24;
 
 /** PLANNER_AUTO (and a stream's first answer) use hierarchical search from this straight-line distance on. */
 export const HIERARCHICAL_DISTANCE = 96;
 
-/** Planners the workers can run today. */
-const AVAILABLE = new Set<PlannerName>(["grid", "smooth", "curved", "hierarchical", "directional", "hybrid"]);
-
-function finite(field: string, v: unknown): number {
-  const x = typeof v === "number" ? v : Number.NaN;
-  if (!Number.isFinite(x)) throw invalid(field, v, "must be a finite number");
-  return x;
-}
+/** Planners the workers can run today (the server answers UNIMPLEMENTED for the others). */
+export const AVAILABLE_PLANNERS: ReadonlySet<PlannerName> = new Set<PlannerName>([
+  "grid",
+  "smooth",
+  "curved",
+  "hierarchical",
+  "directional",
+  "hybrid",
+]);
+const AVAILABLE = AVAILABLE_PLANNERS;
 
 /** Runs Plan requests. */
 export class PlanService {
@@ -117,54 +79,29 @@ export class PlanService {
     this.#testHooks = testHooks;
   }
 
-  /** Plans one path. The signal aborts on client cancel or deadline. Stream plans wait in the queue. */
-  async plan(req: PlanInput, signal?: AbortSignal, fromStream = false): Promise<PlanResult> {
-    const ref = req.map ?? {};
-    if (!ref.id) throw invalid("map.id", ref.id ?? "", "is required");
-    // Test hook (server flag --test-hooks only): a profile named "__crash__" makes the worker crash.
-    const debugCrash = this.#testHooks && req.unit?.name === "__crash__";
-    const unit = decodeUnit(debugCrash ? { ...req.unit, name: "" } : req.unit);
-    const plannerName = PLANNERS[req.planner ?? "PLANNER_AUTO"];
-    if (!plannerName) throw invalid("planner", req.planner, "unknown planner");
-    if (!req.start) throw invalid("start", "unset", "is required");
-    if (!req.goal) throw invalid("goal", "unset", "is required");
-    const start: Pose = {
-      x: finite("start.x", req.start.x),
-      y: finite("start.y", req.start.y),
-      heading: headingValue("start.heading", req.start.heading ?? 0),
-    };
-    const gx = finite("goal.x", req.goal.x);
-    const gy = finite("goal.y", req.goal.y);
-    const goalHeading = req.goal.heading ?? undefined;
-    if (goalHeading !== undefined) headingValue("goal.heading", goalHeading);
-    const tolerance = req.goal.tolerance ?? 0;
-    if (!Number.isFinite(tolerance) || tolerance < 0) {
-      throw invalid("goal.tolerance", tolerance, "must be >= 0");
-    }
-    const headingTolerance = req.goal.heading_tolerance ?? 0;
-    if (!Number.isFinite(headingTolerance) || headingTolerance < 0) {
-      throw invalid("goal.heading_tolerance", headingTolerance, "must be >= 0");
-    }
-    const opts = req.options ?? {};
-    const maxExpansions = opts.max_expansions ?? 0;
-    if (!Number.isFinite(maxExpansions) || maxExpansions < 0) {
-      throw invalid("options.max_expansions", maxExpansions, "must be >= 0");
-    }
-    const maxMillis = opts.max_millis ?? 0;
+  /** True when the server was started with test hooks (a request may then ask for a worker crash). */
+  get testHooks(): boolean {
+    return this.#testHooks;
+  }
 
-    if (plannerName !== "auto" && plannerName !== "fast" && !AVAILABLE.has(plannerName)) {
-      throw new ServiceError("UNIMPLEMENTED", `planner: ${PLANNER_NAMES[plannerName]} is not available yet`);
-    }
-
-    const mv = await this.#store.get(ref.id, ref.version ?? "");
+  /**
+   * Plans one path for a decoded request; checks what needs the map (tiles in bounds, a start the unit fits on,
+   * the neighbourhood for the chosen planner). The signal aborts on client cancel or deadline. Stream plans wait
+   * in the queue.
+   */
+  async plan(req: PlanRequest, signal?: AbortSignal, fromStream = false): Promise<PlanResult> {
+    const { map: ref, unit, start, goal, options: opts } = req;
+    const debugCrash = this.#testHooks && req.debugCrash === true;
+    const mv = await this.#store.get(ref.id, ref.version);
     const unpin = this.#store.pin(mv);
     try {
       const { width, height } = mv.map;
       const startTile = this.#tileOf("start", start.x, start.y, width, height);
-      const goalTile = this.#tileOf("goal", gx, gy, width, height);
+      const goalTile = this.#tileOf("goal", goal.x, goal.y, width, height);
       const entry = this.#store.layerFor(mv, unit);
-      const planner = this.#choosePlanner(plannerName, unit, Math.hypot(gx - start.x, gy - start.y), entry);
-      const neighborhood = this.#neighborhood(planner, opts.neighborhood ?? 0);
+      const distance = Math.hypot(goal.x - start.x, goal.y - start.y);
+      const planner = this.#choosePlanner(req.planner, unit, distance, entry);
+      const neighborhood = this.#neighborhood(planner, opts.neighborhood);
       const cls = clearanceClass(unit.boundingRadius);
       const regions = this.#store.regionsFor(mv, entry, cls);
       const startComponent = componentOfTile(regions, startTile);
@@ -180,7 +117,7 @@ export class PlanService {
       let nearest = false;
       if (componentOfTile(regions, goalTile) !== startComponent) {
         // The region tables say no path exists: answer without searching.
-        if (!opts.nearest_fallback) {
+        if (!opts.nearestFallback) {
           return {
             outcome: emptyOutcome(
               "unreachable",
@@ -192,7 +129,7 @@ export class PlanService {
             fromRegionTable: true,
           };
         }
-        target = nearestOpenTileInComponent(regions, entry.layer, startComponent, gx, gy);
+        target = nearestOpenTileInComponent(regions, entry.layer, startComponent, goal.x, goal.y);
         nearest = true;
       }
       const task: PlanTask = {
@@ -203,24 +140,24 @@ export class PlanService {
         goalTile: target,
         start,
         goal: {
-          x: nearest ? (target % width) + 0.5 : gx,
-          y: nearest ? Math.floor(target / width) + 0.5 : gy,
-          heading: nearest ? undefined : goalHeading,
-          tolerance: tolerance || 0.5,
-          headingTolerance: headingTolerance || 0.2,
+          x: nearest ? (target % width) + 0.5 : goal.x,
+          y: nearest ? Math.floor(target / width) + 0.5 : goal.y,
+          heading: nearest ? undefined : goal.heading,
+          tolerance: goal.tolerance,
+          headingTolerance: goal.headingTolerance,
         },
         clearance: cls,
         unit,
         neighborhood,
-        maxExpansions: Math.min(maxExpansions || this.#limits.maxExpansions, this.#limits.maxExpansions),
-        maxMillis: Math.min(maxMillis || this.#limits.maxMillis, this.#limits.maxMillis),
+        maxExpansions: Math.min(opts.maxExpansions || this.#limits.maxExpansions, this.#limits.maxExpansions),
+        maxMillis: Math.min(opts.maxMillis || this.#limits.maxMillis, this.#limits.maxMillis),
         nearest,
-        wantWaypoints: !opts.omit_waypoints,
+        wantWaypoints: opts.wantWaypoints,
         options: {
-          ignoreObstaclesInCurves: !!opts.ignore_obstacles_in_curves,
-          tighterTurns: !!opts.tighter_turns,
-          allowBackingUp: !!opts.allow_backing_up,
-          keepToRoads: !!opts.keep_to_roads,
+          ignoreObstaclesInCurves: opts.ignoreObstaclesInCurves,
+          tighterTurns: opts.tighterTurns,
+          allowBackingUp: opts.allowBackingUp,
+          keepToRoads: opts.keepToRoads,
         },
         debugCrash,
       };
@@ -228,7 +165,7 @@ export class PlanService {
         const inline = this.#runInline(task, entry, regions);
         if (inline) return { outcome: inline, mapVersion: mv, queueMicros: 0, fromRegionTable: false };
       }
-      const { value, queueMicros } = await this.#pool.run<PlanOutcome>(
+      const { value, queueMicros } = await this.#pool.run(
         task,
         this.#sharedFor(entry, cls, regions),
         signal,
@@ -296,7 +233,7 @@ export class PlanService {
    * FAST (a stream's first answer): grid, or hierarchical under the same long-query rule.
    */
   #choosePlanner(
-    p: PlannerName | "auto" | "fast",
+    p: PlannerChoice,
     unit: UnitSpec,
     distance: number,
     entry: LayerEntry,
@@ -325,15 +262,6 @@ export class PlanService {
     return n;
   }
 }
-
-const PLANNER_NAMES: Record<PlannerName, string> = {
-  grid: "PLANNER_GRID",
-  smooth: "PLANNER_SMOOTH",
-  curved: "PLANNER_CURVED",
-  directional: "PLANNER_DIRECTIONAL",
-  hybrid: "PLANNER_HYBRID",
-  hierarchical: "PLANNER_HIERARCHICAL",
-};
 
 function emptyOutcome(status: "unreachable", planner: PlannerName, message: string): PlanOutcome {
   return {

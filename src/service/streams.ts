@@ -12,7 +12,7 @@
  * point) the replan starts at the unit's last reported pose and the update carries the whole path. A refined
  * answer that arrives after the unit moved along the first one is spliced the same way.
  *
- * Transport-free: the gRPC handler feeds client messages in and writes the updates this class emits.
+ * Transport-free: the gRPC handler feeds decoded client messages in and writes the updates this class emits.
  *
  * @module
  */
@@ -20,13 +20,11 @@ import type { Pose, Segment } from "../geometry/types.ts";
 import { poseAlong, poseAtDistance, segmentPiece } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import { applySpeedProfile, speedAt } from "../motion/speedProfile.ts";
-import { FAST_FIRST, type PlanInput, type PlanResult, type PlanService } from "./planService.ts";
-import { PLANNER_WIRE } from "../server/wire.ts";
+import type { PlanResult, PlanService } from "./planService.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
-import { decodeUnit } from "../server/decode.ts";
+import { checkedStart, type PlanRequest, type ProgressReport, type StreamMessage } from "./requests.ts";
 import type { UnitSpec } from "../units/unit.ts";
-import type { PlanOutcome } from "../planning/task.ts";
 
 /** Why an update is sent (wire UpdateKind without the prefix). */
 export type UpdateKind = "INITIAL" | "REFINED" | "REPLANNED" | "GOAL_CHANGED" | "STATUS";
@@ -158,7 +156,9 @@ export class PathStream {
   readonly #emit: Emit;
   readonly #end: End;
   #seq = 0;
-  #request: PlanInput | null = null;
+  #request: PlanRequest | null = null;
+  /** A goal message that failed its checks: replans report it until a good goal comes. */
+  #goalError: Error | null = null;
   #result: PlanResult | null = null;
   #pose: Pose | null = null;
   #distance = 0;
@@ -183,34 +183,34 @@ export class PathStream {
     this.#end = end;
   }
 
-  /** Handles a client message (wire StreamRequest with `msg` naming the oneof). */
-  onMessage(
-    msg: { msg?: string; plan?: PlanInput; progress?: ProgressInput; goal?: PlanInput["goal"] },
-  ): void {
+  /** Handles a decoded client message. */
+  onMessage(msg: StreamMessage): void {
     if (this.#closed) return;
     if (this.#request === null) {
-      if (msg.msg !== "plan" || !msg.plan) {
+      if (msg.kind === "badPlan") {
+        this.#fail(msg.error);
+        return;
+      }
+      if (msg.kind !== "plan") {
         this.#fail(new ServiceError("INVALID_ARGUMENT", "msg: the first message of a stream must be a plan"));
         return;
       }
-      this.#request = msg.plan;
-      try {
-        const unit = decodeUnit(msg.plan.unit);
-        this.#unit = unit;
-        this.#margin = unit.boundingRadius + 1;
-      } catch (e) {
-        this.#fail(e as ServiceError);
-        return;
-      }
-      const s = msg.plan.start;
-      this.#pose = { x: s?.x ?? NaN, y: s?.y ?? NaN, heading: s?.heading ?? 0 };
+      const req = msg.request;
+      this.#request = req;
+      this.#unit = req.unit;
+      this.#margin = req.unit.boundingRadius + 1;
+      this.#pose = { ...req.start };
       void this.#initial();
-    } else if (msg.msg === "plan") {
+    } else if (msg.kind === "plan" || msg.kind === "badPlan") {
       this.#fail(new ServiceError("INVALID_ARGUMENT", "msg: plan may only be the first message of a stream"));
-    } else if (msg.msg === "progress" && msg.progress) {
+    } else if (msg.kind === "progress") {
       this.#onProgress(msg.progress);
-    } else if (msg.msg === "goal" && msg.goal) {
+    } else if (msg.kind === "goal") {
       this.#request = { ...this.#request, goal: msg.goal };
+      this.#goalError = null;
+      this.#trigger("GOAL_CHANGED");
+    } else if (msg.kind === "badGoal") {
+      this.#goalError = msg.error;
       this.#trigger("GOAL_CHANGED");
     }
   }
@@ -237,9 +237,9 @@ export class PathStream {
 
   /** A map was patched: replan if the edit touches the remaining path. */
   onPatch(e: PatchEvent): void {
-    if (this.#closed || !this.#request || this.#request.map?.id !== e.id) return;
+    if (this.#closed || !this.#request || this.#request.map.id !== e.id) return;
     // A stream pinned to an explicit version keeps it.
-    if (this.#request.map?.version) return;
+    if (this.#request.map.version) return;
     // A plan running now started on an older version: check what it returns against this patch too.
     if (this.#busy) this.#patchesDuringPlan.push(e);
     if (!this.#result || this.#result.outcome.segments.length === 0) {
@@ -252,15 +252,13 @@ export class PathStream {
 
   /** A map was deleted. */
   onMapDeleted(id: string): void {
-    if (this.#request?.map?.id === id) this.finish("map_deleted", `map ${JSON.stringify(id)} was deleted`);
+    if (this.#request?.map.id === id) this.finish("map_deleted", `map ${JSON.stringify(id)} was deleted`);
   }
 
-  #onProgress(p: ProgressInput): void {
-    if (p.pose) {
-      this.#pose = { x: p.pose.x ?? 0, y: p.pose.y ?? 0, heading: p.pose.heading ?? 0 };
-    }
+  #onProgress(p: ProgressReport): void {
+    if (p.pose) this.#pose = p.pose;
     const segs = this.#result?.outcome.segments ?? [];
-    if (typeof p.distance === "number" && p.distance > 0) {
+    if (p.distance > 0) {
       this.#distance = p.distance;
       if (!p.pose && segs.length > 0) this.#pose = poseAtDistance(segs, p.distance);
       // Both given: the unit follows the path if the pose is where the distance puts it.
@@ -290,14 +288,13 @@ export class PathStream {
 
   async #initial(): Promise<void> {
     const req = this.#request!;
-    const asked = req.planner ?? "PLANNER_AUTO";
     this.#busy = true;
     try {
       // A fast first answer (grid search, or hierarchical for long queries where jump points do not apply), then
       // the planner asked for, unless the first answer already came from it.
-      const first = await this.#plans.plan({ ...req, planner: FAST_FIRST }, this.#abort.signal, true);
+      const first = await this.#plans.plan({ ...req, planner: "fast" }, this.#abort.signal, true);
       this.#accept("INITIAL", first);
-      const refine = asked !== PLANNER_WIRE[first.outcome.planner] && asked !== "PLANNER_GRID";
+      const refine = req.planner !== first.outcome.planner && req.planner !== "grid";
       if (refine && !this.#closed && first.outcome.status !== "unreachable") {
         const refined = await this.#plans.plan(req, this.#abort.signal, true);
         // A unit that moved along the first answer meanwhile gets the refined planner's path from a splice point
@@ -337,11 +334,13 @@ export class PathStream {
    */
   async #replan(kind: UpdateKind, fallback: PlanResult | null = null): Promise<void> {
     const req = this.#request!;
+    const goalError = this.#goalError;
     try {
-      const splice = await this.#splicePoint();
+      // A bad goal fails any plan, so no splice is tried (the refined answer, if any, still goes out).
+      const splice = goalError ? null : await this.#splicePoint();
       if (splice && !this.#closed) {
         const r = await this.#plans.plan(
-          { ...req, map: { id: req.map!.id, version: splice.version }, start: { ...splice.pose } },
+          { ...req, map: { id: req.map.id, version: splice.version }, start: { ...splice.pose } },
           this.#abort.signal,
           true,
         ).catch((e) => {
@@ -356,13 +355,22 @@ export class PathStream {
         }
       }
       if (this.#closed) return;
-      const r = fallback ??
-        await this.#plans.plan({ ...req, start: { ...this.#pose! } }, this.#abort.signal, true);
+      const r = fallback ?? await this.#plans.plan(this.#fromPose(req, goalError), this.#abort.signal, true);
       this.#distance = 0;
       this.#accept(kind, r);
     } catch (e) {
       this.#onError(e);
     }
+  }
+
+  /**
+   * The request replanned from the unit's last reported pose: the pose is checked as a plan's start is (the
+   * unit reports it unchecked), then a bad goal is reported.
+   */
+  #fromPose(req: PlanRequest, goalError: Error | null): PlanRequest {
+    const start = checkedStart("start", this.#pose!);
+    if (goalError) throw goalError;
+    return { ...req, start };
   }
 
   /**
@@ -393,11 +401,11 @@ export class PathStream {
       if (!(end < total - 1e-6)) return null;
       to = end;
     }
-    const ref = this.#request!.map!;
+    const ref = this.#request!.map;
     let layer;
     let version: string;
     try {
-      const mv = await this.#store.get(ref.id!, ref.version ?? "");
+      const mv = await this.#store.get(ref.id, ref.version);
       layer = this.#store.layerFor(mv, unit).layer;
       version = mv.version;
     } catch {
@@ -525,7 +533,7 @@ export class PathStream {
     });
   }
 
-  #fail(e: ServiceError): void {
+  #fail(e: Error): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#abort.abort(e);
@@ -565,13 +573,3 @@ function nearestAlong(samples: Float64Array, pose: Pose): { distance: number; ga
   }
   return { distance: best, gap: bestD };
 }
-
-/** Wire Progress. */
-export interface ProgressInput {
-  pose?: Partial<Pose> | null;
-  distance?: number;
-  sequence?: number;
-}
-
-/** Re-export for the wire layer. */
-export type { PlanOutcome };

@@ -1,0 +1,145 @@
+/**
+ * The RPC handlers: each decodes its wire request into domain values, calls the service, encodes the answer and
+ * adds what the log line should say. Map RPCs go to the store, Plan to the plan service, Curve to the geometry
+ * core, Stream to the stream hub.
+ *
+ * @module
+ */
+import type * as grpc from "@grpc/grpc-js";
+import type { Logger } from "pino";
+import { ServiceError } from "../service/errors.ts";
+import type { MapStore, MapVersion } from "../service/mapStore.ts";
+import type { PlanService } from "../service/planService.ts";
+import { type PathStream, StreamHub, type StreamOptions } from "../service/streams.ts";
+import { shortestCurve } from "../service/curve.ts";
+import { clearanceClass } from "../maps/layer.ts";
+import {
+  decodeCurve,
+  decodePatchMap,
+  decodePlanRequest,
+  decodePutMap,
+  decodeStreamMessage,
+  type WireCurveRequest,
+  type WireMapRef,
+  type WirePatchMapRequest,
+  type WirePlanRequest,
+  type WirePutMapRequest,
+  type WireStreamRequest,
+} from "./decode.ts";
+import { curveToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wire.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+/** The application: what each RPC does. */
+export class Arcpath {
+  readonly store: MapStore;
+  readonly planner: PlanService;
+  readonly streams: StreamHub;
+
+  /** Creates the handlers over the store and the plan service. */
+  constructor(store: MapStore, planner: PlanService, streamOptions: StreamOptions = { maxStreams: 2000 }) {
+    this.store = store;
+    this.planner = planner;
+    this.streams = new StreamHub(planner, store, streamOptions);
+  }
+
+  /** MapInfo for a version. */
+  info(mv: MapVersion) {
+    const entry = [...mv.layers.values()][0];
+    const regions = this.store.regionsFor(mv, entry, clearanceClass(0));
+    return mapInfoToWire(mv, regions);
+  }
+
+  /** PutMap. */
+  async putMap(req: WirePutMapRequest, fields: Record<string, unknown>) {
+    const put = decodePutMap(req);
+    const map = this.store.parse(put.grid, put.terrain);
+    const mv = await this.store.put(put.id, map, put.terrain, { ephemeral: put.ephemeral });
+    fields.version = mv.version;
+    return this.info(mv);
+  }
+
+  /** PatchMap: tile edits make a new version; layers and region tables are updated incrementally. */
+  async patchMap(req: WirePatchMapRequest, fields: Record<string, unknown>) {
+    const patch = decodePatchMap(req);
+    const ev = await this.store.patch(patch.map.id, patch.map.version, patch.edits);
+    fields.version = ev.to.version;
+    fields.update_micros = ev.updateMicros;
+    return this.info(ev.to);
+  }
+
+  /** GetMap. */
+  async getMap(req: { map?: WireMapRef | null }) {
+    const mv = await this.store.get(req.map?.id ?? "", req.map?.version ?? "");
+    return this.info(mv);
+  }
+
+  /** ListMaps. */
+  async listMaps() {
+    const maps = [];
+    for (const id of this.store.ids()) maps.push(this.info(await this.store.get(id, "")));
+    return { maps };
+  }
+
+  /** DeleteMap. */
+  async deleteMap(req: { map?: WireMapRef | null }) {
+    return { deleted: await this.store.delete(req.map?.id ?? "") };
+  }
+
+  /** Plan. */
+  async plan(req: WirePlanRequest, signal: AbortSignal, fields: Record<string, unknown>) {
+    const t0 = performance.now();
+    const r = await this.planner.plan(decodePlanRequest(req, this.planner.testHooks), signal);
+    fields.planner = r.outcome.planner;
+    fields.plan_status = r.outcome.status;
+    fields.expansions = r.outcome.expansions;
+    fields.search_micros = r.outcome.searchMicros;
+    // Planner notes (e.g. which directional tables were loaded or built, and how long that took) go in the log too.
+    if (r.outcome.message) fields.note = r.outcome.message;
+    return planResultToWire(r, Math.round((performance.now() - t0) * 1000));
+  }
+
+  /** Curve: Dubins, Reeds-Shepp, or the article's arc-then-line. */
+  curve(req: WireCurveRequest) {
+    return Promise.resolve(curveToWire(shortestCurve(decodeCurve(req))));
+  }
+
+  /** Stream: feeds decoded client messages to a PathStream and writes its updates; one log line when it ends. */
+  stream(
+    call: grpc.ServerDuplexStream<Any, Any>,
+    log: Logger,
+    toGrpcError: (e: unknown) => grpc.ServiceError,
+  ): void {
+    const t0 = performance.now();
+    let updates = 0;
+    let ended = false;
+    const finish = (err?: ServiceError) => {
+      if (ended) return;
+      ended = true;
+      const micros = Math.round((performance.now() - t0) * 1000);
+      if (err) {
+        log.info({ method: "Stream", status: err.code, error: err.message, updates, micros });
+        call.emit("error", toGrpcError(err));
+      } else {
+        log.info({ method: "Stream", status: "OK", updates, micros });
+        call.end();
+      }
+    };
+    let stream: PathStream;
+    try {
+      stream = this.streams.open((u) => {
+        if (ended) return;
+        updates++;
+        call.write(updateToWire(u));
+      }, finish);
+    } catch (e) {
+      finish(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
+      return;
+    }
+    call.on("data", (m: WireStreamRequest) => stream.onMessage(decodeStreamMessage(m)));
+    call.on("end", () => stream.onClientEnd());
+    call.on("cancelled", () => stream.close());
+    call.on("error", () => stream.close());
+  }
+}
