@@ -10,7 +10,8 @@ import type { Logger } from "pino";
 import { ServiceError } from "../service/errors.ts";
 import type { MapStore, MapVersion } from "../service/mapStore.ts";
 import type { PlanService } from "../service/planService.ts";
-import { type PathStream, StreamHub, type StreamOptions } from "../service/streams.ts";
+import type { PathStream } from "../service/pathStream.ts";
+import { StreamHub, type StreamOptions } from "../service/streamHub.ts";
 import { shortestCurve } from "../service/curve.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import {

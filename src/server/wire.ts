@@ -9,7 +9,7 @@ import type { CurvePath } from "../geometry/segment.ts";
 import type { MapVersion } from "../service/mapStore.ts";
 import { reportedTerrain } from "../service/mapStore.ts";
 import type { PlanResult } from "../service/planService.ts";
-import type { StreamUpdate } from "../service/streams.ts";
+import type { StreamUpdate } from "../service/pathStream.ts";
 import type { PlannerName, PlanOutcome, PlanStatusName } from "../planning/task.ts";
 
 /** A Segment on the wire. */

@@ -1,25 +1,35 @@
 /**
- * Streams: a path kept up to date. The first answer comes fast (grid A*), the planner asked for refines it
- * (the article's timeslicing done as progressive answers), and a map patch that touches the part of the path
- * the unit has not travelled yet, or a new goal, triggers a replan. Replans for one stream coalesce: while one
+ * One stream's session: a path kept up to date. The first answer comes fast (grid A*), the planner asked for
+ * refines it (the article's timeslicing done as progressive answers), and a map patch that touches the part of the
+ * path the unit has not travelled yet, or a new goal, triggers a replan. Replans for one stream coalesce: while one
  * runs, further triggers only mark the stream dirty, so work never piles up.
  *
  * A replan keeps the unit driving: it starts at a splice point a short lead ahead of the unit's reported
- * position on its current path ({@link spliceLead}; the path's start when it reported none), when that lead is
- * still legal on the map and the unit is on its path. The update then replaces the path from the unit's
- * position (replace_from_segment and replace_from_distance): the lead, unchanged, then the new part, with
+ * position on its current path (the path corridor's spliceLead; the path's start when it reported none), when
+ * that lead is still legal on the map and the unit is on its path. The update then replaces the path from the
+ * unit's position (replaceFromSegment and replaceFromDistance): the lead, unchanged, then the new part, with
  * speeds that continue the unit's. Otherwise (the unit off its path, the lead blocked, no plan from the splice
  * point) the replan starts at the unit's last reported pose and the update carries the whole path. A refined
- * answer that arrives after the unit moved along the first one is spliced the same way.
+ * answer that arrives after the unit moved along the first one is spliced the same way. The path geometry (where
+ * the unit is, the splice, the joined speeds) is the pure path corridor in motion/pathCorridor.ts.
  *
  * Transport-free: the gRPC handler feeds decoded client messages in and writes the updates this class emits.
  *
  * @module
  */
-import type { Pose, Segment } from "../geometry/types.ts";
-import { poseAlong, poseAtDistance, segmentPiece } from "../geometry/segment.ts";
+import type { Pose } from "../geometry/types.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
-import { applySpeedProfile, speedAt } from "../motion/speedProfile.ts";
+import {
+  type CorridorSplice,
+  cutSplice,
+  joinSplice,
+  remainingTouches,
+  samplePath,
+  spliceLead,
+  spliceTarget,
+  startsAt,
+  trackProgress,
+} from "../motion/pathCorridor.ts";
 import type { PlanResult, PlanService } from "./planService.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
@@ -47,105 +57,16 @@ export interface StreamUpdate {
   replaceFromDistance: number;
 }
 
-/** Stream limits. */
-export interface StreamOptions {
-  /** Max concurrent streams on the server. */
-  maxStreams: number;
-}
-
-type Emit = (u: StreamUpdate) => void;
-type End = (error?: ServiceError) => void;
-
-/** All streams of a server. */
-export class StreamHub {
-  readonly #plans: PlanService;
-  readonly #store: MapStore;
-  readonly #opts: StreamOptions;
-  readonly #streams = new Set<PathStream>();
-  readonly #unsub: (() => void)[] = [];
-
-  /** Creates the hub and subscribes to map patches and deletions. */
-  constructor(plans: PlanService, store: MapStore, opts: StreamOptions) {
-    this.#plans = plans;
-    this.#store = store;
-    this.#opts = opts;
-    this.#unsub.push(store.onPatch((e) => {
-      for (const s of this.#streams) s.onPatch(e);
-    }));
-    this.#unsub.push(store.onDelete((id) => {
-      for (const s of this.#streams) s.onMapDeleted(id);
-    }));
-  }
-
-  /** Streams open now. */
-  get size(): number {
-    return this.#streams.size;
-  }
-
-  /** Opens a stream; `emit` sends an update, `end` closes it (with an error or cleanly). */
-  open(emit: Emit, end: End): PathStream {
-    if (this.#streams.size >= this.#opts.maxStreams) {
-      throw new ServiceError(
-        "RESOURCE_EXHAUSTED",
-        `streams: ${this.#streams.size} open (limit ${this.#opts.maxStreams})`,
-      );
-    }
-    const s = new PathStream(this.#plans, this.#store, emit, (err) => {
-      this.#streams.delete(s);
-      end(err);
-    });
-    this.#streams.add(s);
-    return s;
-  }
-
-  /** Ends every stream with a final "shutdown" status. */
-  shutdown(): void {
-    for (const s of [...this.#streams]) s.finish("shutdown", "server is shutting down");
-    for (const u of this.#unsub) u();
-  }
-}
-
-/** Samples per tile when recording which tiles the remaining path covers. */
-const SAMPLES_PER_TILE = 4;
-/** Seconds of driving at the unit's top speed between its reported position and a replan's splice point. */
-export const SPLICE_LEAD_SECONDS = 0.25;
-/** The shortest splice lead, tiles. */
-export const MIN_SPLICE_LEAD = 1;
-/** A reported pose farther than this (tiles) from the current path means the unit is not following it. */
-export const OFF_PATH = 1;
-
-/**
- * How far ahead of the unit's reported position a replan's splice point lies: at least the distance the unit
- * covers at top speed in {@link SPLICE_LEAD_SECONDS} (the update reaches it while it keeps driving) and the
- * distance it needs to stop from top speed (so it can slow down for whatever the new part starts with), and at
- * least {@link MIN_SPLICE_LEAD}.
- */
-export function spliceLead(unit: Pick<UnitSpec, "maxSpeed" | "deceleration">): number {
-  const stopping = unit.deceleration > 0 ? (unit.maxSpeed * unit.maxSpeed) / (2 * unit.deceleration) : 0;
-  return Math.max(MIN_SPLICE_LEAD, unit.maxSpeed * SPLICE_LEAD_SECONDS, stopping);
-}
+/** Sends an update to the client. */
+export type Emit = (u: StreamUpdate) => void;
+/** Ends the stream, with an error or cleanly. */
+export type End = (error?: ServiceError) => void;
 
 /** Planners whose paths start at the start tile's center (their splice points are joints of the path). */
 const LINE_PLANNERS = new Set(["grid", "smooth", "hierarchical"]);
 
-/** True when the plan's path starts exactly at the pose's position (a splice needs a path that continues there). */
-function startsAt(r: PlanResult, pose: Pose): boolean {
-  const first = r.outcome.segments[0];
-  return first !== undefined && Math.hypot(first.start.x - pose.x, first.start.y - pose.y) <= 1e-9;
-}
-
-/** Where a replan starts on the current path, and what of that path the update keeps. */
-interface Splice {
-  /** Segment index and distance along it of the unit's reported position (where the replacement starts). */
-  fromIndex: number;
-  fromOffset: number;
-  /** The unit's speed there on the current path's profile (0 at the path's start). */
-  speed: number;
-  /** The current path from the unit's position to the splice point, cut per segment (checked legal). */
-  kept: Segment[];
-  /** The splice point's pose: the replan starts here. */
-  pose: Pose;
-  /** The map version the kept stretch was checked on (the replan is pinned to it). */
+/** A splice on the current path, with the map version its kept stretch was checked on (the replan is pinned to it). */
+interface Splice extends CorridorSplice {
   version: string;
 }
 
@@ -160,7 +81,9 @@ export class PathStream {
   /** A goal message that failed its checks: replans report it until a good goal comes. */
   #goalError: Error | null = null;
   #result: PlanResult | null = null;
+  /** The unit's last reported pose (the request's start until it reports). */
   #pose: Pose | null = null;
+  /** Its distance along the current path. */
   #distance = 0;
   #busy = false;
   #dirty: UpdateKind | null = null;
@@ -168,14 +91,14 @@ export class PathStream {
   readonly #abort = new AbortController();
   #margin = 1;
   #unit: UnitSpec | null = null;
-  /** The last reported pose was more than {@link OFF_PATH} from the current path. */
+  /** The last reported pose was more than OFF_PATH (path corridor) from the current path. */
   #offPath = false;
   /** The current path sampled every 1/SAMPLES_PER_TILE tile as (x, y, distance) triples, made once per path. */
   #samples: Float64Array = new Float64Array(0);
   /** Patches that arrived while a plan was running: the path it returns is checked against them. */
   #patchesDuringPlan: PatchEvent[] = [];
 
-  /** Use {@link StreamHub.open}. */
+  /** Use StreamHub.open. */
   constructor(plans: PlanService, store: MapStore, emit: Emit, end: End) {
     this.#plans = plans;
     this.#store = store;
@@ -256,34 +179,17 @@ export class PathStream {
   }
 
   #onProgress(p: ProgressReport): void {
-    if (p.pose) this.#pose = p.pose;
     const segs = this.#result?.outcome.segments ?? [];
-    if (p.distance > 0) {
-      this.#distance = p.distance;
-      if (!p.pose && segs.length > 0) this.#pose = poseAtDistance(segs, p.distance);
-      // Both given: the unit follows the path if the pose is where the distance puts it.
-      const there = p.pose && segs.length > 0 ? poseAtDistance(segs, p.distance) : null;
-      this.#offPath = there !== null &&
-        !(Math.hypot(there.x - this.#pose!.x, there.y - this.#pose!.y) <= OFF_PATH);
-    } else if (p.pose && segs.length > 0) {
-      const nearest = nearestAlong(this.#samples, this.#pose!);
-      this.#distance = nearest.distance;
-      this.#offPath = !(nearest.gap <= OFF_PATH);
-    }
+    const before = { pose: this.#pose!, distance: this.#distance, offPath: this.#offPath };
+    const at = trackProgress(segs, this.#samples, before, p);
+    this.#pose = at.pose;
+    this.#distance = at.distance;
+    this.#offPath = at.offPath;
   }
 
   /** True if a patched rectangle comes within the footprint margin of the untravelled part of the path. */
   #touchesRemaining(e: PatchEvent): boolean {
-    const pts = this.#samples;
-    const m = this.#margin;
-    for (let i = 0; i < pts.length; i += 3) {
-      if (pts[i + 2] < this.#distance) continue;
-      const x = pts[i], y = pts[i + 1];
-      for (const r of e.rects) {
-        if (x > r.x0 - m && x < r.x1 + m && y > r.y0 - m && y < r.y1 + m) return true;
-      }
-    }
-    return false;
+    return remainingTouches(this.#samples, this.#distance, this.#margin, e.rects);
   }
 
   async #initial(): Promise<void> {
@@ -348,7 +254,8 @@ export class PathStream {
           return null; // e.g. a planner that cannot start off a tile center: replan from the pose instead
         });
         if (
-          r && (r.outcome.status === "found" || r.outcome.status === "nearest") && startsAt(r, splice.pose)
+          r && (r.outcome.status === "found" || r.outcome.status === "nearest") &&
+          startsAt(r.outcome.segments, splice.pose)
         ) {
           this.#acceptSplice(kind, r, splice);
           return;
@@ -384,23 +291,12 @@ export class PathStream {
     if (!current || !unit || this.#offPath) return null;
     if (current.status !== "found" && current.status !== "nearest") return null;
     const segs = current.segments;
-    let total = 0;
-    for (const seg of segs) total += seg.length;
-    const from = Math.min(this.#distance, total);
-    let to = from + spliceLead(unit);
-    if (!(to < total - 1e-6)) return null;
     // Line planners start their paths at a tile center: their splice point is the next joint (a waypoint, so a
     // tile center). Units that turn in place splice at the next joint too: a corner, where they stop or slow
     // down anyway, so the new part does not add a stop of its own mid-segment.
-    if (LINE_PLANNERS.has(current.planner) || unit.turningRadius === 0) {
-      let end = 0;
-      for (const seg of segs) {
-        end += seg.length;
-        if (end >= to) break;
-      }
-      if (!(end < total - 1e-6)) return null;
-      to = end;
-    }
+    const atJoint = LINE_PLANNERS.has(current.planner) || unit.turningRadius === 0;
+    const target = spliceTarget(segs, this.#distance, spliceLead(unit), atJoint);
+    if (!target) return null;
     const ref = this.#request!.map;
     let layer;
     let version: string;
@@ -412,33 +308,14 @@ export class PathStream {
       return null; // the map is gone or the version unknown: the plain replan reports it
     }
     // The kept stretch [from, to] must sweep only open tiles on this version; it is cut into pieces per segment.
-    const kept: Segment[] = [];
-    let fromIndex = -1, fromOffset = 0, index = 0, start = 0;
-    for (; index < segs.length; index++) {
-      const seg = segs[index];
-      const end = start + seg.length;
-      if (fromIndex < 0 && end > from) {
-        fromIndex = index;
-        fromOffset = from - start;
-      }
-      if (fromIndex >= 0) {
-        const piece = segmentPiece(seg, Math.max(0, from - start), Math.min(seg.length, to - start));
-        if (segmentHitsBlocked(layer, piece, unit.footprint)) return null;
-        kept.push(piece);
-      }
-      if (end >= to) break;
-      start = end;
-    }
-    const seg = segs[index];
-    const offset = to - start;
-    return {
-      fromIndex,
-      fromOffset,
-      speed: from > 0 ? speedAt(segs[fromIndex], fromOffset, unit) : 0,
-      kept,
-      pose: poseAlong(seg, offset),
-      version,
-    };
+    const cut = cutSplice(
+      segs,
+      target.from,
+      target.to,
+      unit,
+      (piece) => segmentHitsBlocked(layer, piece, unit.footprint),
+    );
+    return cut && { ...cut, version };
   }
 
   /**
@@ -451,30 +328,17 @@ export class PathStream {
     if (this.#closed) return;
     const missed = this.#patchesDuringPlan.filter((e) => e.to.version !== r.mapVersion.version);
     this.#patchesDuringPlan = [];
-    const unit = this.#unit!;
-    const old = this.#result!.outcome.segments;
-    const replacement = [...splice.kept, ...r.outcome.segments];
-    const length = replacement.reduce((a, s) => a + s.length, 0);
-    const before = splice.fromOffset > 0
-      ? segmentPiece(old[splice.fromIndex], 0, splice.fromOffset)
-      : old[splice.fromIndex - 1];
-    let duration = before !== undefined && splice.speed > 0
-      ? applySpeedProfile(replacement, unit, { previous: before, speed: splice.speed })
-      : applySpeedProfile(replacement, unit);
-    const whole = Number.isNaN(duration);
-    if (whole) duration = applySpeedProfile(replacement, unit);
+    const joined = joinSplice(this.#result!.outcome.segments, splice, r.outcome.segments, this.#unit!);
+    const { replacement, length, duration } = joined;
     const sent: PlanResult = { ...r, outcome: { ...r.outcome, segments: replacement, length, duration } };
-    if (whole) {
+    if (joined.path === null) {
       this.#result = sent;
       this.#samples = samplePath(replacement);
       this.#distance = 0;
       this.#send(kind, sent, "", r.outcome.message);
     } else {
-      const path: Segment[] = old.slice(0, splice.fromIndex);
-      if (splice.fromOffset > 0) path.push(before!);
-      for (const seg of replacement) path.push(seg);
-      this.#result = { ...sent, outcome: { ...sent.outcome, segments: path } };
-      this.#samples = samplePath(path);
+      this.#result = { ...sent, outcome: { ...sent.outcome, segments: joined.path } };
+      this.#samples = samplePath(joined.path);
       // The unit's distance along the path is unchanged: the part before it was kept.
       this.#send(kind, sent, "", r.outcome.message, splice.fromIndex, splice.fromOffset);
     }
@@ -539,37 +403,4 @@ export class PathStream {
     this.#abort.abort(e);
     this.#end(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
   }
-}
-
-/** Samples a path every 1/SAMPLES_PER_TILE tile: (x, y, distance from the start) triples. */
-function samplePath(segs: readonly Segment[]): Float64Array {
-  let n = 0;
-  for (const seg of segs) n += Math.max(1, Math.ceil(seg.length * SAMPLES_PER_TILE)) + 1;
-  const out = new Float64Array(n * 3);
-  let k = 0, travelled = 0;
-  for (const seg of segs) {
-    const m = Math.max(1, Math.ceil(seg.length * SAMPLES_PER_TILE));
-    for (let i = 0; i <= m; i++) {
-      const u = (seg.length * i) / m;
-      const p = poseAlong(seg, u);
-      out[k++] = p.x;
-      out[k++] = p.y;
-      out[k++] = travelled + u;
-    }
-    travelled += seg.length;
-  }
-  return out;
-}
-
-/** The distance along the path of the sample nearest to a pose, and how far the pose is from it. */
-function nearestAlong(samples: Float64Array, pose: Pose): { distance: number; gap: number } {
-  let best = 0, bestD = Infinity;
-  for (let i = 0; i < samples.length; i += 3) {
-    const d = Math.hypot(samples[i] - pose.x, samples[i + 1] - pose.y);
-    if (d < bestD) {
-      bestD = d;
-      best = samples[i + 2];
-    }
-  }
-  return { distance: best, gap: bestD };
 }

@@ -1,0 +1,65 @@
+/**
+ * All streams of a server: opens sessions up to a limit, tells them about map patches and deletions, and ends
+ * them on shutdown.
+ *
+ * @module
+ */
+import type { PlanService } from "./planService.ts";
+import type { MapStore } from "./mapStore.ts";
+import { ServiceError } from "./errors.ts";
+import { type Emit, type End, PathStream } from "./pathStream.ts";
+
+/** Stream limits. */
+export interface StreamOptions {
+  /** Max concurrent streams on the server. */
+  maxStreams: number;
+}
+
+/** All streams of a server. */
+export class StreamHub {
+  readonly #plans: PlanService;
+  readonly #store: MapStore;
+  readonly #opts: StreamOptions;
+  readonly #streams = new Set<PathStream>();
+  readonly #unsub: (() => void)[] = [];
+
+  /** Creates the hub and subscribes to map patches and deletions. */
+  constructor(plans: PlanService, store: MapStore, opts: StreamOptions) {
+    this.#plans = plans;
+    this.#store = store;
+    this.#opts = opts;
+    this.#unsub.push(store.onPatch((e) => {
+      for (const s of this.#streams) s.onPatch(e);
+    }));
+    this.#unsub.push(store.onDelete((id) => {
+      for (const s of this.#streams) s.onMapDeleted(id);
+    }));
+  }
+
+  /** Streams open now. */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** Opens a stream; `emit` sends an update, `end` closes it (with an error or cleanly). */
+  open(emit: Emit, end: End): PathStream {
+    if (this.#streams.size >= this.#opts.maxStreams) {
+      throw new ServiceError(
+        "RESOURCE_EXHAUSTED",
+        `streams: ${this.#streams.size} open (limit ${this.#opts.maxStreams})`,
+      );
+    }
+    const s = new PathStream(this.#plans, this.#store, emit, (err) => {
+      this.#streams.delete(s);
+      end(err);
+    });
+    this.#streams.add(s);
+    return s;
+  }
+
+  /** Ends every stream with a final "shutdown" status. */
+  shutdown(): void {
+    for (const s of [...this.#streams]) s.finish("shutdown", "server is shutting down");
+    for (const u of this.#unsub) u();
+  }
+}
