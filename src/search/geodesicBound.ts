@@ -239,6 +239,7 @@ export class GeodesicBound {
         continue;
       }
       let u = (lo - p) / d, v = (hi - p) / d;
+      // Ordered in place (as in walkable's row scan): a helper would have to return two numbers.
       if (u > v) {
         const w = u;
         u = v;

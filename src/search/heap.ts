@@ -114,6 +114,7 @@ export class IndexedMinHeap {
         }
       }
       if (!(cf < f || (cf === f && cg > g))) break;
+      // The slot moves here and in siftUp are written out on purpose: the A* core's hottest loop, no helper call.
       const cs = items[c];
       items[i] = cs;
       keys[2 * i] = cf;

@@ -33,10 +33,7 @@
 import { type PassLayer, uniformCost } from "../maps/grid.ts";
 import { ByteLru } from "./byteLru.ts";
 import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
-import type { Neighborhood } from "./gridSpace.ts";
-
-/** Fixed-point units per diagonal step at cost 1 (before rounding), as in GridSpace. */
-const DIAGONAL_SCALE = Math.SQRT2 * COST_SCALE;
+import { DIAGONAL_SCALE, gridHeuristic, type Neighborhood } from "./gridSpace.ts";
 
 /** True when a search over `layer` with `neighborhood` may use {@link JumpPointSpace} (8-connected, uniform). */
 export function useJumpPoints(layer: PassLayer, neighborhood: Neighborhood): boolean {
@@ -391,16 +388,7 @@ export class JumpPointSpace implements SearchSpace {
 
   /** Octile distance to the goal times layer.minCost, fixed point, rounded down (as GridSpace). */
   heuristic(state: number): number {
-    const w = this.width;
-    const y = (state / w) | 0;
-    const x = state - y * w;
-    let dx = x - this.goalX;
-    let dy = y - this.goalY;
-    if (dx < 0) dx = -dx;
-    if (dy < 0) dy = -dy;
-    return dx < dy
-      ? dx * this.hDiagonal + (dy - dx) * this.hStraight
-      : dy * this.hDiagonal + (dx - dy) * this.hStraight;
+    return gridHeuristic(state, this.width, this.goalX, this.goalY, this.hStraight, this.hDiagonal, true);
   }
 
   /** True for the configured goal tile. */

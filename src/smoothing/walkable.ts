@@ -30,6 +30,7 @@ function segmentMeetsBox(
   x1: number,
   y1: number,
 ): boolean {
+  // segmentEntersTile's closed twin (boundary rules differ), kept apart: the scan calls it per tile.
   let t0 = 0;
   let t1 = 1;
   // Each slab: p * t <= q.
@@ -178,15 +179,7 @@ export function sweptMaxCost(
     } else {
       // Not certified here: scan the rest in one pass (in tight terrain that is the plain scan plus one lookup;
       // piecewise scans cost more there than the certified steps save).
-      const rest = t > 0 ? scannedMaxCost(layer, r, ax, ay, bx, by, Infinity, t / length, 1) : scannedMaxCost(
-        layer,
-        r,
-        ax,
-        ay,
-        bx,
-        by,
-        Infinity,
-      );
+      const rest = scannedMaxCost(layer, r, ax, ay, bx, by, Infinity, t > 0 ? t / length : 0, 1);
       return rest === Infinity ? Infinity : uniform;
     }
   }
@@ -227,6 +220,7 @@ function scannedMaxCost(
     if (dy !== 0) {
       let ta = (j - rr - ay) / dy;
       let tb = (j + 1 + rr - ay) / dy;
+      // Ordered in place (as in geodesicBound's hitsGrown): a helper would have to return two numbers.
       if (ta > tb) {
         const swap = ta;
         ta = tb;
