@@ -11,6 +11,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
+import type { TileRect } from "../maps/layer.ts";
 import {
   astar,
   COST_SCALE,
@@ -25,7 +26,8 @@ import {
   headingCount,
   isDirectionalNeighborhood,
 } from "../search/directionTable.ts";
-import { type DirectionalGoal, DirectionalSpace, type TileWindow } from "../search/directionalSpace.ts";
+import type { DirectionalGoal } from "../search/directionalSetup.ts";
+import { DirectionalSpace } from "../search/directionalSpace.ts";
 import { GridSpace } from "../search/gridSpace.ts";
 import { ByteLru } from "../search/byteLru.ts";
 import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
@@ -197,11 +199,11 @@ class WindowedGrid implements SearchSpace {
   stateCount = 0;
   readonly maxSuccessors = 4;
   grid = new GridSpace();
-  window: TileWindow = { x0: 0, y0: 0, x1: 0, y1: 0 };
+  window: TileRect = { x0: 0, y0: 0, x1: 0, y1: 0 };
   width = 0;
   road: Uint8Array | null = null;
 
-  configure(layer: PassLayer, window: TileWindow, roadsOnly: boolean): this {
+  configure(layer: PassLayer, window: TileRect, roadsOnly: boolean): this {
     // Clearance 0: any passable tile. The unit's center stays on passable tiles, so this never cuts it off.
     this.grid.configure(layer, 0, 4, -1);
     this.stateCount = this.grid.stateCount;
@@ -277,7 +279,7 @@ function stateFor(ctx: PlanContext): DirectionalState {
 export function gridBound(
   ctx: PlanContext,
   layer: PassLayer,
-  window: TileWindow,
+  window: TileRect,
   goalTile: number,
   roadsOnly: boolean,
 ): Float64Array {
@@ -315,7 +317,7 @@ export interface DirectionalRequest {
   /** Neighbourhood. */
   neighborhood: DirectionalNeighborhood;
   /** Search window (default: around start and goal). */
-  window?: TileWindow;
+  window?: TileRect;
   /** Only road tiles are open. */
   roadsOnly: boolean;
   /** Reverse allowed. */
@@ -357,11 +359,11 @@ export function windowAround(
   bx: number,
   by: number,
   statesPerTile: number,
-): TileWindow {
+): TileRect {
   const span = Math.max(Math.abs(ax - bx), Math.abs(ay - by));
   let margin = 16 + (span >> 1);
   for (;;) {
-    const w: TileWindow = {
+    const w: TileRect = {
       x0: Math.max(0, Math.min(ax, bx) - margin),
       y0: Math.max(0, Math.min(ay, by) - margin),
       x1: Math.min(layer.width, Math.max(ax, bx) + 1 + margin),

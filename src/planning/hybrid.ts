@@ -38,7 +38,7 @@ import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
-import { corridorWindow } from "../search/pathCorridor.ts";
+import { corridorWindow } from "../search/corridorWindow.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { directCurve, fitCurves } from "./curved.ts";
 import {

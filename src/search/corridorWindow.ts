@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TileWindow } from "./directionalSpace.ts";
+import type { TileRect } from "../maps/layer.ts";
 
 /** A per-map-tile mask with 1 on the path's tiles (and, with `dilate` > 0, tiles within that many steps). */
 export function corridorMask(path: ArrayLike<number>, width: number, height: number, dilate = 0): Uint8Array {
@@ -24,13 +24,13 @@ export function corridorMask(path: ArrayLike<number>, width: number, height: num
   return mask;
 }
 
-/** The bounding box of a path's tiles grown by `margin`, clipped to the map. */
+/** The bounding box of a path's tiles grown by `margin`, clipped to the map (half-open, as TileRect). */
 export function corridorWindow(
   path: ArrayLike<number>,
   width: number,
   height: number,
   margin: number,
-): TileWindow {
+): TileRect {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (let i = 0; i < path.length; i++) {
     const t = path[i];

@@ -1,0 +1,420 @@
+/**
+ * The window raster of a directional search: the search window padded by the hit-check table's reach, with
+ * per local tile its open flag, node flag, tile cost and grid bound. The padding is closed, so no transition
+ * can leave the window and no bounds test is needed. Cells are open when passable (and on a road when the
+ * search is confined to roads).
+ *
+ * Also the tables that make a transition's cell test cheap (per window width: cell offsets; per table: the
+ * Chebyshev reach of each transition and its cells as row bitmasks), the exact sweep of off-table curves, and
+ * the node state layout over the raster: ((local tile * headings) + heading) * directions + last-reverse.
+ *
+ * @module
+ */
+import { footprintHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import type { TileRect } from "../maps/layer.ts";
+import type { Footprint } from "../units/footprint.ts";
+import { headingAngle } from "./directionTable.ts";
+import type { DirectionalSetup } from "./directionalSetup.ts";
+import type { HitCheckTable } from "./hitCheckTable.ts";
+
+/** A table's transition and cell offsets in one window width (see {@link WindowRaster}). */
+interface StrideCache {
+  stride: number;
+  transitionLocal: Int32Array;
+  cellLocal: Int32Array;
+  /** Per transition: the largest |dx| or |dy| of its cells (Chebyshev reach). */
+  reach: Uint8Array;
+  /** Per row entry of {@link RowMasks}: its row offset dy * stride. */
+  rowLocal: Int32Array;
+}
+
+/**
+ * A transition's cells as one bitmask per row it touches: bit j of row dy is the cell (j - maxReach, dy). With a
+ * per-tile word of the blocked flags of the 2 * maxReach + 1 tiles centered on it (WindowRaster.rowBits), a
+ * transition is tested with a few AND operations instead of a scan of ~24 cells. Only when 2 * maxReach + 1 <= 31.
+ */
+interface RowMasks {
+  /** Row entries per transition, CSR offsets (length transitions + 1). */
+  rowStart: Uint32Array;
+  /** Row dy of each entry. */
+  rowDy: Int8Array;
+  /** Cell bits of each entry. */
+  rowMask: Int32Array;
+}
+
+const strideCaches = new WeakMap<HitCheckTable, Map<number, StrideCache>>();
+const rowMaskCache = new WeakMap<HitCheckTable, RowMasks | null>();
+
+/** Largest maxReach the row bitmasks support (2 * 15 + 1 bits fit a signed 32-bit word). */
+const ROW_MASK_REACH = 15;
+
+function rowMasksOf(hit: HitCheckTable): RowMasks | null {
+  if (rowMaskCache.has(hit)) return rowMaskCache.get(hit)!;
+  const R = hit.maxReach;
+  let out: RowMasks | null = null;
+  if (R <= ROW_MASK_REACH) {
+    const n = hit.dx.length;
+    const cells = hit.cells;
+    const rowStart = new Uint32Array(n + 1);
+    const dys: number[] = [];
+    const masks: number[] = [];
+    const perRow = new Int32Array(2 * R + 1);
+    for (let t = 0; t < n; t++) {
+      perRow.fill(0);
+      for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
+        perRow[cells[2 * c + 1] + R] |= 1 << (cells[2 * c] + R);
+      }
+      rowStart[t] = dys.length;
+      // The destination row first: it holds the most likely blocked cell.
+      const first = hit.dy[t] + R;
+      if (perRow[first] !== 0) {
+        dys.push(first - R);
+        masks.push(perRow[first]);
+      }
+      for (let r = 0; r < perRow.length; r++) {
+        if (r === first || perRow[r] === 0) continue;
+        dys.push(r - R);
+        masks.push(perRow[r]);
+      }
+    }
+    rowStart[n] = dys.length;
+    out = { rowStart, rowDy: Int8Array.from(dys), rowMask: Int32Array.from(masks) };
+  }
+  rowMaskCache.set(hit, out);
+  return out;
+}
+
+const reachCache = new WeakMap<HitCheckTable, Uint8Array>();
+
+/** Per transition: the largest |dx| or |dy| of its cells (stride-independent, cached per table). */
+function reachOf(hit: HitCheckTable): Uint8Array {
+  const cached = reachCache.get(hit);
+  if (cached) return cached;
+  const n = hit.dx.length;
+  const cells = hit.cells;
+  const reach = new Uint8Array(n);
+  for (let t = 0; t < n; t++) {
+    let m = 0;
+    for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
+      m = Math.max(m, Math.abs(cells[2 * c]), Math.abs(cells[2 * c + 1]));
+    }
+    reach[t] = m;
+  }
+  reachCache.set(hit, reach);
+  return reach;
+}
+
+function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
+  let byStride = strideCaches.get(hit);
+  if (!byStride) {
+    byStride = new Map();
+    strideCaches.set(hit, byStride);
+  }
+  const cached = byStride.get(stride);
+  if (cached) return cached;
+  const n = hit.dx.length;
+  const transitionLocal = new Int32Array(n);
+  for (let t = 0; t < n; t++) transitionLocal[t] = hit.dy[t] * stride + hit.dx[t];
+  const rows = rowMasksOf(hit);
+  // Cell offsets only when the row bitmasks cannot be used (they are ~12 times more entries).
+  const cells = hit.cells;
+  const cellLocal = new Int32Array(rows ? 0 : cells.length / 2);
+  for (let c = 0; c < cellLocal.length; c++) cellLocal[c] = cells[2 * c + 1] * stride + cells[2 * c];
+  const rowLocal = new Int32Array(rows ? rows.rowDy.length : 0);
+  for (let k = 0; k < rowLocal.length; k++) rowLocal[k] = rows!.rowDy[k] * stride;
+  const out = { stride, transitionLocal, cellLocal, reach: reachOf(hit), rowLocal };
+  // A few window widths recur (one per query shape); keep the cache small.
+  if (byStride.size > 32) byStride.clear();
+  byStride.set(stride, out);
+  return out;
+}
+
+/**
+ * The padded window of one query (configure per query, reuse across queries: allocates only when the window
+ * grows). Fields are public for the search loop, which reads them into locals once per expansion.
+ */
+export class WindowRaster {
+  /** Headings per tile (the table's). */
+  headings = 8;
+  /** 2 when states carry the direction of the last motion (reversing units), else 1. */
+  directions = 1;
+  /** Padding on each side: the table's reach plus one. */
+  pad = 0;
+  /** Local row length (window width plus padding). */
+  stride = 0;
+  /** Local rows (window height plus padding). */
+  rows = 0;
+  /** Local tiles (stride * rows). */
+  area = 0;
+  /** First map column of the window. */
+  x0 = 0;
+  /** First map row of the window. */
+  y0 = 0;
+  /** Per local tile: 1 when open. */
+  open = new Uint8Array(0);
+  /** Per local tile: 1 when a node state may sit there (open, in the node mask, the goal reachable). */
+  nodeOk = new Uint8Array(0);
+  /** Per local tile: the map's tile cost. */
+  cost = new Float32Array(0);
+  /** Per local tile: the caller's grid bound (0 where unknown). */
+  bound = new Float64Array(0);
+  /** Per local tile: the radius of the largest all-open square centered there (0 when the tile is closed). */
+  freeReach = new Uint8Array(0);
+  /** Per local tile: bit j set when tile (x + j - maxReach, y) is closed (see {@link RowMasks}). */
+  rowBits = new Int32Array(0);
+  /** Pre-smoothing: path index per local tile (-1 off the path), or null. */
+  pathIndex: Int32Array | null = null;
+  /** Per transition: its destination's local offset. */
+  transitionLocal: Int32Array = new Int32Array(0);
+  /** Per table cell: its local offset (only without row bitmasks). */
+  cellLocal: Int32Array = new Int32Array(0);
+  /** Per transition: the Chebyshev reach of its cells. */
+  reach: Uint8Array = new Uint8Array(0);
+  /** Row bitmask entries per transition, CSR offsets (see {@link RowMasks}). */
+  rowStart: Uint32Array = new Uint32Array(0);
+  /** Cell bits of each row entry. */
+  rowMask: Int32Array = new Int32Array(0);
+  /** Local offset of each row entry's row. */
+  rowLocal: Int32Array = new Int32Array(0);
+  /** The table's row bitmasks exist (else transitions are tested cell by cell). */
+  useRows = false;
+  /** The layer exact curves are swept against (the map, or a road-only view of the window). */
+  exactLayer!: PassLayer;
+  private cellStart: Uint32Array = new Uint32Array(0);
+  /** Map-sized open mask for road-confined searches (1 = open road tile inside the window). */
+  private roadOpen = new Uint8Array(0);
+  /** All-zero clearance for the road view (no stretch is certified free by the map's clearance). */
+  private roadClearance = new Float32Array(0);
+  /** The window the road mask currently marks (cleared lazily on the next road query). */
+  private roadWindow: TileRect | null = null;
+
+  /** Rasters the query's window (tables, layer, window, roads, node mask, grid bound, path index). */
+  configure(setup: DirectionalSetup): this {
+    const { hit, layer, window: w } = setup;
+    const H = hit.profile.headings;
+    this.headings = H;
+    this.directions = setup.reverse && hit.profile.reverse ? 2 : 1;
+    this.pad = hit.maxReach + 1;
+    this.x0 = w.x0;
+    this.y0 = w.y0;
+    this.stride = w.x1 - w.x0 + 2 * this.pad;
+    this.rows = w.y1 - w.y0 + 2 * this.pad;
+    const area = this.stride * this.rows;
+    this.area = area;
+    if (this.open.length < area) {
+      this.open = new Uint8Array(area);
+      this.cost = new Float32Array(area);
+      this.bound = new Float64Array(area);
+      this.nodeOk = new Uint8Array(area);
+      this.freeReach = new Uint8Array(area);
+      this.rowBits = new Int32Array(area);
+    }
+    this.open.fill(0, 0, area);
+    this.nodeOk.fill(0, 0, area);
+    this.pathIndex = null;
+    if (setup.pathIndex) {
+      this.pathIndex = new Int32Array(area).fill(-1);
+    }
+    const tileCost = layer.tileCost;
+    const road = layer.road;
+    for (let y = w.y0; y < w.y1; y++) {
+      for (let x = w.x0; x < w.x1; x++) {
+        const t = y * layer.width + x;
+        const lt = this.local(x, y);
+        const c = tileCost[t];
+        this.open[lt] = c > 0 && (!setup.roadsOnly || road[t] === 1) ? 1 : 0;
+        this.nodeOk[lt] = this.open[lt] === 1 && (!setup.nodeMask || setup.nodeMask[t] === 1) ? 1 : 0;
+        this.cost[lt] = c;
+        if (this.pathIndex) this.pathIndex[lt] = setup.pathIndex![t];
+        const gb = setup.gridBound ? setup.gridBound[t] : -1;
+        this.bound[lt] = gb >= 0 ? gb : 0;
+        // No node where the goal is out of reach: one test fewer per successor.
+        if (gb === Infinity) this.nodeOk[lt] = 0;
+      }
+    }
+    this.exactLayer = setup.roadsOnly ? this.roadLayer(layer, w) : layer;
+    const lo = localOffsets(hit, this.stride);
+    this.transitionLocal = lo.transitionLocal;
+    this.cellLocal = lo.cellLocal;
+    this.reach = lo.reach;
+    this.cellStart = hit.cellStart;
+    this.computeFreeReach(area);
+    const rows = rowMasksOf(hit);
+    this.useRows = rows !== null;
+    if (rows) {
+      this.rowStart = rows.rowStart;
+      this.rowMask = rows.rowMask;
+      this.rowLocal = lo.rowLocal;
+      this.computeRowBits(hit.maxReach);
+    }
+    return this;
+  }
+
+  /**
+   * The tile cost shared by every open tile, or null when they differ (-1 when no tile is open: then no
+   * transition is taken and any cost serves).
+   */
+  uniformCost(): number | null {
+    let tc = -1;
+    for (let i = 0; i < this.area; i++) {
+      if (this.open[i] === 0) continue;
+      if (tc < 0) tc = this.cost[i];
+      else if (this.cost[i] !== tc) return null;
+    }
+    return tc;
+  }
+
+  /**
+   * Chebyshev distance transform of the open mask (two exact passes): freeReach = (distance to the nearest
+   * closed tile) - 1, capped at 255. A transition whose cells all lie within freeReach of its origin is open
+   * without scanning them (the common case in open terrain).
+   */
+  private computeFreeReach(area: number): void {
+    const d = this.freeReach;
+    const open = this.open;
+    const W = this.stride, R = this.rows;
+    for (let y = 0; y < R; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        if (open[i] === 0 || x === 0 || y === 0 || x === W - 1 || y === R - 1) {
+          d[i] = 0;
+          continue;
+        }
+        let m = d[i - 1];
+        const a = d[i - W - 1], b = d[i - W], c = d[i - W + 1];
+        if (a < m) m = a;
+        if (b < m) m = b;
+        if (c < m) m = c;
+        d[i] = m + 1 > 255 ? 255 : m + 1;
+      }
+    }
+    for (let y = R - 2; y >= 1; y--) {
+      for (let x = W - 2; x >= 1; x--) {
+        const i = y * W + x;
+        if (d[i] === 0) continue;
+        let m = d[i];
+        const e = d[i + 1] + 1, a = d[i + W - 1] + 1, b = d[i + W] + 1, c = d[i + W + 1] + 1;
+        if (e < m) m = e;
+        if (a < m) m = a;
+        if (b < m) m = b;
+        if (c < m) m = c;
+        d[i] = m;
+      }
+    }
+    // Distance 1 (a closed neighbour) means only the tile itself is surely open: reach 0.
+    for (let i = 0; i < area; i++) if (d[i] > 0) d[i]--;
+  }
+
+  /** Fills {@link rowBits}: a sliding window of 2R + 1 closed flags along each padded row (outside = closed). */
+  private computeRowBits(R: number): void {
+    const open = this.open;
+    const bitsOut = this.rowBits;
+    const W = this.stride;
+    const top = 2 * R;
+    for (let y = 0; y < this.rows; y++) {
+      const row = y * W;
+      let bits = 0;
+      for (let j = -R; j <= R; j++) {
+        if (j < 0 || j >= W || open[row + j] === 0) bits |= 1 << (j + R);
+      }
+      bitsOut[row] = bits;
+      for (let x = 1; x < W; x++) {
+        const e = x + R;
+        bits = (bits >>> 1) | (e >= W || open[row + e] === 0 ? 1 << top : 0);
+        bitsOut[row + x] = bits;
+      }
+    }
+  }
+
+  /** True when every cell of transition t from local tile lt is open. */
+  transitionFree(lt: number, t: number): boolean {
+    if (this.useRows) {
+      for (let k = this.rowStart[t]; k < this.rowStart[t + 1]; k++) {
+        if ((this.rowBits[lt + this.rowLocal[k]] & this.rowMask[k]) !== 0) return false;
+      }
+      return true;
+    }
+    const cellStart = this.cellStart;
+    for (let c = cellStart[t]; c < cellStart[t + 1]; c++) {
+      if (this.open[lt + this.cellLocal[c]] === 0) return false;
+    }
+    return true;
+  }
+
+  /** Local (padded window) index of map tile (x, y). */
+  local(x: number, y: number): number {
+    return (y - this.y0 + this.pad) * this.stride + (x - this.x0 + this.pad);
+  }
+
+  /** Map tile (x, y) of a local index. */
+  tileXY(lt: number): [number, number] {
+    const ly = (lt / this.stride) | 0;
+    const lx = lt - ly * this.stride;
+    return [lx - this.pad + this.x0, ly - this.pad + this.y0];
+  }
+
+  /** Encodes a node state. */
+  stateOf(x: number, y: number, heading: number, reverse: boolean): number {
+    return ((this.local(x, y) * this.headings) + heading) * this.directions +
+      (reverse && this.directions === 2 ? 1 : 0);
+  }
+
+  /** Decodes a node state into map tile x, y, heading index and last-motion-reverse flag. */
+  decode(state: number): { x: number; y: number; heading: number; reverse: boolean } {
+    const d = this.directions === 2 ? state & 1 : 0;
+    const s = this.directions === 2 ? state >>> 1 : state;
+    const h = s % this.headings;
+    const [x, y] = this.tileXY((s - h) / this.headings);
+    return { x, y, heading: h, reverse: d === 1 };
+  }
+
+  /** The pose of a node state: its tile center and table heading. */
+  nodePose(state: number): Pose {
+    const d = this.decode(state);
+    return { x: d.x + 0.5, y: d.y + 0.5, heading: headingAngle(d.heading, this.headings) };
+  }
+
+  /**
+   * True if the curve's footprint overlaps no blocked tile (exact sweep of src/geometry/sweep.ts, early exit,
+   * no allocation); for road-confined searches, no tile outside the window's road tiles either.
+   */
+  curveIsOpen(segs: readonly Segment[], fp: Footprint): boolean {
+    const L = this.exactLayer;
+    for (let i = 0; i < segs.length; i++) if (segmentHitsBlocked(L, segs[i], fp)) return false;
+    return true;
+  }
+
+  /** True if the footprint at the pose overlaps a blocked tile (or, for road searches, a non-road one). */
+  poseIsBlocked(p: Pose, fp: Footprint): boolean {
+    return footprintHitsBlocked(this.exactLayer, p.x, p.y, p.heading, fp);
+  }
+
+  /** A layer view whose open tiles are the window's passable road tiles (reuses one map-sized mask). */
+  private roadLayer(layer: PassLayer, w: TileRect): PassLayer {
+    const n = layer.width * layer.height;
+    if (this.roadOpen.length !== n) {
+      this.roadOpen = new Uint8Array(n);
+      this.roadWindow = null;
+    }
+    const mask = this.roadOpen;
+    const old = this.roadWindow;
+    if (old) {
+      for (let y = old.y0; y < old.y1; y++) {
+        mask.fill(0, y * layer.width + old.x0, y * layer.width + old.x1);
+      }
+    }
+    for (let y = w.y0; y < w.y1; y++) {
+      for (let x = w.x0; x < w.x1; x++) {
+        const t = y * layer.width + x;
+        mask[t] = layer.tileCost[t] > 0 && layer.road[t] === 1 ? 1 : 0;
+      }
+    }
+    this.roadWindow = { ...w };
+    // The sweep reads width, height, the zero test of tileCost and clearance, which certifies stretches free
+    // without testing their cells: the map's clearance knows nothing of roads, so the view has none (all zero).
+    if (this.roadClearance.length !== n) this.roadClearance = new Float32Array(n);
+    return { ...layer, tileCost: mask as unknown as Float32Array, clearance: this.roadClearance };
+  }
+}

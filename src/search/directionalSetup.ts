@@ -1,0 +1,78 @@
+/**
+ * What one directional search is asked: the map, the profile's tables, the window, the unit's curves and
+ * penalties, the start pose and the goal. Shared by the parts of the directional search space (window raster,
+ * transition costs, heuristic, endpoints) so that none of them depends on the space itself.
+ *
+ * @module
+ */
+import type { Pose } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import type { TileRect } from "../maps/layer.ts";
+import type { Footprint } from "../units/footprint.ts";
+import type { HeuristicTable } from "./heuristicTable.ts";
+import type { HitCheckTable } from "./hitCheckTable.ts";
+
+/** The goal of a directional search. */
+export interface DirectionalGoal {
+  /** Goal point x (tiles). */
+  x: number;
+  /** Goal point y (tiles). */
+  y: number;
+  /** Required final heading, if any. */
+  heading?: number;
+  /** Accepted distance from the goal point for tile-center nodes. */
+  tolerance: number;
+  /** Accepted heading error (when a heading is given). */
+  headingTolerance: number;
+}
+
+/** Everything a directional search needs. */
+export interface DirectionalSetup {
+  /** The map layer. */
+  layer: PassLayer;
+  /** Hit-check table of the unit's profile. */
+  hit: HitCheckTable;
+  /** Heuristic table of the unit's profile. */
+  heur: HeuristicTable;
+  /** The window the search may use (half-open, inside the map). */
+  window: TileRect;
+  /** Only road tiles are open. */
+  roadsOnly: boolean;
+  /** Footprint (for the on-the-fly start and analytic curves). */
+  footprint: Footprint;
+  /** Turning radius of the curves. */
+  turningRadius: number;
+  /** Reverse motion allowed (Reeds-Shepp curves). */
+  reverse: boolean;
+  /** Cost multiplier of reverse distance (>= 1). */
+  reversePenalty: number;
+  /** Cost per radian turned. */
+  turnPenalty: number;
+  /** Cost per change of direction. */
+  cuspPenalty: number;
+  /** The exact start pose. */
+  start: Pose;
+  /** The goal. */
+  goal: DirectionalGoal;
+  /**
+   * Optional obstacle-aware lower bound per map tile (fixed point; Infinity = goal unreachable from there,
+   * negative = unknown).
+   */
+  gridBound: Float64Array | null;
+  /** Analytic expansion every this many expansions (0: never). */
+  analyticInterval: number;
+  /**
+   * Optional per-map-tile mask: node states only on tiles marked 1 (the pre-smoothing pass keeps nodes on the
+   * grid path; sweeps may still cross any open tile).
+   */
+  nodeMask?: Uint8Array | null;
+  /**
+   * Optional per-map-tile index on a grid path (-1 off the path), for the pre-smoothing pass: a node more than
+   * {@link PRESMOOTH_BACKTRACK} points behind the farthest point reached is not expanded (the article's
+   * "searches back six or more points: fail"), and the farthest node is recorded as the failure point.
+   */
+  pathIndex?: Int32Array | null;
+}
+
+/** The pre-smoothing pass gives up on nodes this many path points behind the farthest one reached. */
+export const PRESMOOTH_BACKTRACK = 6;
