@@ -11,6 +11,7 @@ import { movingAiTerrain } from "../src/maps/terrain.ts";
 import { type PassLayer } from "../src/maps/grid.ts";
 import { runPlanTask } from "../src/planning/plan.ts";
 import { PlanContext } from "../src/planning/context.ts";
+import { tableStore } from "../src/service/directionalTables.ts";
 import { type PlannerName, type PlanTask, planTask } from "../src/planning/task.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
 import { type UnitSpec } from "../src/units/unit.ts";
@@ -151,7 +152,7 @@ export async function benchDirectional(): Promise<string> {
   ];
   const planners: PlannerName[] = ["directional", "hybrid", "smooth"];
   for (const sc of scenarios()) {
-    const ctx = new PlanContext((k) => (k === "L" ? sc.layer : undefined));
+    const ctx = new PlanContext((k) => (k === "L" ? sc.layer : undefined), tableStore);
     // Warm the tables and the JIT on every query of the set.
     for (const p of planners) {
       for (const q of sc.queries) runPlanTask(ctx, task(sc.layer, sc.unit, q, p), null);

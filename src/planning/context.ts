@@ -8,8 +8,12 @@ import type { PassLayer } from "../maps/grid.ts";
 import { newSearchResult, SearchWorkspace } from "../search/astar.ts";
 import { GridSpace } from "../search/gridSpace.ts";
 import { JumpPointSpace } from "../search/jumpPointSpace.ts";
+import { type DirectionalTableSource, NO_TABLE_SOURCE } from "./tableSource.ts";
 
-/** Reusable per-worker state: the search workspace and spaces (allocated once, reused by every task). */
+/**
+ * Reusable per-worker state: the search workspace and spaces (allocated once, reused by every task), and the
+ * worker's directional tables.
+ */
 export class PlanContext {
   /** Looks up shared data posted to this worker. */
   readonly lookup: (key: string) => unknown;
@@ -22,9 +26,16 @@ export class PlanContext {
   /** The search result object, reused. */
   readonly result = newSearchResult();
 
-  /** Creates a context over a shared-data lookup. */
-  constructor(lookup: (key: string) => unknown) {
+  /** Directional tables by profile (the service's store; planning does no I/O). */
+  readonly tables: DirectionalTableSource;
+
+  /**
+   * Creates a context over a shared-data lookup and a source of directional tables (without one, directional
+   * and hybrid searches throw).
+   */
+  constructor(lookup: (key: string) => unknown, tables: DirectionalTableSource = NO_TABLE_SOURCE) {
     this.lookup = lookup;
+    this.tables = tables;
   }
 
   /** The pass layer for a key (throws if the service did not share it). */

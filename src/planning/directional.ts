@@ -1,13 +1,13 @@
 /**
  * PLANNER_DIRECTIONAL: the article's Directional A* (Directional-8/24/48) on the one A* core, with the
- * hit-check and heuristic tables of the unit's profile (loaded from tables/ when committed there, else built
- * once per worker and cached), an obstacle-aware grid bound from one backward Dijkstra per query (its own
+ * hit-check and heuristic tables of the unit's profile (from the context's table source: the service's store
+ * reads them from tables/ when committed there, else builds them once per worker and caches them; planning
+ * does no I/O), an obstacle-aware grid bound from one backward Dijkstra per query (its own
  * workspace; the search space adds the sharper geodesic bound of src/search/geodesicBound.ts), analytic
  * expansion to the exact goal pose, reverse motion and penalties, roads, and budgets.
  *
  * @module
  */
-import { gunzipSync, gzipSync } from "node:zlib";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
@@ -29,39 +29,21 @@ import {
 import type { DirectionalGoal } from "../search/directionalSetup.ts";
 import { DirectionalSpace } from "../search/directionalSpace.ts";
 import { GridSpace } from "../search/gridSpace.ts";
-import { ByteLru } from "../search/byteLru.ts";
 import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
 import {
   buildHitCheckTable,
-  HitCheckBuilder,
   type HitCheckTable,
   packTables,
   tableKey,
   type TableProfile,
-  unpackTables,
 } from "../search/hitCheckTable.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
-/** Where committed tables live (src/tools/tables.ts writes them). */
-export const TABLE_DIR: URL = new URL("../../tables/", import.meta.url);
-
 /** Turning radius used for units that turn in place (radius 0): a small circle keeps the curves defined. */
 export const POINT_TURN_RADIUS = 0.5;
-
-/** A profile's tables and how they were obtained. */
-export interface TableSet {
-  /** Hit-check table. */
-  hit: HitCheckTable;
-  /** Heuristic table. */
-  heur: HeuristicTable;
-  /** "file" (read from tables/), "built" (computed now) or "cache" (earlier in this worker). */
-  source: "file" | "built" | "cache";
-  /** Milliseconds spent loading or building (0 from the cache). */
-  millis: number;
-}
 
 /** The table profile of a unit for a neighbourhood. */
 export function tableProfileOf(
@@ -95,103 +77,6 @@ export function tableBytes(
 ): Uint8Array {
   const { hit, heur } = buildTables(profile, onProgress);
   return packTables(hit, heur);
-}
-
-/** The file name of a profile's tables in {@link TABLE_DIR}. */
-export function tableFileName(profile: TableProfile): string {
-  return `${tableKey(profile)}.bin.gz`;
-}
-
-/** The file content for packed tables: gzip level 9 (deterministic for a given zlib). */
-export function compressTables(packed: Uint8Array): Uint8Array {
-  return new Uint8Array(gzipSync(packed, { level: 9 }));
-}
-
-interface CachedTables {
-  hit: HitCheckTable;
-  heur: HeuristicTable;
-}
-
-/**
- * Bytes of tables a worker keeps, least recently used out first. Custom profiles each bring their own tables
- * (a few MB), so without a bound a client cycling through unit shapes could grow a worker without limit.
- */
-export const TABLE_CACHE_BYTES = 192 * 1024 * 1024;
-const tableCache = new ByteLru<string, CachedTables>(TABLE_CACHE_BYTES);
-/** Builds under way (stopped by a request's deadline or cancel), by table key, with the time spent so far. */
-const tableBuilds = new Map<string, { builder: HitCheckBuilder; millis: number }>();
-
-function tableSetBytes(hit: HitCheckTable, heur: HeuristicTable): number {
-  let bytes = heur.values.byteLength;
-  for (const v of Object.values(hit)) if (ArrayBuffer.isView(v)) bytes += v.byteLength;
-  return bytes;
-}
-
-function cacheTables(key: string, hit: HitCheckTable, heur: HeuristicTable): void {
-  tableCache.set(key, { hit, heur }, tableSetBytes(hit, heur));
-}
-
-/** The tables of a profile: from this worker's cache, else tables/<key>.bin, else built (and cached). */
-export function tablesFor(profile: TableProfile): TableSet {
-  return tablesUntil(profile, null)!;
-}
-
-/**
- * {@link tablesFor} under a `stop` condition: a build (up to seconds for a large custom profile) polls `stop`
- * between start headings and returns null when it says so; the part built is kept and the next call for the
- * profile goes on from there. `millis` of a built set counts every call's share of the build.
- */
-export function tablesUntil(profile: TableProfile, stop: (() => boolean) | null): TableSet | null {
-  const key = tableKey(profile);
-  const cached = tableCache.get(key);
-  if (cached) return { hit: cached.hit, heur: cached.heur, source: "cache", millis: 0 };
-  const t0 = performance.now();
-  let build = tableBuilds.get(key);
-  if (build === undefined) {
-    try {
-      const file = Deno.readFileSync(new URL(tableFileName(profile), TABLE_DIR));
-      const tables = unpackTables(new Uint8Array(gunzipSync(file)));
-      cacheTables(key, tables.hit, tables.heur);
-      return { ...tables, source: "file", millis: performance.now() - t0 };
-    } catch {
-      // Not a committed profile: build it.
-    }
-    build = { builder: new HitCheckBuilder(profile), millis: 0 };
-    tableBuilds.set(key, build);
-  }
-  const done = build.builder.step(stop);
-  build.millis += performance.now() - t0;
-  if (!done) return null;
-  const t1 = performance.now();
-  const hit = build.builder.table();
-  const heur = buildHeuristicTable(profile.turningRadius, profile.headings, profile.reverse);
-  tableBuilds.delete(key);
-  cacheTables(key, hit, heur);
-  return { hit, heur, source: "built", millis: build.millis + performance.now() - t1 };
-}
-
-/** Progress of a stopped build of the profile's tables (start headings done, of all), or null if none. */
-export function tableBuildProgress(profile: TableProfile): { done: number; total: number } | null {
-  const build = tableBuilds.get(tableKey(profile));
-  return build ? { done: build.builder.headingsDone, total: profile.headings } : null;
-}
-
-/** Drops every cached table and build under way (tests). */
-export function clearTableCache(): void {
-  tableCache.clear();
-  tableBuilds.clear();
-}
-
-/** Bytes the table cache holds now (tests). */
-export function tableCacheSize(): number {
-  return tableCache.bytes;
-}
-
-/** Sets the table cache's byte bound (tests and tuning); returns the previous one. */
-export function setTableCacheLimit(bytes: number): number {
-  const previous = tableCache.limit;
-  tableCache.limit = bytes;
-  return previous;
 }
 
 /** 4-connected Dijkstra over the grid inside a window (heuristic 0, no goal): an exhaustive backward search. */
@@ -383,9 +268,9 @@ export function directionalSearch(
   budget: PlanBudget,
 ): DirectionalRun {
   const profile = tableProfileOf(unit, req.neighborhood, req.reverse);
-  const tables = tablesUntil(profile, budget.stopped);
+  const tables = ctx.tables.tablesUntil(profile, budget.stopped);
   if (tables === null) {
-    const progress = tableBuildProgress(profile);
+    const progress = ctx.tables.buildProgress(profile);
     return {
       status: budget.cancelled() ? "cancelled" : "budget",
       segments: [],

@@ -10,6 +10,7 @@ import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from ".
 import { type PlannerName, type PlanOutcome, type PlanTask } from "../planning/task.ts";
 import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
+import { tableStore } from "./directionalTables.ts";
 import { useJumpPoints } from "../search/jumpPointSpace.ts";
 import { invalid, ServiceError } from "./errors.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
@@ -62,7 +63,7 @@ export class PlanService {
   readonly #testHooks: boolean;
   readonly #fastLaneExpansions: number;
   readonly #inlineShared = new Map<string, unknown>();
-  readonly #inlineContext = new PlanContext((key) => this.#inlineShared.get(key));
+  readonly #inlineContext = new PlanContext((key) => this.#inlineShared.get(key), tableStore);
 
   /** Creates the service over a store and a pool. */
   constructor(

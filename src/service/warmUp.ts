@@ -14,6 +14,8 @@ import { type UnitSpec } from "../units/unit.ts";
 import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
 import { type PlannerName, type PlanTask, planTask } from "../planning/task.ts";
+import type { DirectionalTableSource } from "../planning/tableSource.ts";
+import { tableStore } from "./directionalTables.ts";
 
 /** A 40x40 yard with a wall, a pillar and a doorway: every planner takes its slow and its fast paths here. */
 function warmUpLayer(): PassLayer {
@@ -62,10 +64,10 @@ export interface WarmUp {
 }
 
 /**
- * Runs the warm-up (~40 ms here). Never throws: a failure here must not keep a worker from serving; it is
- * reported in the result instead.
+ * Runs the warm-up (~40 ms here) with the worker's directional tables (it loads the tank's). Never throws: a
+ * failure here must not keep a worker from serving; it is reported in the result instead.
  */
-export function warmUpPlanners(): WarmUp {
+export function warmUpPlanners(tables: DirectionalTableSource = tableStore): WarmUp {
   const t0 = performance.now();
   const out: WarmUp = { millis: 0, runs: 0, found: 0, error: "" };
   const run = (ctx: PlanContext, task: PlanTask) => {
@@ -74,7 +76,7 @@ export function warmUpPlanners(): WarmUp {
   };
   try {
     const layer = warmUpLayer();
-    const ctx = new PlanContext((key) => (key === "warm-up" ? layer : undefined));
+    const ctx = new PlanContext((key) => (key === "warm-up" ? layer : undefined), tables);
     const routes = [[4.5, 4.5, 35.5, 35.5], [4.5, 30.5, 30.5, 6.5], [15.5, 15.5, 18.5, 34.5]];
     const runs: [PlannerName, UnitSpec][] = [
       ["grid", BUILTIN_PROFILES.agent],

@@ -9,11 +9,12 @@ import { type WorkerReply, type WorkerRequest } from "./workerProtocol.ts";
 import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
 import { warmUpPlanners } from "./warmUp.ts";
+import { tableStore } from "./directionalTables.ts";
 import { forgetJumpTables } from "../search/jumpPointSpace.ts";
 import { type PassLayer } from "../maps/grid.ts";
 
 const shared = new Map<string, unknown>();
-const ctx = new PlanContext((key) => shared.get(key));
+const ctx = new PlanContext((key) => shared.get(key), tableStore);
 
 self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   const msg = ev.data;
@@ -47,4 +48,4 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
 };
 
 // Compile the planning code before the first request (~40 ms); messages wait in the queue meanwhile.
-warmUpPlanners();
+warmUpPlanners(tableStore);

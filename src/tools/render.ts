@@ -29,6 +29,7 @@ import { parseMovingAi } from "../maps/movingai.ts";
 import { movingAiTerrain, withOverrides } from "../maps/terrain.ts";
 import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
+import { tableStore } from "../service/directionalTables.ts";
 import { type PlannerName, type PlanOutcome, type PlanTask, planTask } from "../planning/task.ts";
 import { AGENT, BUILTIN_PROFILES } from "../units/profiles.ts";
 import { applyOverrides } from "../units/unit.ts";
@@ -352,7 +353,7 @@ export function planInProcess(
     ? withOverrides(movingAiTerrain(), unit.terrain)
     : movingAiTerrain();
   const layer = buildPassLayer(grid, terrain);
-  const ctx = new PlanContext(() => layer);
+  const ctx = new PlanContext(() => layer, tableStore);
   const task = planTask(
     { planner, layerKey: "render", width: grid.width, unit, start, goal },
     {

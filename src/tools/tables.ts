@@ -8,13 +8,8 @@
 import type { DirectionalNeighborhood } from "../search/directionTable.ts";
 import type { TableProfile } from "../search/hitCheckTable.ts";
 import { BUILTIN_PROFILES } from "../units/profiles.ts";
-import {
-  compressTables,
-  TABLE_DIR,
-  tableBytes,
-  tableFileName,
-  tableProfileOf,
-} from "../planning/directional.ts";
+import { tableBytes, tableProfileOf } from "../planning/directional.ts";
+import { compressTables, TABLE_DIR, tableFileName } from "../service/directionalTables.ts";
 
 /** Neighbourhoods whose tables are committed. */
 export const COMMITTED_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [8, 24];

@@ -8,6 +8,7 @@ import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
 import { type PassLayer } from "../../src/maps/grid.ts";
 import { type Segment } from "../../src/geometry/types.ts";
 import { PlanContext } from "../../src/planning/context.ts";
+import { tableStore } from "../../src/service/directionalTables.ts";
 import { type PlanOutcome, type PlanTask, planTask } from "../../src/planning/task.ts";
 import { type UnitSpec } from "../../src/units/unit.ts";
 
@@ -47,9 +48,9 @@ export function doorRows(): string[] {
   return rows;
 }
 
-/** A context whose only layer is `layer` under key "L". */
+/** A context whose only layer is `layer` under key "L", with this thread's directional table store. */
 export function contextOf(layer: PassLayer): PlanContext {
-  return new PlanContext((k) => (k === "L" ? layer : undefined));
+  return new PlanContext((k) => (k === "L" ? layer : undefined), tableStore);
 }
 
 /** A task for `unit` on layer "L". */

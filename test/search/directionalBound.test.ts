@@ -9,9 +9,9 @@ import {
   directionalSearch,
   gridBound,
   tableProfileOf,
-  tablesFor,
   windowAround,
 } from "../../src/planning/directional.ts";
+import { tableStore } from "../../src/service/directionalTables.ts";
 import { astar, newSearchResult, SearchWorkspace } from "../../src/search/astar.ts";
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
@@ -66,7 +66,7 @@ describe("successor skipping", () => {
     const layer = layerOf(doorRows());
     const tank = { ...BUILTIN_PROFILES.tank };
     const profile = tableProfileOf(tank, 24, true);
-    const tables = tablesFor(profile);
+    const tables = tableStore.tablesFor(profile);
     const ctx = contextOf(layer);
     const ws = new SearchWorkspace();
     const space = new DirectionalSpace();

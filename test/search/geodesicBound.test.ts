@@ -6,7 +6,8 @@
 import { describe, expect, test } from "vitest";
 import { GeodesicBound } from "../../src/search/geodesicBound.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import { gridBound, tableProfileOf, tablesFor, windowAround } from "../../src/planning/directional.ts";
+import { gridBound, tableProfileOf, windowAround } from "../../src/planning/directional.ts";
+import { tableStore } from "../../src/service/directionalTables.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../../src/search/astar.ts";
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
@@ -138,7 +139,7 @@ describe("geodesic bound", () => {
       const ctx = contextOf(layer);
       const tank = { ...BUILTIN_PROFILES[name] };
       const profile = tableProfileOf(tank, 24, true);
-      const tables = tablesFor(profile);
+      const tables = tableStore.tablesFor(profile);
       const ws = new SearchWorkspace();
       const space = new DirectionalSpace();
       let checked = 0;

@@ -3,13 +3,8 @@ import { describe, expect, test } from "vitest";
 import { gunzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import {
-  compressTables,
-  TABLE_DIR,
-  tableBytes,
-  tableFileName,
-  tableProfileOf,
-} from "../../src/planning/directional.ts";
+import { tableBytes, tableProfileOf } from "../../src/planning/directional.ts";
+import { compressTables, TABLE_DIR, tableFileName } from "../../src/service/directionalTables.ts";
 import { unpackTables } from "../../src/search/hitCheckTable.ts";
 import { curveLowerBound } from "../../src/search/heuristicTable.ts";
 import { reedsSheppLengthCoords } from "../../src/geometry/reedsShepp.ts";
