@@ -8,7 +8,8 @@
  * them, so it is at least as long as the shortest one, which is what the table holds; values are floored to
  * 1/256 tile, so the stored value never exceeds the true length. Beyond the table radius the bound falls back
  * to the Euclidean distance (always a lower bound). Reaching a goal that is not a tile-center pose is bounded
- * in the heuristic of the search (src/search/directionalHeuristic.ts) with the triangle inequality of the curve distance.
+ * in the search's heuristic (src/search/directionalHeuristic.ts) with the triangle inequality of the curve
+ * distance.
  *
  * Layout: the problem is invariant under 90-degree rotations, so only start headings 0 .. H/4-1 are stored; a
  * lookup rotates the offset and the end heading. values[((h0 * S) + cell) * (H + 1) + h1], S = (2R+1)^2,
