@@ -13,7 +13,7 @@
  */
 
 import { mod2pi, normalizeAngle, TWO_PI } from "./angle.ts";
-import { arcSegment, type CurvePath, lineSegment } from "./segment.ts";
+import { arcSegment, checkTurningRadius, type CurvePath, lineSegment } from "./segment.ts";
 import type { Pose, Segment } from "./types.ts";
 
 /** Turns within this of a full circle count as no turn (rounding for a destination straight ahead). */
@@ -56,12 +56,6 @@ function arcThenLineParts(
   return turn * r + tangent;
 }
 
-function checkRadius(r: number) {
-  if (!(r > 0) || !Number.isFinite(r)) {
-    throw new RangeError(`turning radius must be finite and > 0, got ${r}`);
-  }
-}
-
 /**
  * Length of the arc-then-line path on one side (see {@link arcThenLineSide}), or -1 when the destination is
  * strictly inside that side's turning circle. Allocates nothing: for choosing a side before building it.
@@ -73,7 +67,7 @@ export function arcThenLineSideLength(
   r: number,
   side: 1 | -1,
 ): number {
-  checkRadius(r);
+  checkTurningRadius(r);
   if (goalX === start.x && goalY === start.y) return 0;
   return arcThenLineParts(start.x, start.y, normalizeAngle(start.heading), goalX, goalY, r, side);
 }
@@ -89,7 +83,7 @@ export function arcThenLineSide(
   r: number,
   side: 1 | -1,
 ): CurvePath | null {
-  checkRadius(r);
+  checkTurningRadius(r);
   const h0 = normalizeAngle(start.heading);
   const begin: Pose = { x: start.x, y: start.y, heading: h0 };
   const word = side > 0 ? "LS" : "RS";

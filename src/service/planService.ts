@@ -7,7 +7,7 @@
  */
 import { clearanceClass } from "../maps/layer.ts";
 import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from "../maps/regions.ts";
-import { type PlannerName, type PlanOutcome, type PlanTask } from "../planning/task.ts";
+import { type PlannerName, type PlanOutcome, planOutcome, type PlanTask } from "../planning/task.ts";
 import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
 import { tableStore } from "./directionalTables.ts";
@@ -120,11 +120,10 @@ export class PlanService {
         // The region tables say no path exists: answer without searching.
         if (!opts.nearestFallback) {
           return {
-            outcome: emptyOutcome(
-              "unreachable",
-              planner,
-              "the goal is not connected to the start for this unit",
-            ),
+            outcome: planOutcome(planner, {
+              status: "unreachable",
+              message: "the goal is not connected to the start for this unit",
+            }),
             mapVersion: mv,
             queueMicros: 0,
             fromRegionTable: true,
@@ -262,18 +261,4 @@ export class PlanService {
     if (n !== 4 && n !== 8) throw invalid("options.neighborhood", n, "must be 4 or 8 for grid planners");
     return n;
   }
-}
-
-function emptyOutcome(status: "unreachable", planner: PlannerName, message: string): PlanOutcome {
-  return {
-    status,
-    segments: [],
-    length: 0,
-    waypoints: null,
-    duration: 0,
-    expansions: 0,
-    searchMicros: 0,
-    planner,
-    message,
-  };
 }
