@@ -13,7 +13,8 @@
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { TileRect } from "../maps/layer.ts";
 import { poseAlong, poseAtDistance, segmentPiece } from "../geometry/segment.ts";
-import { applySpeedProfile, speedAt, type SpeedLimits } from "./speedProfile.ts";
+import { normalizeAngle } from "../geometry/angle.ts";
+import { applySpeedProfile, speedAt, type SpeedLimits, splitAtSpeedPhases } from "./speedProfile.ts";
 
 /** Samples per tile when recording which tiles the remaining path covers. */
 export const SAMPLES_PER_TILE = 4;
@@ -124,9 +125,20 @@ export function trackProgress(
 }
 
 /**
+ * True when segment b continues segment a with the same geometry (same direction and curvature, no heading
+ * jump): the joint is only a speed-phase change (speedProfile.ts splitAtSpeedPhases), not a corner or waypoint.
+ */
+export function continues(a: Segment, b: Segment): boolean {
+  return a.direction === b.direction && a.curvature === b.curvature &&
+    Math.abs(normalizeAngle(b.start.heading - a.end.heading)) <= 1e-9 &&
+    Math.hypot(b.start.x - a.end.x, b.start.y - a.end.y) <= 1e-9;
+}
+
+/**
  * The stretch a splice keeps, as distances along the path: from the unit's distance (clamped to the path) to
- * `lead` past it, or with `atJoint` to the first joint between segments at or past that. Null when the splice
- * point would not come before the path's end.
+ * `lead` past it, or with `atJoint` to the first joint between segments at or past that where the geometry
+ * changes (a corner or waypoint: joints where only the speed phase changes, see {@link continues}, are
+ * passed). Null when the splice point would not come before the path's end.
  */
 export function spliceTarget(
   segs: readonly Segment[],
@@ -141,9 +153,9 @@ export function spliceTarget(
   if (!(to < total - 1e-6)) return null;
   if (atJoint) {
     let end = 0;
-    for (const seg of segs) {
-      end += seg.length;
-      if (end >= to) break;
+    for (let i = 0; i < segs.length; i++) {
+      end += segs[i].length;
+      if (end >= to && !(i + 1 < segs.length && continues(segs[i], segs[i + 1]))) break;
     }
     if (!(end < total - 1e-6)) return null;
     to = end;
@@ -225,9 +237,27 @@ export interface SplicedPath {
 }
 
 /**
+ * The first `u` of a segment with its speeds: a profiled segment of the answers has constant acceleration, so
+ * the speed at u is sqrt(v0^2 + (v1^2 - v0^2) u / L) and the piece takes 2 u / (v0 + v(u)).
+ */
+export function timedPiece(seg: Segment, u: number): Segment {
+  const piece = segmentPiece(seg, 0, u);
+  const v0 = seg.startSpeed, v1 = seg.endSpeed;
+  if (v0 === undefined || v1 === undefined || !(seg.length > 0)) return piece;
+  const vu = Math.sqrt(Math.max(0, v0 * v0 + ((v1 * v1 - v0 * v0) * piece.length) / seg.length));
+  piece.startSpeed = v0;
+  piece.endSpeed = vu;
+  piece.duration = v0 + vu > 0 ? (2 * piece.length) / (v0 + vu) : 0;
+  return piece;
+}
+
+/**
  * Joins a plan from the splice point onto the path: the replacement is timed from the unit's speed at its
  * position, continuing the old profile (the piece before the unit is the previous segment), or from rest when the
- * unit was at the start or that profile cannot continue. Sets the speeds on the kept pieces and on `added`.
+ * unit was at the start or that profile cannot continue. Sets the speeds on the kept pieces and on `added`, then
+ * splits the replacement at its speed phases (speedProfile.ts), as every answer is: the replacement's segments
+ * have constant acceleration, and the kept path before it is the old (split) path's, so replace-from indexes
+ * refer to the path the client holds.
  */
 export function joinSplice(
   old: readonly Segment[],
@@ -235,18 +265,18 @@ export function joinSplice(
   added: readonly Segment[],
   unit: SpeedLimits,
 ): SplicedPath {
-  const replacement = [...splice.kept, ...added];
+  let replacement = [...splice.kept, ...added];
   const length = replacement.reduce((a, s) => a + s.length, 0);
   const before = splice.fromOffset > 0
-    ? segmentPiece(old[splice.fromIndex], 0, splice.fromOffset)
+    ? timedPiece(old[splice.fromIndex], splice.fromOffset)
     : old[splice.fromIndex - 1];
   let duration = before !== undefined && splice.speed > 0
     ? applySpeedProfile(replacement, unit, { previous: before, speed: splice.speed })
     : applySpeedProfile(replacement, unit);
-  if (Number.isNaN(duration)) {
-    duration = applySpeedProfile(replacement, unit);
-    return { replacement, length, duration, path: null };
-  }
+  const fromRest = Number.isNaN(duration);
+  if (fromRest) duration = applySpeedProfile(replacement, unit);
+  if (unit.maxSpeed > 0) replacement = splitAtSpeedPhases(replacement, unit);
+  if (fromRest) return { replacement, length, duration, path: null };
   const path: Segment[] = old.slice(0, splice.fromIndex);
   if (splice.fromOffset > 0) path.push(before!);
   for (const seg of replacement) path.push(seg);

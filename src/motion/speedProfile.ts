@@ -19,10 +19,10 @@
  *   or a triangle when the segment is too short to reach the cap. Its duration is integrated exactly
  *   (v^2 = v0^2 + 2 a s on the ramps, L/c on the cruise).
  *
- * `poseAtTime` in src/geometry/segment.ts takes the speed as linear in time within a segment (from startSpeed
- * to endSpeed over the stored duration): for a segment with several phases that is an approximation of where
- * the unit is mid-segment (it still reaches the segment's end exactly on time). {@link splitAtSpeedPhases}
- * splits segments at the phase changes so that it is exact.
+ * The wire contract (docs/segments.md, `poseAtTime` in src/geometry/segment.ts) has the speed linear in time
+ * within a segment, so length = (startSpeed + endSpeed) / 2 * duration. A profiled segment may hold several
+ * phases; {@link splitAtSpeedPhases} splits it at the phase changes, and every answer is split so
+ * (planning/plan.ts for plans, motion/pathCorridor.ts for a stream's joined paths).
  *
  * @module
  */
@@ -30,6 +30,9 @@ import { normalizeAngle } from "../geometry/angle.ts";
 import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
 import type { UnitSpec } from "../units/unit.ts";
+
+/** Speed phases shorter than this (tiles) are not split off (see {@link splitAtSpeedPhases}). */
+const PHASE_EPS = 1e-9;
 
 /** Headings within this of each other count as joined (no corner). */
 const HEADING_JOIN_EPS = 1e-9;
@@ -237,7 +240,13 @@ export function splitAtSpeedPhases(segments: readonly Segment[], unit: SpeedLimi
     peak = Math.min(Math.max(peak, v0, v1), Math.max(cap, v0, v1));
     const up = Math.min(L, Math.max(0, (peak * peak - v0 * v0) / (2 * a)));
     const down = Math.min(L - up, Math.max(0, (peak * peak - v1 * v1) / (2 * b)));
-    const cuts = [0, up, L - down, L].filter((u, i, all) => i === 0 || u > all[i - 1] + 1e-12);
+    // Phases shorter than PHASE_EPS are merged into their neighbour (no sliver pieces; every piece still has
+    // length = mean speed * duration); the last piece always ends exactly at L.
+    const cuts = [0];
+    for (const u of [up, L - down]) {
+      if (u > cuts[cuts.length - 1] + PHASE_EPS && u < L - PHASE_EPS) cuts.push(u);
+    }
+    cuts.push(L);
     const speeds = (
       u: number,
     ) => (u <= up

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { applySpeedProfile } from "../motion/speedProfile.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import { pathCost } from "../motion/pathCost.ts";
 import { PlanBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
 import { planGridOrSmooth } from "./gridPlanner.ts";
@@ -53,6 +54,20 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
   if (out.duration === 0 && out.segments.length > 0 && task.unit.maxSpeed > 0) {
     out.duration = applySpeedProfile(out.segments, task.unit);
   }
+  finishOutcome(ctx, task, out);
   out.searchMicros = Math.round((performance.now() - t0) * 1000);
   return out;
+}
+
+/**
+ * The last step of every task, whatever planner ran: the path is priced by the one cost model on the unit's own
+ * layer (the task's layer carries the unit's terrain overrides), then its profiled segments are split where the
+ * speed phase changes (accelerate, cruise, brake), so within every segment speed is linear in time and
+ * length = (startSpeed + endSpeed) / 2 * duration (docs/segments.md). Splitting keeps the geometry, so it comes
+ * after planners that smooth or profile their own paths.
+ */
+function finishOutcome(ctx: PlanContext, task: PlanTask, out: PlanOutcome): void {
+  if (out.segments.length === 0) return;
+  out.cost = pathCost(out.segments, task.unit, ctx.layer(task.layerKey));
+  if (task.unit.maxSpeed > 0) out.segments = splitAtSpeedPhases(out.segments, task.unit);
 }

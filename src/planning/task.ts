@@ -7,6 +7,7 @@
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { clearanceClass } from "../maps/layer.ts";
+import type { PathCost } from "../motion/pathCost.ts";
 
 /** Planners the worker runs (the service resolves AUTO before). */
 export type PlannerName = "grid" | "smooth" | "curved" | "directional" | "hybrid" | "hierarchical";
@@ -29,6 +30,12 @@ export interface PlanTask {
   goal: { x: number; y: number; heading?: number; tolerance: number; headingTolerance: number };
   /** Grid clearance class the unit needs (tiles open iff clearance >= this). */
   clearance: number;
+  /**
+   * For the curve planners' guiding grid searches, when set: the footprint's over-approximating class (every
+   * tile a legal pose's center can lie in is open; the service sets it when tile centers at `clearance` do not
+   * join start and goal). Guidance only: every segment is still checked with the exact swept footprint.
+   */
+  guideClearance?: number;
   /** The unit. */
   unit: UnitSpec;
   /** Grid neighbourhood 4 or 8, directional 8, 24 or 48. */
@@ -90,7 +97,23 @@ export interface PlanOutcome {
   planner: PlannerName;
   /** A note for the client. */
   message: string;
+  /**
+   * The unit's cost of `segments` by the one cost model (motion/pathCost.ts, docs/cost.md), on the unit's own
+   * terrain layer. Planners leave it unset: {@link runPlanTask} in plan.ts prices every outcome; an outcome
+   * without it (no path) costs 0.
+   */
+  cost?: PathCost;
 }
+
+/** The cost of no path. */
+export const NO_COST: Readonly<PathCost> = Object.freeze({
+  total: 0,
+  terrain: 0,
+  reverseExtra: 0,
+  reverseLength: 0,
+  cusps: 0,
+  turning: 0,
+});
 
 /** An outcome with defaults (found, empty path, zero figures) overridden by `partial`. */
 export function planOutcome(planner: PlannerName, partial: Partial<PlanOutcome>): PlanOutcome {

@@ -10,7 +10,8 @@ import type { MapVersion } from "../service/mapStore.ts";
 import { reportedTerrain } from "../service/mapStore.ts";
 import type { PlanResult } from "../service/planService.ts";
 import type { StreamUpdate } from "../service/pathStream.ts";
-import type { PlannerName, PlanOutcome, PlanStatusName } from "../planning/task.ts";
+import { NO_COST, type PlannerName, type PlanOutcome, type PlanStatusName } from "../planning/task.ts";
+import { type PathCost, pathCost } from "../motion/pathCost.ts";
 
 /** A Segment on the wire. */
 export interface WireSegment {
@@ -76,6 +77,26 @@ export const STATUS_WIRE: Record<Exclude<PlanStatusName, "cancelled" | "deadline
   no_legal_path: "PLAN_STATUS_NO_LEGAL_PATH",
 };
 
+/** A CostBreakdown on the wire. */
+export interface WireCostBreakdown {
+  terrain: number;
+  reverse_extra: number;
+  reverse_length: number;
+  cusps: number;
+  turning: number;
+}
+
+/** A path's cost parts in their wire shape (the total goes in the response's `cost`). */
+export function costToWire(c: PathCost): WireCostBreakdown {
+  return {
+    terrain: c.terrain,
+    reverse_extra: c.reverseExtra,
+    reverse_length: c.reverseLength,
+    cusps: c.cusps,
+    turning: c.turning,
+  };
+}
+
 /** A PlanResponse on the wire. */
 export interface WirePlanResponse {
   status: string;
@@ -93,6 +114,8 @@ export interface WirePlanResponse {
     from_region_table: boolean;
   };
   message: string;
+  cost: number;
+  cost_breakdown: WireCostBreakdown;
 }
 
 /** Builds the wire response of a plan outcome. */
@@ -122,6 +145,8 @@ export function planToWire(
       from_region_table: extra.fromRegionTable,
     },
     message: out.message,
+    cost: (out.cost ?? NO_COST).total,
+    cost_breakdown: costToWire(out.cost ?? NO_COST),
   };
 }
 
@@ -170,7 +195,17 @@ export function updateToWire(u: StreamUpdate) {
   };
 }
 
-/** A CurveResponse on the wire. */
+/** Weights of a Curve's cost: a Curve names no unit, so no penalties (its cost is its length). */
+const CURVE_WEIGHTS = { reversePenalty: 1, turnPenalty: 0, cuspPenalty: 0 };
+
+/** A CurveResponse on the wire (priced with no map and no penalties: docs/cost.md). */
 export function curveToWire(path: CurvePath) {
-  return { segments: path.segments.map(segmentToWire), length: path.length, word: path.word };
+  const cost = pathCost(path.segments, CURVE_WEIGHTS, null);
+  return {
+    segments: path.segments.map(segmentToWire),
+    length: path.length,
+    word: path.word,
+    cost: cost.total,
+    cost_breakdown: costToWire(cost),
+  };
 }

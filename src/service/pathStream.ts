@@ -35,6 +35,8 @@ import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
 import { checkedStart, type PlanRequest, type ProgressReport, type StreamMessage } from "./requests.ts";
 import type { UnitSpec } from "../units/unit.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { pathCost } from "../motion/pathCost.ts";
 
 /** Why an update is sent (wire UpdateKind without the prefix). */
 export type UpdateKind = "INITIAL" | "REFINED" | "REPLANNED" | "GOAL_CHANGED" | "STATUS";
@@ -68,6 +70,8 @@ const LINE_PLANNERS = new Set(["grid", "smooth", "hierarchical"]);
 /** A splice on the current path, with the map version its kept stretch was checked on (the replan is pinned to it). */
 interface Splice extends CorridorSplice {
   version: string;
+  /** The unit's pass layer on that version (the replacement is priced on it). */
+  layer: PassLayer;
 }
 
 /** One stream's state. */
@@ -315,7 +319,7 @@ export class PathStream {
       unit,
       (piece) => segmentHitsBlocked(layer, piece, unit.footprint),
     );
-    return cut && { ...cut, version };
+    return cut && { ...cut, version, layer };
   }
 
   /**
@@ -330,7 +334,12 @@ export class PathStream {
     this.#patchesDuringPlan = [];
     const joined = joinSplice(this.#result!.outcome.segments, splice, r.outcome.segments, this.#unit!);
     const { replacement, length, duration } = joined;
-    const sent: PlanResult = { ...r, outcome: { ...r.outcome, segments: replacement, length, duration } };
+    // The update carries the replacement (kept lead + new part): its figures, cost included, are the replacement's.
+    const cost = pathCost(replacement, this.#unit!, splice.layer);
+    const sent: PlanResult = {
+      ...r,
+      outcome: { ...r.outcome, segments: replacement, length, duration, cost },
+    };
     if (joined.path === null) {
       this.#result = sent;
       this.#samples = samplePath(replacement);

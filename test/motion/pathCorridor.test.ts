@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from "vitest";
 import {
+  continues,
   cutSplice,
   joinSplice,
   MIN_SPLICE_LEAD,
@@ -15,9 +16,10 @@ import {
   spliceLead,
   spliceTarget,
   startsAt,
+  timedPiece,
   trackProgress,
 } from "../../src/motion/pathCorridor.ts";
-import { applySpeedProfile, speedAt } from "../../src/motion/speedProfile.ts";
+import { applySpeedProfile, speedAt, splitAtSpeedPhases } from "../../src/motion/speedProfile.ts";
 import { arcSegment, lineSegment, poseAlong } from "../../src/geometry/segment.ts";
 import type { Pose, Segment } from "../../src/geometry/types.ts";
 import { AGENT, BUILTIN_PROFILES } from "../../src/units/profiles.ts";
@@ -55,6 +57,33 @@ describe("splice lead and target", () => {
     expect(spliceTarget(segs, 11.5, 2, false)).toBeNull();
     // A distance past the end is clamped to it.
     expect(spliceTarget(segs, 100, 1, false)).toBeNull();
+  });
+
+  test("joints where only the speed phase changes are not corners: the joint rule passes them", () => {
+    const segs = lineArcLine();
+    applySpeedProfile(segs, tank);
+    const split = splitAtSpeedPhases(segs, tank);
+    expect(split.length).toBeGreaterThan(segs.length);
+    // The first line accelerates then cruises: a phase joint inside it, yet the target is still the corner at 5.
+    expect(continues(split[0], split[1])).toBe(true);
+    expect(continues(segs[0], segs[1])).toBe(false);
+    expect(spliceTarget(split, 0.5, 0.1, true)!.to).toBeCloseTo(5, 9);
+    expect(spliceTarget(split, 5.5, 1, true)!.to).toBeCloseTo(8, 9);
+  });
+});
+
+describe("timed pieces", () => {
+  test("the first u of a constant-acceleration segment keeps its acceleration and the timing identity", () => {
+    const seg = lineSegment({ x: 0, y: 0, heading: 0 }, 4);
+    seg.startSpeed = 1;
+    seg.endSpeed = 3; // a = (9 - 1) / 8 = 1
+    seg.duration = 2;
+    const piece = timedPiece(seg, 1.5);
+    expect(piece.endSpeed).toBeCloseTo(2, 12); // sqrt(1 + 2 * 1 * 1.5)
+    expect(piece.duration).toBeCloseTo(1, 12); // (2 - 1) / a
+    expect(0.5 * (piece.startSpeed! + piece.endSpeed!) * piece.duration!).toBeCloseTo(1.5, 12);
+    // Without a profile: the geometry alone.
+    expect(timedPiece(lineSegment({ x: 0, y: 0, heading: 0 }, 4), 1).duration).toBeUndefined();
   });
 });
 
@@ -116,6 +145,15 @@ describe("cutting the kept stretch", () => {
   });
 });
 
+/** Every segment with a duration satisfies length = (startSpeed + endSpeed) / 2 * duration. */
+function expectTimed(segs: readonly Segment[]) {
+  for (const s of segs) {
+    if (!(s.duration! > 0)) continue;
+    const mean = 0.5 * (s.startSpeed! + s.endSpeed!) * s.duration!;
+    expect(Math.abs(mean - s.length)).toBeLessThanOrEqual(1e-9 * Math.max(1, s.length));
+  }
+}
+
 describe("joining the new part", () => {
   /** A straight 12-tile path profiled for the tank, and a splice 4 tiles along it. */
   function moving() {
@@ -143,6 +181,10 @@ describe("joining the new part", () => {
     expect(joined.replacement.at(-1)!.endSpeed).toBe(0);
     expect(joined.length).toBeCloseTo(target.to - target.from + 5, 12);
     expect(joined.duration).toBeCloseTo(joined.replacement.reduce((a, s) => a + s.duration!, 0), 12);
+    // Split at the speed phases: the timing identity holds on every piece, and the profile's phases show.
+    expect(joined.replacement.length).toBeGreaterThan(3);
+    expectTimed(joined.replacement);
+    expectTimed(joined.path!);
     // The whole path: the old one cut at the unit, then the replacement; it joins up everywhere.
     const path = joined.path!;
     expect(path[0].length).toBeCloseTo(4, 12);
@@ -155,7 +197,11 @@ describe("joining the new part", () => {
     const joined = joinSplice(old, splice, [lineSegment(splice.pose, 3, -1)], tank);
     expect(joined.path).not.toBeNull();
     expect(joined.replacement[0].startSpeed).toBeCloseTo(splice.speed, 9);
-    expect(joined.replacement[0].endSpeed).toBe(0);
+    // The kept stretch, split at its speed phases, ends at rest before the cusp.
+    const cusp = joined.replacement.findIndex((s) => s.direction < 0);
+    expect(cusp).toBeGreaterThan(0);
+    expect(joined.replacement[cusp - 1].endSpeed).toBe(0);
+    expectTimed(joined.replacement);
   });
 
   test("a cusp closer than the unit can stop: the replacement is the whole path, from rest", () => {
@@ -165,8 +211,10 @@ describe("joining the new part", () => {
     const joined = joinSplice(old, splice, [lineSegment(splice.pose, 3, -1)], tank);
     expect(joined.path).toBeNull();
     expect(joined.replacement[0].startSpeed).toBe(0);
-    expect(joined.replacement[0].endSpeed).toBe(0);
+    const cusp = joined.replacement.findIndex((s) => s.direction < 0);
+    expect(joined.replacement[cusp - 1].endSpeed).toBe(0);
     expect(joined.duration).toBeGreaterThan(0);
+    expectTimed(joined.replacement);
   });
 
   test("from the path's start (offset 0, no segment before): profiled from rest, nothing of the old path kept", () => {
