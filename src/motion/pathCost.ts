@@ -66,12 +66,13 @@ function sortCrossings(n: number): void {
 }
 
 /**
- * The integral of the tile cost along a segment: the segment is cut where it crosses tile borders (exactly,
- * for lines and arcs) and each piece is charged the cost of the tile its midpoint lies in.
+ * Cuts a segment where it crosses tile borders (exactly, for lines and arcs) and calls `visit` with each
+ * piece's midpoint and length, in order along the segment: the tiles the reference point crosses and how far
+ * it travels in each (the directional tables' per-transition terrain pieces, the terrain integral below).
  */
-export function segmentTerrainCost(seg: Segment, layer: PassLayer): number {
+export function forEachTilePiece(seg: Segment, visit: (x: number, y: number, length: number) => void): void {
   const L = seg.length;
-  if (!(L > 0)) return 0;
+  if (!(L > 0)) return;
   const { x: x0, y: y0, heading: h0 } = seg.start;
   const d = seg.direction, k = seg.curvature;
   let n = 0;
@@ -123,7 +124,6 @@ export function segmentTerrainCost(seg: Segment, layer: PassLayer): number {
   }
   n = pushCrossing(n, L);
   sortCrossings(n);
-  let total = 0;
   for (let i = 1; i < n; i++) {
     const u0 = crossings[i - 1], u1 = crossings[i];
     if (u1 - u0 <= 0) continue;
@@ -137,8 +137,19 @@ export function segmentTerrainCost(seg: Segment, layer: PassLayer): number {
       px = x0 + (Math.sin(h) - Math.sin(h0)) / k;
       py = y0 - (Math.cos(h) - Math.cos(h0)) / k;
     }
-    total += (u1 - u0) * costAt(layer, px, py);
+    visit(px, py, u1 - u0);
   }
+}
+
+/**
+ * The integral of the tile cost along a segment: the segment is cut where it crosses tile borders (exactly,
+ * for lines and arcs) and each piece is charged the cost of the tile its midpoint lies in.
+ */
+export function segmentTerrainCost(seg: Segment, layer: PassLayer): number {
+  let total = 0;
+  forEachTilePiece(seg, (x, y, len) => {
+    total += len * costAt(layer, x, y);
+  });
   return total;
 }
 

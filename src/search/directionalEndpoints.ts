@@ -8,6 +8,7 @@
  */
 import { angleDistance } from "../geometry/angle.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
 import type { Successors } from "./astar.ts";
 import { directionTable, headingAngle, nearestHeading } from "./directionTable.ts";
 import { curveCost } from "./directionalCost.ts";
@@ -34,6 +35,8 @@ export class DirectionalEndpoints {
   /** Curve variant of each start successor. */
   private startVariant = new Map<number, number>();
   private setup!: DirectionalSetup;
+  /** The layer whose terrain the curves integrate when the window's tile costs differ, else null. */
+  private terrain: PassLayer | null = null;
   private raster!: WindowRaster;
   private expansions = 0;
   private goalTileX = 0;
@@ -42,8 +45,15 @@ export class DirectionalEndpoints {
   private nearDistance = 0;
 
   /** Prepares a query: the special state ids, the goal's tile and the start's successors. */
-  configure(setup: DirectionalSetup, raster: WindowRaster, startState: number, goalState: number): this {
+  configure(
+    setup: DirectionalSetup,
+    raster: WindowRaster,
+    startState: number,
+    goalState: number,
+    terrainVaries = false,
+  ): this {
     this.setup = setup;
+    this.terrain = terrainVaries ? setup.layer : null;
     this.raster = raster;
     this.startState = startState;
     this.goalState = goalState;
@@ -125,7 +135,7 @@ export class DirectionalEndpoints {
           if (!raster.curveIsOpen(segs, s.footprint)) continue;
           const m = measureCurve(segs);
           const id = raster.stateOf(x, y, h, m.last < 0);
-          const c = curveCost(segs, raster.cost[lt], 0, s);
+          const c = curveCost(segs, raster.cost[lt], 0, s, this.terrain);
           const prev = best.get(id);
           if (prev === undefined || c < prev) {
             best.set(id, c);
@@ -175,7 +185,7 @@ export class DirectionalEndpoints {
     if (!this.raster.curveIsOpen(segs, this.setup.footprint)) return n;
     out.ids[n] = this.goalState;
     const tileCost = this.raster.cost[this.raster.local(this.goalTileX, this.goalTileY)];
-    out.costs[n] = curveCost(segs, tileCost, lastDir, this.setup);
+    out.costs[n] = curveCost(segs, tileCost, lastDir, this.setup, this.terrain);
     return n + 1;
   }
 }

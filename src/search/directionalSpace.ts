@@ -19,7 +19,14 @@ import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { SearchSpace, SearchWorkspace, Successors } from "./astar.ts";
 import { headingAngle } from "./directionTable.ts";
-import { type CostTerms, costTermsOf, transitionCost, uniformCosts } from "./directionalCost.ts";
+import {
+  type CostTerms,
+  costTermsOf,
+  piecesOf,
+  type TerrainPieces,
+  terrainTransitionCost,
+  uniformCosts,
+} from "./directionalCost.ts";
 import { DirectionalEndpoints } from "./directionalEndpoints.ts";
 import { DirectionalHeuristic } from "./directionalHeuristic.ts";
 import { WindowRaster } from "./directionalRaster.ts";
@@ -74,6 +81,10 @@ export class DirectionalSpace implements SearchSpace {
   /** See {@link uniformCost0}. */
   private uniformCost1: Float64Array = new Float64Array(0);
   private costIsUniform = false;
+  /** Non-uniform windows: per terrain piece, its local tile offset for the raster's stride. */
+  private pieceLocal = new Int32Array(0);
+  private pieceLocalOf: TerrainPieces | null = null;
+  private pieceLocalStride = -1;
 
   /** Analytic expansions tried (for statistics). */
   get analyticTries(): number {
@@ -101,12 +112,23 @@ export class DirectionalSpace implements SearchSpace {
     const tc = raster.uniformCost();
     this.costIsUniform = tc !== null;
     if (tc !== null) [this.uniformCost0, this.uniformCost1] = uniformCosts(this.terms, tc);
+    else {
+      // Terrain differs: each transition is charged the tiles it crosses (its pieces), not its end tile.
+      const { pieces } = piecesOf(this.terms, hit, setup.reversePenalty);
+      if (this.pieceLocalOf !== pieces || this.pieceLocalStride !== raster.stride) {
+        const m = pieces.dx.length;
+        if (this.pieceLocal.length < m) this.pieceLocal = new Int32Array(m);
+        for (let k = 0; k < m; k++) this.pieceLocal[k] = pieces.dy[k] * raster.stride + pieces.dx[k];
+        this.pieceLocalOf = pieces;
+        this.pieceLocalStride = raster.stride;
+      }
+    }
     const N = area * H * D;
     this.startState = N;
     this.goalState = N + 1;
     this.stateCount = N + 2;
     this.h.configure(setup, raster);
-    const ends = this.ends.configure(setup, raster, this.startState, this.goalState);
+    const ends = this.ends.configure(setup, raster, this.startState, this.goalState, tc === null);
     this.snappedStart = ends.snappedStart;
     let most = 0;
     for (let h = 0; h < H; h++) most = Math.max(most, hit.transitionStart[h + 1] - hit.transitionStart[h]);
@@ -208,11 +230,12 @@ export class DirectionalSpace implements SearchSpace {
     const idBase = lt * H * D;
     const uniform = this.costIsUniform;
     const uniformCost = dir === 0 ? this.uniformCost0 : this.uniformCost1;
+    const pieceLocal = this.pieceLocal;
     for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
       const child = lt + tl[t];
       const id = idBase + idDelta[t];
-      // (A closed child's cost is 0: its c is meaningless but harmless, the node test below rejects it.)
-      const c = uniform ? uniformCost[t] : transitionCost(terms, t, cost[child], dir);
+      // (A transition into closed tiles has a meaningless but harmless c: the tests below reject it.)
+      const c = uniform ? uniformCost[t] : terrainTransitionCost(terms, t, cost, lt, pieceLocal, dir);
       // Already reached at no more cost: A* would ignore it, so skip the node and cell tests (most successors
       // end here, so this test comes first).
       if (stamp[id] === gen && g[id] <= gs + c) continue;
@@ -313,7 +336,9 @@ export class DirectionalSpace implements SearchSpace {
       const f = hit.flags[t];
       if (D === 2 && ((f & LAST_REVERSE) !== 0 ? 1 : 0) !== lastB) continue;
       if (raster.open[ltb] === 0 || !raster.transitionFree(lta, t)) continue;
-      const c = transitionCost(this.terms, t, raster.cost[ltb], dirA);
+      const c = this.costIsUniform
+        ? (dirA === 0 ? this.uniformCost0 : this.uniformCost1)[t]
+        : terrainTransitionCost(this.terms, t, raster.cost, lta, this.pieceLocal, dirA);
       if (c < bestCost) {
         bestCost = c;
         variant = (f & IS_REEDS_SHEPP) !== 0 ? VARIANT_REEDS_SHEPP : VARIANT_DUBINS;
