@@ -104,6 +104,34 @@ test("live Curve and Plan responses follow the segment contract in Python", asyn
     }
   }
   expect(curved).toBeGreaterThan(0);
+  // Timed answers (units with speed limits), followed in time: the timing identity on every segment, speeds
+  // within max_speed.
+  let timed = 0;
+  for (const [sx, sy, gx, gy] of pairs) {
+    for (const [name, maxSpeed] of [["tank", 4], ["jeep", 8], ["truck", 6]] as const) {
+      for (const planner of ["PLANNER_HYBRID", "PLANNER_DIRECTIONAL"]) {
+        const res = await call(srv.client, "Plan", {
+          map: { id: "yard" },
+          unit: { name },
+          start: { x: sx, y: sy, heading: 0 },
+          goal: { x: gx, y: gy, tolerance: 0.5 },
+          planner,
+        });
+        if (res.status !== "PLAN_STATUS_FOUND") continue;
+        timed++;
+        paths.push({
+          name: `${planner}-${name}-${sx}-${sy}`,
+          start: { x: sx, y: sy, heading: 0 },
+          goal: { x: gx, y: gy },
+          ignoreGoalHeading: true,
+          goalTolerance: 0.5,
+          maxSpeed,
+          segments: res.segments,
+        });
+      }
+    }
+  }
+  expect(timed).toBeGreaterThan(6);
   const ok = follow(paths);
   expect(ok.out).toContain(`${paths.length} passed, 0 failed`);
   expect(ok.status).toBe(0);
@@ -114,6 +142,23 @@ test("live Curve and Plan responses follow the segment contract in Python", asyn
   const bad = follow(broken);
   expect(bad.status).toBe(1);
   expect(bad.out).toContain("2 passed, 1 failed");
+
+  // A timed path whose phases are merged back into one segment (the old accelerate-cruise-brake segments)
+  // fails the timing identity; one whose speed exceeds max_speed fails too.
+  // deno-lint-ignore no-explicit-any
+  const timedPath = structuredClone(paths.find((p: any) => p.maxSpeed && p.segments.length > 2)) as any;
+  const [a, b] = timedPath.segments;
+  expect(a.duration).toBeGreaterThan(0);
+  const merged = structuredClone(timedPath);
+  merged.segments[0].duration = a.duration + b.duration;
+  const badTime = follow([merged]);
+  expect(badTime.status).toBe(1);
+  expect(badTime.out).toMatch(/duration|timing|end/);
+  const fast = structuredClone(timedPath);
+  fast.maxSpeed = Math.max(a.end_speed, b.end_speed) / 2;
+  const badSpeed = follow([fast]);
+  expect(badSpeed.status).toBe(1);
+  expect(badSpeed.out).toContain("above max_speed");
 }, 300_000);
 
 test(

@@ -14,7 +14,16 @@ and checks: the first segment starts at the path's start, consecutive segments j
 equals the stated end, and the last end equals the goal (positions and headings within 1e-6, headings
 compared modulo 2*pi). A path may say "turnInPlace": true (a unit with turning radius 0: headings may jump
 between segments, positions must still join) and "goalTolerance": t (the end must be within t of the goal
-position; with "goal.heading" absent or "ignoreGoalHeading", the heading is not compared). Prints "N passed, M failed" and exits 1 if any path failed.
+position; with "goal.heading" absent or "ignoreGoalHeading", the heading is not compared).
+
+Timed paths (segments with start_speed, end_speed, duration) are also followed in time, as a client driving
+the path by the clock does: within a segment the speed is linear in time, v(tau) = v0 + (v1 - v0) * tau / T,
+so the distance along it is u(tau) = v0*tau + (v1 - v0)*tau^2 / (2T). Checks: every segment of positive length
+has a duration, speeds are >= 0, the timing identity length = (v0 + v1) / 2 * T holds within 1e-6 relative
+(so following in time ends every segment exactly at its end), the speed is continuous across joints without a
+cusp, and with "maxSpeed" no speed exceeds it and no two poses sampled in time are farther apart than maxSpeed
+times the time between them. "timeSamples": [{t, x, y, heading}] (the golden vectors) are poses the path must
+be at, at those times from its start. Prints "N passed, M failed" and exits 1 if any path failed.
 """
 
 import json
@@ -46,6 +55,87 @@ def integrate(seg):
         return {"x": x0 + d * u * math.cos(h0), "y": y0 + d * u * math.sin(h0), "heading": h0}
     h1 = h0 + d * k * u
     return {"x": x0 + (math.sin(h1) - math.sin(h0)) / k, "y": y0 - (math.cos(h1) - math.cos(h0)) / k, "heading": h1}
+
+
+def timing(seg):
+    """(start_speed, end_speed, duration) of a segment; zeros when it has no speed profile."""
+    return float(seg.get("start_speed", 0.0)), float(seg.get("end_speed", 0.0)), float(seg.get("duration", 0.0))
+
+
+def distance_at(seg, tau):
+    """Distance along a timed segment tau seconds after its start (speed linear in time)."""
+    v0, v1, T = timing(seg)
+    tau = min(max(tau, 0.0), T)
+    return v0 * tau + (v1 - v0) * tau * tau / (2 * T)
+
+
+def pose_along(seg, u):
+    """The pose u along a segment (the contract's closed form)."""
+    piece = dict(seg)
+    piece["start"] = normalize_pose(seg.get("start", {}))
+    piece["length"] = u
+    return integrate(piece)
+
+
+def pose_at_time(segments, t):
+    """Where a unit following a timed path by the clock is, t seconds after its start."""
+    for seg in segments:
+        T = timing(seg)[2]
+        if t <= T:
+            return pose_along(seg, distance_at(seg, t))
+        t -= T
+    last = segments[-1]
+    return pose_along(last, float(last.get("length", 0.0)))
+
+
+def check_timing(path, segments):
+    """Problems of a timed path followed in time (empty for an untimed one)."""
+    problems = []
+    if not any(timing(seg)[2] > 0 for seg in segments):
+        return problems
+    max_speed = path.get("maxSpeed")
+    previous = None
+    for i, seg in enumerate(segments):
+        v0, v1, T = timing(seg)
+        L = float(seg.get("length", 0.0))
+        if L > 0 and not T > 0:
+            problems.append("segment %d: no duration in a timed path" % i)
+            continue
+        if v0 < 0 or v1 < 0:
+            problems.append("segment %d: negative speed" % i)
+        if max_speed is not None and max(v0, v1) > max_speed * (1 + 1e-9):
+            problems.append("segment %d: speed %.6g above max_speed %.6g" % (i, max(v0, v1), max_speed))
+        if T > 0:
+            gap = abs((v0 + v1) / 2 * T - L)
+            if gap > TOLERANCE * max(1.0, L):
+                problems.append("segment %d: length %.9g but (v0 + v1) / 2 * duration = %.9g" % (i, L, (v0 + v1) / 2 * T))
+        if previous is not None and previous.get("direction") == seg.get("direction"):
+            if abs(timing(previous)[1] - v0) > 1e-6 * max(1.0, v0):
+                problems.append("segment %d: speed jumps from %.9g to %.9g at the joint" % (i, timing(previous)[1], v0))
+        previous = seg
+    if problems:
+        return problems
+    # Follow by the clock: poses every 0.05 s, never faster than max_speed between two of them.
+    total = sum(timing(seg)[2] for seg in segments)
+    steps = max(1, int(math.ceil(total / 0.05)))
+    last = pose_at_time(segments, 0.0)
+    for j in range(1, steps + 1):
+        t = total * j / steps
+        here = pose_at_time(segments, t)
+        if max_speed is not None:
+            moved = math.hypot(here["x"] - last["x"], here["y"] - last["y"])
+            if moved > max_speed * (total / steps) * (1 + 1e-6) + TOLERANCE:
+                problems.append("at t=%.3f: moved %.6g in %.3g s, faster than max_speed" % (t, moved, total / steps))
+                break
+        last = here
+    end = pose_along(segments[-1], float(segments[-1].get("length", 0.0)))
+    if pose_gap(last, end) > TOLERANCE:
+        problems.append("following in time ends %.3g from the path's end" % pose_gap(last, end))
+    for sample in path.get("timeSamples", []):
+        here = pose_at_time(segments, float(sample["t"]))
+        if pose_gap(here, normalize_pose(sample)) > TOLERANCE:
+            problems.append("at t=%s: pose differs from the sample by %.3g" % (sample["t"], pose_gap(here, normalize_pose(sample))))
+    return problems
 
 
 def normalize_pose(p):
@@ -83,6 +173,8 @@ def check_path(path):
         if pose_gap(end, stated) > TOLERANCE:
             problems.append("segment %d: integrated end differs from stated end by %.3g" % (i, pose_gap(end, stated)))
         previous_end = end
+    if not problems:
+        problems.extend(check_timing(path, segments))
     goal = path.get("goal")
     if goal is not None and previous_end is not None:
         has_heading = "heading" in goal and not path.get("ignoreGoalHeading")
@@ -96,11 +188,18 @@ def check_path(path):
 
 
 def cut(seg, u):
-    """The first u of a segment as a segment of its own (the contract's closed form gives its end)."""
+    """The first u of a segment as a segment of its own (the contract's closed form gives its end); a timed
+    segment keeps its constant acceleration: the speed at u is sqrt(v0^2 + (v1^2 - v0^2) * u / L)."""
     piece = dict(seg)
+    L = float(seg.get("length", 0.0))
     piece["length"] = u
     piece["start"] = normalize_pose(seg.get("start", {}))
     piece["end"] = integrate(piece)
+    v0, v1, T = timing(seg)
+    if T > 0 and L > 0:
+        vu = math.sqrt(max(0.0, v0 * v0 + (v1 * v1 - v0 * v0) * u / L))
+        piece["end_speed"] = vu
+        piece["duration"] = 2 * u / (v0 + vu) if v0 + vu > 0 else 0.0
     return piece
 
 
