@@ -139,6 +139,12 @@ export class VersionCache {
     return this.#latest.delete(id);
   }
 
+  /** Drops one version (a new one whose write failed), unless it is the latest of its map. */
+  dropVersion(mv: MapVersion): void {
+    const key = versionKey(mv.id, mv.version);
+    if (this.#versions.get(key) === mv && this.#latest.get(mv.id) !== mv.version) this.#drop(key, mv);
+  }
+
   /** Drops every cached version of `id` (requests holding one keep it). */
   dropVersions(id: string): void {
     for (const [key, mv] of [...this.#versions]) {

@@ -1,7 +1,11 @@
 /**
  * Persistence of uploaded maps: the latest version of each map id as one JSON file `maps/<id>.json` under the
- * data directory, holding its exact tiles and full terrain table. Writes are atomic (temporary file, then
- * rename); reading checks the content against the recorded version.
+ * data directory, holding its exact tiles and full terrain table. A write is durable before it returns: the
+ * whole buffer goes to a temporary file (`<id>.json.tmp-<pid>-<n>`), which is fsynced, renamed over the map's
+ * file, and then the directory is fsynced. A failed write removes its temporary file and throws a
+ * RESOURCE_EXHAUSTED (disk full) or UNAVAILABLE naming the data directory; temporary files a crash left are
+ * swept at start. Reading checks the content against the recorded version. File calls go through an
+ * injectable {@link MapFs} so tests can simulate short writes and a full disk.
  *
  * @module
  */
@@ -46,15 +50,83 @@ export interface StoredMap {
   terrainInput: TerrainEntry[];
 }
 
+/** An open file being written: `write` may write fewer bytes than given (a short write). */
+export interface MapFileHandle {
+  /** Writes some prefix of `p`; returns how many bytes it wrote. */
+  write(p: Uint8Array): Promise<number>;
+  /** fsync. */
+  sync(): Promise<void>;
+  /** Closes the file. */
+  close(): void;
+}
+
+/** The file operations map persistence uses (Deno's by default); a missing path throws Deno.errors.NotFound. */
+export interface MapFs {
+  /** Creates a directory and its parents (no error if it exists). */
+  mkdir(dir: string): Promise<void>;
+  /** The entries of a directory. */
+  readDir(dir: string): AsyncIterable<{ name: string; isFile: boolean }>;
+  /** A file's text. */
+  readTextFile(path: string): Promise<string>;
+  /** Creates (or truncates) a file for writing. */
+  create(path: string): Promise<MapFileHandle>;
+  /** Atomically replaces `to` with `from`. */
+  rename(from: string, to: string): Promise<void>;
+  /** Removes a file. */
+  remove(path: string): Promise<void>;
+  /** fsyncs a directory, making renames and removals in it durable. */
+  syncDir(dir: string): Promise<void>;
+}
+
+/** Deno's file system. */
+export const denoFs: MapFs = {
+  mkdir: (dir) => Deno.mkdir(dir, { recursive: true }),
+  readDir: (dir) => Deno.readDir(dir),
+  readTextFile: (path) => Deno.readTextFile(path),
+  create: (path) => Deno.open(path, { write: true, create: true, truncate: true }),
+  rename: (from, to) => Deno.rename(from, to),
+  remove: (path) => Deno.remove(path),
+  syncDir: async (dir) => {
+    const d = await Deno.open(dir, { read: true });
+    try {
+      await d.sync();
+    } finally {
+      d.close();
+    }
+  },
+};
+
+/** Marks a temporary file of an unfinished write (`<id>.json.tmp-<pid>-<n>`). */
+const TMP_MARK = ".json.tmp-";
+let tmpCounter = 0;
+
+/** Writes all of `data`, looping over short writes; a write that makes no progress is an error. */
+export async function writeAll(file: MapFileHandle, data: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < data.length) {
+    const n = await file.write(data.subarray(off));
+    if (!(n > 0)) throw new Error(`write made no progress at byte ${off} of ${data.length}`);
+    off += n;
+  }
+}
+
+/** True for a disk-full (or quota) error. */
+function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === "ENOSPC" || code === "EDQUOT" || /os error (28|122)\b|No space left/.test(String(e));
+}
+
 /** The `maps` folder of a data directory. */
 export class MapFiles {
   readonly #dir: string;
   readonly #limits: MapLimits;
+  readonly #fs: MapFs;
 
-  /** Files under `<dataDir>/maps`; maps read back must respect `limits`. */
-  constructor(dataDir: string, limits: MapLimits) {
+  /** Files under `<dataDir>/maps`; maps read back must respect `limits`; file calls go to `fs`. */
+  constructor(dataDir: string, limits: MapLimits, fs: MapFs = denoFs) {
     this.#dir = join(dataDir, "maps");
     this.#limits = limits;
+    this.#fs = fs;
   }
 
   /** The file of a map id. */
@@ -64,16 +136,28 @@ export class MapFiles {
 
   /** Paths of every map file (creating the folder if missing). */
   async *paths(): AsyncGenerator<string> {
-    await Deno.mkdir(this.#dir, { recursive: true });
-    for await (const e of Deno.readDir(this.#dir)) {
+    await this.#fs.mkdir(this.#dir);
+    for await (const e of this.#fs.readDir(this.#dir)) {
       if (e.isFile && e.name.endsWith(".json")) yield join(this.#dir, e.name);
     }
+  }
+
+  /** Removes the temporary files of writes a crash interrupted (at start, before anything writes); their count. */
+  async sweepTemporary(): Promise<number> {
+    await this.#fs.mkdir(this.#dir);
+    const names: string[] = [];
+    for await (const e of this.#fs.readDir(this.#dir)) {
+      if (e.isFile && e.name.includes(TMP_MARK)) names.push(e.name);
+    }
+    for (const name of names) await this.#fs.remove(join(this.#dir, name));
+    if (names.length > 0) await this.#fs.syncDir(this.#dir);
+    return names.length;
   }
 
   /** A file's text, or null if there is no such file. */
   async readText(path: string): Promise<string | null> {
     try {
-      return await Deno.readTextFile(path);
+      return await this.#fs.readTextFile(path);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return null;
       throw e;
@@ -101,9 +185,12 @@ export class MapFiles {
     return { id: rec.id, map, terrainInput: rec.terrainInput ?? [] };
   }
 
-  /** Writes a version as its map's file, replacing the previous one atomically. */
+  /**
+   * Writes a version as its map's file, replacing the previous one atomically and durably (file and directory
+   * fsynced before it returns). On failure the previous file stays, no temporary file remains, and it throws
+   * RESOURCE_EXHAUSTED (disk full) or UNAVAILABLE naming the data directory.
+   */
   async write(mv: MapVersion): Promise<void> {
-    await Deno.mkdir(this.#dir, { recursive: true });
     const rec: PersistedMap = {
       id: mv.id,
       version: mv.version,
@@ -117,26 +204,60 @@ export class MapFiles {
       terrainInput: mv.terrainInput,
       tiles: toBase64(mv.map.tiles),
     };
+    const data = new TextEncoder().encode(JSON.stringify(rec));
     const final = this.path(mv.id);
-    const tmp = `${final}.tmp-${crypto.randomUUID()}`;
-    // Write then rename: a crash leaves either the old file or the new one, never half a file.
-    const file = await Deno.open(tmp, { write: true, create: true, truncate: true });
+    const tmp = join(this.#dir, `${mv.id}${TMP_MARK}${Deno.pid}-${++tmpCounter}`);
+    let file: MapFileHandle | null = null;
+    let renamed = false;
     try {
-      await file.write(new TextEncoder().encode(JSON.stringify(rec)));
+      await this.#fs.mkdir(this.#dir);
+      file = await this.#fs.create(tmp);
+      // Write all, fsync, rename, fsync the directory: a crash leaves the old file or the new one, whole,
+      // and once this returns the new one survives a power loss.
+      await writeAll(file, data);
       await file.sync();
-    } finally {
       file.close();
+      file = null;
+      await this.#fs.rename(tmp, final);
+      renamed = true;
+      await this.#fs.syncDir(this.#dir);
+    } catch (e) {
+      if (file) closeQuietly(file);
+      if (!renamed) await this.#fs.remove(tmp).catch(() => {});
+      throw this.#diskError(e, `map ${JSON.stringify(mv.id)} was not saved`);
     }
-    await Deno.rename(tmp, final);
   }
 
-  /** Removes a map's file (no error if there is none). */
+  /** Removes a map's file durably (directory fsynced; no error if there is none); UNAVAILABLE if it cannot. */
   async remove(id: string): Promise<void> {
     try {
-      await Deno.remove(this.path(id));
+      try {
+        await this.#fs.remove(this.path(id));
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+        return;
+      }
+      await this.#fs.syncDir(this.#dir);
     } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      throw this.#diskError(e, `map ${JSON.stringify(id)} was not deleted`);
     }
+  }
+
+  /** The service error for a failed file operation, naming the data directory. */
+  #diskError(e: unknown, what: string): ServiceError {
+    if (e instanceof ServiceError) return e;
+    const why = String(e instanceof Error ? e.message : e).slice(0, 200);
+    return isDiskFull(e)
+      ? new ServiceError("RESOURCE_EXHAUSTED", `data directory ${this.#dir}: disk full (${why}); ${what}`)
+      : new ServiceError("UNAVAILABLE", `data directory ${this.#dir}: ${why}; ${what}`);
+  }
+}
+
+function closeQuietly(file: MapFileHandle): void {
+  try {
+    file.close();
+  } catch {
+    // Already failing; the write's own error is the one to report.
   }
 }
 

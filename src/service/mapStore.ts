@@ -2,7 +2,9 @@
  * The map store: the service's one entry point to maps. Uploads are parsed and validated, every new version
  * (uploaded or patched) goes through one path into the in-memory cache (mapCache.ts) with its pass layers and
  * region tables built at load (mapLayers.ts) or updated from the version it patches (mapPatch.ts), and
- * uploaded maps persist under the data directory (mapPersistence.ts).
+ * uploaded maps persist under the data directory (mapPersistence.ts). Writes to one map id (put, patch,
+ * delete) run one at a time in their order of arrival, and a version becomes the latest in memory only once it
+ * is durably on disk, so what a client was told is what a restart finds.
  *
  * @module
  */
@@ -19,7 +21,7 @@ import { mapVersion } from "../maps/version.ts";
 import type { RegionTable } from "../maps/regions.ts";
 import { MapInputError, MapLimitError } from "../maps/errors.ts";
 import type { UnitSpec } from "../units/unit.ts";
-import { ServiceError } from "./errors.ts";
+import { formatValue, ServiceError } from "./errors.ts";
 import { type LayerEntry, type MapVersion, VersionCache } from "./mapCache.ts";
 import {
   addLayer,
@@ -30,7 +32,7 @@ import {
   regionBytes,
 } from "./mapLayers.ts";
 import { applyEdits, type PatchEvent, patchLayers, type TileEditSpec } from "./mapPatch.ts";
-import { checkMapId, MapFiles } from "./mapPersistence.ts";
+import { checkMapId, MapFiles, type MapFs } from "./mapPersistence.ts";
 
 export type { LayerEntry, MapVersion } from "./mapCache.ts";
 export { builtinClasses, SECTOR_SIZE } from "./mapLayers.ts";
@@ -56,6 +58,8 @@ export interface MapStoreOptions {
   limits: MapLimits;
   /** Called with a message when something worth logging happens. */
   log?: (fields: Record<string, unknown>, msg: string) => void;
+  /** The file system under the data directory (Deno's by default; tests inject failures). */
+  fs?: MapFs;
 }
 
 /** How a new version is flagged. */
@@ -71,11 +75,13 @@ export class MapStore {
   readonly #files: MapFiles | null;
   readonly #patchListeners = new Set<(e: PatchEvent) => void>();
   readonly #deleteListeners = new Set<(id: string) => void>();
+  /** The tail of each map id's queue of writes. */
+  readonly #queues = new Map<string, Promise<void>>();
 
   /** Creates an empty store. */
   constructor(opts: MapStoreOptions) {
     this.#opts = opts;
-    this.#files = opts.dataDir ? new MapFiles(opts.dataDir, opts.limits) : null;
+    this.#files = opts.dataDir ? new MapFiles(opts.dataDir, opts.limits, opts.fs) : null;
     // Without a data directory a latest version could not be reloaded, so the cache must keep it.
     this.#cache = new VersionCache(opts.budgetBytes, this.#files !== null, opts.log);
   }
@@ -123,13 +129,24 @@ export class MapStore {
 
   /**
    * Adds a version as the latest of `id` (building its layer and region tables), persists it unless ephemeral
-   * or built-in, and evicts least-recently-used versions past the budget.
+   * or built-in, and evicts least-recently-used versions past the budget. Queued behind other writes to `id`;
+   * if persisting fails the version is not made visible and the error (RESOURCE_EXHAUSTED / UNAVAILABLE) is
+   * thrown.
    */
-  async put(
+  put(
     id: string,
     map: GridMap,
     terrainInput: TerrainEntry[],
     flags: { builtin?: boolean; ephemeral?: boolean; persist?: boolean } = {},
+  ): Promise<MapVersion> {
+    return this.#serial(id, () => this.#putNow(id, map, terrainInput, flags));
+  }
+
+  async #putNow(
+    id: string,
+    map: GridMap,
+    terrainInput: TerrainEntry[],
+    flags: { builtin?: boolean; ephemeral?: boolean; persist?: boolean },
   ): Promise<MapVersion> {
     const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
     const mv = this.#newVersion(id, version, map, terrainInput, flags, (mv) => {
@@ -142,18 +159,37 @@ export class MapStore {
   }
 
   /**
+   * Runs `fn` after every earlier write to map `id` settled (a per-id queue): concurrent patches apply in order
+   * and the file on disk always holds the latest acknowledged version; a delete waits for the write before it.
+   */
+  #serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#queues.get(id) ?? Promise.resolve();
+    const run = prev.then(fn);
+    const tail = run.then(() => {}, () => {});
+    this.#queues.set(id, tail);
+    void tail.then(() => {
+      if (this.#queues.get(id) === tail) this.#queues.delete(id);
+    });
+    return run;
+  }
+
+  /**
    * Applies tile edits to the latest version of `id`, making a new version. Pass layers and region tables are
    * updated only where the edits reach. With `expectedVersion` the patch is conditional (FAILED_PRECONDITION
-   * unless it is the latest). Running requests keep the version they hold.
+   * unless it is the latest when its turn in the map's write queue comes). Running requests keep the version
+   * they hold. The new version is visible (and listeners told) only once it is on disk.
    */
   async patch(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
-    const from = await this.get(id, "", "map");
+    checkMapId(id, "map.id");
+    return await this.#serial(id, () => this.#patchNow(id, expectedVersion, edits));
+  }
+
+  async #patchNow(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
+    const from = await this.#getNow(id, "", "map");
     if (expectedVersion !== "" && expectedVersion !== from.version) {
       throw new ServiceError(
         "FAILED_PRECONDITION",
-        `map.version: ${JSON.stringify(expectedVersion)} is not the latest version of ${
-          JSON.stringify(id)
-        } ` +
+        `map.version: ${formatValue(expectedVersion)} is not the latest version of ${formatValue(id)} ` +
           `(latest is ${from.version})`,
       );
     }
@@ -181,12 +217,24 @@ export class MapStore {
     return event;
   }
 
-  /** Looks a version up (latest when `version` is empty); NOT_FOUND if unknown. Reloads persisted maps. */
+  /**
+   * Looks a version up (latest when `version` is empty); NOT_FOUND if unknown. Reloads persisted maps (in the
+   * map's write queue, so a reload never races a write).
+   */
   async get(id: string, version: string, field = "map"): Promise<MapVersion> {
     checkMapId(id, `${field}.id`);
     const latest = this.#cache.latest(id);
+    const cached = latest === undefined ? undefined : this.#cache.peek(id, version === "" ? latest : version);
+    const reload = latest !== undefined && (version === "" || version === latest) && !cached && this.#files;
+    return reload
+      ? await this.#serial(id, () => this.#getNow(id, version, field))
+      : await this.#getNow(id, version, field);
+  }
+
+  async #getNow(id: string, version: string, field: string): Promise<MapVersion> {
+    const latest = this.#cache.latest(id);
     if (latest === undefined) {
-      throw new ServiceError("NOT_FOUND", `${field}.id: no map ${JSON.stringify(id)}`);
+      throw new ServiceError("NOT_FOUND", `${field}.id: no map ${formatValue(id)}`);
     }
     const v = version === "" ? latest : version;
     const mv = this.#cache.peek(id, v);
@@ -201,7 +249,7 @@ export class MapStore {
     }
     throw new ServiceError(
       "NOT_FOUND",
-      `${field}.version: map ${JSON.stringify(id)} has no version ${JSON.stringify(v)} (latest is ${latest})`,
+      `${field}.version: map ${formatValue(id)} has no version ${formatValue(v)} (latest is ${latest})`,
     );
   }
 
@@ -248,19 +296,30 @@ export class MapStore {
     return this.#cache.ids();
   }
 
-  /** Deletes a map id: forgets its versions (pinned ones stay alive for their requests) and its file. */
+  /**
+   * Deletes a map id after the writes queued before it: removes its file durably, then forgets its versions
+   * (pinned ones stay alive for their requests). If the file cannot be removed the map stays (UNAVAILABLE).
+   */
   async delete(id: string): Promise<boolean> {
     checkMapId(id, "map.id");
-    if (!this.#cache.forgetLatest(id)) return false;
-    for (const cb of this.#deleteListeners) cb(id);
-    this.#cache.dropVersions(id);
-    if (this.#files) await this.#files.remove(id);
-    return true;
+    return await this.#serial(id, async () => {
+      if (this.#cache.latest(id) === undefined) return false;
+      if (this.#files) await this.#files.remove(id);
+      this.#cache.forgetLatest(id);
+      for (const cb of this.#deleteListeners) cb(id);
+      this.#cache.dropVersions(id);
+      return true;
+    });
   }
 
-  /** Loads every persisted map from the data directory (at start). Corrupt files are logged and skipped. */
+  /**
+   * Loads every persisted map from the data directory (at start), first removing temporary files of writes a
+   * crash interrupted. Corrupt files are logged and skipped.
+   */
   async loadPersisted(): Promise<number> {
     if (!this.#files) return 0;
+    const swept = await this.#files.sweepTemporary();
+    if (swept > 0) this.#opts.log?.({ files: swept }, "removed temporary files of interrupted writes");
     let n = 0;
     for await (const path of this.#files.paths()) {
       if (await this.#loadFile(path)) n++;
@@ -304,10 +363,20 @@ export class MapStore {
     return mv;
   }
 
-  /** Makes a version the latest of its map and, when asked, persists it (unless built-in or ephemeral). */
+  /**
+   * Persists a version when asked (unless built-in or ephemeral), then makes it the latest of its map. If the
+   * write fails the version is dropped (unless it was cached before) and the error thrown.
+   */
   async #makeLatest(mv: MapVersion, persist: boolean): Promise<void> {
+    if (persist && !mv.builtin && !mv.ephemeral && this.#files) {
+      try {
+        await this.#files.write(mv);
+      } catch (e) {
+        if (mv.pins === 0) this.#cache.dropVersion(mv);
+        throw e;
+      }
+    }
     this.#cache.setLatest(mv.id, mv.version);
-    if (persist && !mv.builtin && !mv.ephemeral && this.#files) await this.#files.write(mv);
   }
 
   async #loadFile(path: string): Promise<MapVersion | null> {
@@ -315,7 +384,8 @@ export class MapStore {
     if (text === null) return null;
     try {
       const stored = this.#files!.decode(text);
-      return await this.put(stored.id, stored.map, stored.terrainInput, { persist: false });
+      // Called at start or from a queued read of this id: no write to it can be running.
+      return await this.#putNow(stored.id, stored.map, stored.terrainInput, { persist: false });
     } catch (e) {
       this.#opts.log?.({ path, err: String(e) }, "skipping unreadable persisted map");
       return null;
