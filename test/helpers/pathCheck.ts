@@ -182,3 +182,77 @@ export function checkPath(
   }
   return problems;
 }
+
+/** A segment as the wire or the domain gives it: only the fields the contract of docs/segments.md names. */
+export interface CostSegment {
+  start: { x?: number; y?: number; heading?: number };
+  length?: number;
+  curvature?: number;
+  direction?: number;
+}
+
+/** The weights {@link sampledPathCost} charges (a unit's penalties). */
+export interface CostPenalties {
+  reversePenalty: number;
+  cuspPenalty: number;
+  turnPenalty: number;
+}
+
+/**
+ * An independent path cost for the tests (docs/cost.md), not the planners' code: every segment is sampled every
+ * `step` tiles with the closed-form formulas of docs/segments.md and each sample interval is charged the cost of
+ * the tile its midpoint lies in (`tileCost(tx, ty)`, blocked or off-map tiles 1); reverse intervals are weighted
+ * by the reverse penalty; a change of direction between consecutive segments is a cusp; |curvature| * length
+ * plus the heading jump at every joint (the shorter way round) is the turning. Exact up to `step` times the cost
+ * change at each tile border the path crosses.
+ */
+export function sampledPathCost(
+  segments: readonly CostSegment[],
+  penalties: CostPenalties,
+  tileCost: (tx: number, ty: number) => number,
+  step = 1e-3,
+): {
+  total: number;
+  terrain: number;
+  reverseExtra: number;
+  reverseLength: number;
+  cusps: number;
+  turning: number;
+} {
+  let terrain = 0, reverseExtra = 0, reverseLength = 0, cusps = 0, turning = 0;
+  let lastDirection = 0;
+  let lastEndHeading: number | null = null;
+  for (const seg of segments) {
+    const L = seg.length ?? 0;
+    if (!(L > 0)) continue;
+    const x0 = seg.start.x ?? 0, y0 = seg.start.y ?? 0, h0 = seg.start.heading ?? 0;
+    const k = seg.curvature ?? 0, d = seg.direction ?? 1;
+    const at = (u: number) => {
+      if (k === 0) return [x0 + d * u * Math.cos(h0), y0 + d * u * Math.sin(h0)];
+      const h = h0 + d * k * u;
+      return [x0 + (Math.sin(h) - Math.sin(h0)) / k, y0 - (Math.cos(h) - Math.cos(h0)) / k];
+    };
+    const n = Math.max(1, Math.ceil(L / step));
+    let t = 0;
+    for (let i = 0; i < n; i++) {
+      const [px, py] = at(((i + 0.5) * L) / n);
+      const c = tileCost(Math.floor(px), Math.floor(py));
+      t += (L / n) * (c > 0 && Number.isFinite(c) ? c : 1);
+    }
+    terrain += t;
+    if (d < 0) {
+      reverseExtra += (Math.max(1, penalties.reversePenalty) - 1) * t;
+      reverseLength += L;
+    }
+    if (lastDirection !== 0 && d !== lastDirection) cusps++;
+    lastDirection = d;
+    turning += Math.abs(k) * L;
+    if (lastEndHeading !== null) {
+      const jump = h0 - lastEndHeading;
+      turning += Math.abs(Math.atan2(Math.sin(jump), Math.cos(jump)));
+    }
+    lastEndHeading = h0 + d * k * L;
+  }
+  const total = terrain + reverseExtra + cusps * penalties.cuspPenalty + turning * penalties.turnPenalty;
+  return { total, terrain, reverseExtra, reverseLength, cusps, turning };
+}
