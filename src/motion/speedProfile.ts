@@ -260,6 +260,8 @@ export function splitAtSpeedPhases(segments: readonly Segment[], unit: SpeedLimi
       const s1 = i === cuts.length - 1 ? v1 : speeds(cuts[i]);
       prev = pushPiece(out, seg, prev, cuts[i - 1], cuts[i], Math.min(s0, peak), Math.min(s1, peak));
     }
+    // The last piece ends where the segment did, so joins between segments stay exact.
+    if (prev) prev.end = { ...seg.end };
   }
   return out;
 }

@@ -50,6 +50,58 @@ describe("golden segment vectors", () => {
   });
 });
 
+describe("timed golden paths", () => {
+  test("speed is linear in time within every segment: length = (start_speed + end_speed) / 2 * duration", () => {
+    const timed = goldenPaths().filter((p) => p.timeSamples);
+    expect(timed.length).toBeGreaterThanOrEqual(7);
+    let phases = 0;
+    for (const p of timed) {
+      for (const [i, s] of p.segments.entries()) {
+        expect(s.duration!).toBeGreaterThan(0);
+        const mean = 0.5 * (s.start_speed! + s.end_speed!) * s.duration!;
+        expect(Math.abs(mean - s.length)).toBeLessThanOrEqual(1e-12 * Math.max(1, s.length));
+        expect(Math.max(s.start_speed!, s.end_speed!)).toBeLessThanOrEqual(p.maxSpeed! * (1 + 1e-12));
+        const prev = p.segments[i - 1];
+        if (prev && prev.curvature === s.curvature && prev.direction === s.direction) phases++;
+      }
+      // The clock's samples run from the start to the end of the path.
+      const first = p.timeSamples![0], last = p.timeSamples!.at(-1)!;
+      expect(Math.hypot(first.x - p.start.x, first.y - p.start.y)).toBeLessThan(1e-12);
+      const end = p.segments.at(-1)!.end;
+      expect(Math.hypot(last.x - end.x, last.y - end.y)).toBeLessThan(1e-9);
+    }
+    // The straight is split into its accelerate, cruise and brake phases, and so are other segments.
+    expect(timed.find((p) => p.name === "timed_jeep_straight_30")!.segments.length).toBe(3);
+    expect(phases).toBeGreaterThan(3);
+  });
+
+  test("the follower fails a timed path with a merged phase or a moved time sample", () => {
+    const paths = JSON.parse(readFileSync(goldenFile, "utf8")).filter((p: { timeSamples?: unknown }) =>
+      p.timeSamples
+    );
+    const merged = structuredClone(paths.find((p: { name: string }) => p.name === "timed_jeep_straight_30"));
+    // One segment for the whole straight, timed as before: the identity fails (the old, inexact contract).
+    const [a, b, c] = merged.segments;
+    merged.segments = [{
+      ...a,
+      end: c.end,
+      length: 30,
+      end_speed: 0,
+      duration: a.duration + b.duration + c.duration,
+    }];
+    const moved = structuredClone(paths[0]);
+    moved.timeSamples[4].x += 0.01;
+    const dir = mkdtempSync(join(tmpdir(), "arcpath-follow-"));
+    const file = join(dir, "timed.json");
+    writeFileSync(file, JSON.stringify([merged, moved, paths[1]]));
+    const run = runFollower([file]);
+    expect(run.status).toBe(1);
+    expect(run.stdout.trim()).toBe("1 passed, 2 failed");
+    expect(run.stderr).toContain("(v0 + v1) / 2 * duration");
+    expect(run.stderr).toContain("differs from the sample");
+  });
+});
+
 describe("Python follower (test/follower/follow.py)", () => {
   test("passes every golden path (file argument and stdin)", () => {
     const count = goldenPaths().length;

@@ -1,6 +1,7 @@
 /**
  * Generates the golden segment vectors (test/golden/segments.json): a few dozen paths from the curve solvers,
- * in the proto's JSON field names, for clients to check their segment followers against. Run:
+ * in the proto's JSON field names, for clients to check their segment followers against; a few of them timed
+ * for built-in units (speeds and durations, speed linear in time within a segment, with poses at given times). Run:
  * `deno run -A test/golden/generate.ts` (writes the file). A test regenerates it in memory and compares.
  *
  * @module
@@ -9,6 +10,9 @@
 import { arcThenLine, dubinsShortest, reedsSheppShortest } from "../../src/geometry/curves.ts";
 import type { CurvePath } from "../../src/geometry/curves.ts";
 import type { Pose, Segment } from "../../src/geometry/types.ts";
+import { lineSegment, poseAtTime } from "../../src/geometry/segment.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../../src/motion/speedProfile.ts";
+import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 
 /** One golden path as written to the JSON file. */
 export interface GoldenPath {
@@ -28,7 +32,7 @@ export interface GoldenPath {
   goal: Pose;
   /** True when only the goal position is meaningful. */
   ignoreGoalHeading: boolean;
-  /** The segments in proto JSON form. */
+  /** The segments in proto JSON form (timed paths also carry start_speed, end_speed and duration). */
   segments: {
     kind: "SEGMENT_KIND_LINE" | "SEGMENT_KIND_ARC";
     start: Pose;
@@ -36,17 +40,57 @@ export interface GoldenPath {
     length: number;
     curvature: number;
     direction: number;
+    start_speed?: number;
+    end_speed?: number;
+    duration?: number;
   }[];
+  /** Timed paths: the built-in profile whose speed limits timed it. */
+  unit?: string;
+  /** Timed paths: that unit's max_speed. */
+  maxSpeed?: number;
+  /** Timed paths: where a unit following the path by the clock is, t seconds after its start. */
+  timeSamples?: { t: number; x: number; y: number; heading: number }[];
 }
 
 function wire(seg: Segment): GoldenPath["segments"][number] {
-  return {
+  const out: GoldenPath["segments"][number] = {
     kind: seg.curvature === 0 ? "SEGMENT_KIND_LINE" : "SEGMENT_KIND_ARC",
     start: { x: seg.start.x, y: seg.start.y, heading: seg.start.heading },
     end: { x: seg.end.x, y: seg.end.y, heading: seg.end.heading },
     length: seg.length,
     curvature: seg.curvature,
     direction: seg.direction,
+  };
+  if (seg.duration !== undefined) {
+    out.start_speed = seg.startSpeed;
+    out.end_speed = seg.endSpeed;
+    out.duration = seg.duration;
+  }
+  return out;
+}
+
+/**
+ * A golden path timed for a built-in unit as the server times answers: speed profile, then split at the speed
+ * phases (speed linear in time within every segment), with poses at nine times along it.
+ */
+function timed(base: GoldenPath, unitName: "tank" | "jeep" | "truck", segments: Segment[]): GoldenPath {
+  const unit = BUILTIN_PROFILES[unitName];
+  const segs = segments.map((s) => ({ ...s }));
+  const total = applySpeedProfile(segs, unit);
+  const pieces = splitAtSpeedPhases(segs, unit);
+  const timeSamples = [];
+  for (let k = 0; k <= 8; k++) {
+    const t = (total * k) / 8;
+    const p = poseAtTime(pieces, t);
+    timeSamples.push({ t, x: p.x, y: p.y, heading: p.heading });
+  }
+  return {
+    ...base,
+    name: `timed_${unitName}_${base.name}`,
+    segments: pieces.map(wire),
+    unit: unitName,
+    maxSpeed: unit.maxSpeed,
+    timeSamples,
   };
 }
 
@@ -62,9 +106,11 @@ function lcg(seed: number): () => number {
 /** Builds the golden paths. */
 export function goldenPaths(): GoldenPath[] {
   const out: GoldenPath[] = [];
+  const solved = new Map<string, Segment[]>();
   const add = (name: string, solver: string, r: number, start: Pose, goal: Pose, path: CurvePath) => {
     const ignore = solver === "arc_then_line";
     const last = path.segments[path.segments.length - 1];
+    solved.set(name, path.segments);
     out.push({
       name,
       solver,
@@ -108,7 +154,34 @@ export function goldenPaths(): GoldenPath[] {
     add(`dubins_${name}`, "dubins", 1, origin, goal, dubinsShortest(origin, goal, 1));
     add(`reeds_shepp_${name}`, "reeds_shepp", 1, origin, goal, reedsSheppShortest(origin, goal, 1));
   }
-  return out;
+  // Timed paths: the solvers' paths (with cusps, arcs under the lateral limit) and a long straight (accelerate,
+  // cruise, brake) timed for built-in units.
+  const base = (name: string) => out.find((p) => p.name === name)!;
+  const timedPaths: GoldenPath[] = [];
+  for (const [name, unitName] of [
+    ["reeds_shepp_random_0", "tank"],
+    ["reeds_shepp_random_1", "jeep"],
+    ["reeds_shepp_straight_behind", "truck"],
+    ["dubins_random_2", "jeep"],
+    ["dubins_u_turn_left", "tank"],
+    ["arc_then_line_random_3", "truck"],
+  ] as const) {
+    timedPaths.push(timed(base(name), unitName, solved.get(name)!));
+  }
+  const straight = lineSegment({ x: 0, y: 0, heading: 0.5 }, 30);
+  const line: GoldenPath = {
+    name: "straight_30",
+    solver: "line",
+    radius: 0,
+    word: "S",
+    length: 30,
+    start: straight.start,
+    goal: straight.end,
+    ignoreGoalHeading: false,
+    segments: [],
+  };
+  timedPaths.push(timed(line, "jeep", [straight]));
+  return [...out, ...timedPaths];
 }
 
 /** The golden file's exact text. */
