@@ -25,6 +25,22 @@ function layerFromCosts(width: number, height: number, cost: Float32Array): Pass
   };
 }
 
+/** The terrain integral along a line by dense midpoint sampling (independent of the cost model's code). */
+function sampledIntegral(layer: PassLayer, ax: number, ay: number, bx: number, by: number): number {
+  const len = Math.hypot(bx - ax, by - ay);
+  const n = Math.max(1, Math.ceil(len / 0.001));
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    const t = (i + 0.5) / n;
+    const x = Math.floor(ax + t * (bx - ax)), y = Math.floor(ay + t * (by - ay));
+    const c = x >= 0 && y >= 0 && x < layer.width && y < layer.height
+      ? layer.tileCost[y * layer.width + x]
+      : 1;
+    sum += (c > 0 ? c : 1) * (len / n);
+  }
+  return sum;
+}
+
 function layerFromRows(rows: string[], costOf: Record<string, number> = {}): PassLayer {
   const w = rows[0].length;
   const h = rows.length;
@@ -231,28 +247,26 @@ describe("smoothPath", () => {
         const smoothLength = polylineLength(smooth);
         expect(smoothLength).toBeLessThanOrEqual(gridLength + 1e-9);
         if (smoothLength < gridLength - 1e-6) shortened++;
-        // Each smoothed pair: clear of blocked squares, and no costlier than the grid steps it replaces.
+        // Each smoothed pair: clear of blocked squares, and (by the cost model: terrain integrated along the
+        // line, sampled here) no dearer than the grid steps it replaces.
         let k = 0;
         for (let p = 2; p < smooth.length; p += 2) {
           const from = k;
           while (gridXY[2 * k] !== smooth[p] || gridXY[2 * k + 1] !== smooth[p + 1]) k++;
-          let bound = 0;
+          let replaced = 0;
           for (let step = from; step < k; step++) {
-            bound = Math.max(
-              bound,
-              sampledMaxCost(
-                layer,
-                r,
-                gridXY[2 * step],
-                gridXY[2 * step + 1],
-                gridXY[2 * step + 2],
-                gridXY[2 * step + 3],
-              ),
+            replaced += sampledIntegral(
+              layer,
+              gridXY[2 * step],
+              gridXY[2 * step + 1],
+              gridXY[2 * step + 2],
+              gridXY[2 * step + 3],
             );
           }
           const swept = sampledMaxCost(layer, r, smooth[p - 2], smooth[p - 1], smooth[p], smooth[p + 1]);
           expect(swept).toBeLessThan(Infinity);
-          expect(swept).toBeLessThanOrEqual(bound);
+          const integral = sampledIntegral(layer, smooth[p - 2], smooth[p - 1], smooth[p], smooth[p + 1]);
+          expect(integral).toBeLessThanOrEqual(replaced + 0.02);
           checkedPairs++;
         }
         expect(k).toBe(grid.length - 1);
@@ -318,6 +332,42 @@ describe("smoothPath", () => {
   });
 });
 
+describe("smoothing by cost", () => {
+  test("a shortcut is refused when it costs more than the grid stretch, even if no tile is dearer", () => {
+    // The grid path runs beside a cost-9 band; a tank-wide disc sweeps over the band on the grid path too, so
+    // the highest cost swept is the same either way, but the straight shortcut drives through the band.
+    const layer = layerFromRows([
+      "...........",
+      "...........",
+      "...99999...",
+      "...99999...",
+      "...........",
+      "...........",
+    ], { "9": 9 });
+    const w = layer.width;
+    // An explicit grid path around the band (below it), start (0, 2) to goal (10, 2).
+    const tiles = [[0, 2], [1, 3], [2, 4], [3, 4], [4, 4], [5, 4], [6, 4], [7, 4], [8, 4], [9, 3], [10, 2]];
+    const grid = Int32Array.from(tiles.map(([x, y]) => y * w + x));
+    const smooth = smoothPath(layer, 0.9, grid, w);
+    let total = 0;
+    for (let p = 2; p < smooth.length; p += 2) {
+      total += sampledIntegral(layer, smooth[p - 2], smooth[p - 1], smooth[p], smooth[p + 1]);
+    }
+    let gridTotal = 0;
+    for (let i = 1; i < tiles.length; i++) {
+      gridTotal += sampledIntegral(
+        layer,
+        tiles[i - 1][0] + 0.5,
+        tiles[i - 1][1] + 0.5,
+        tiles[i][0] + 0.5,
+        tiles[i][1] + 0.5,
+      );
+    }
+    expect(smooth.length).toBeGreaterThan(4);
+    expect(total).toBeLessThanOrEqual(gridTotal + 0.02);
+  });
+});
+
 describe("PLANNER_SMOOTH straight line", () => {
   const tank = { ...BUILTIN_PROFILES.tank };
   const smoothTask = (layer: PassLayer, sx: number, sy: number, gx: number, gy: number) =>
@@ -332,7 +382,12 @@ describe("PLANNER_SMOOTH straight line", () => {
     expect(out.status).toBe("found");
     expect(out.message).toMatch(/^straight line to the goal/);
     expect(out.expansions).toBe(0);
-    expect(out.segments.length).toBe(1);
+    // One straight line, split at the tank's speed phases (accelerate, cruise, brake: docs/segments.md).
+    expect(out.segments.length).toBe(3);
+    for (const s of out.segments) {
+      expect(s.curvature).toBe(0);
+      expect(s.start.heading).toBe(out.segments[0].start.heading);
+    }
     expect(out.length).toBeCloseTo(Math.hypot(22, 17), 12);
     expect(Array.from(out.waypoints!)).toEqual([4 * 30 + 3, 21 * 30 + 25]);
   });
