@@ -251,3 +251,39 @@ export function clearanceClass(radius: number): number {
   }
   return Math.fround(Math.min(best, MAX_CLEARANCE));
 }
+
+/**
+ * The over-approximating clearance class of a footprint whose inscribed disc (centered on the pose) has
+ * radius `inscribed`: every tile that the center of a legal pose can lie in (the closed tile square) has
+ * clearance >= this class, so a region table at this class never separates two poses a legal motion joins.
+ *
+ * Why. A legal pose at p keeps its inscribed disc off every blocked tile's interior, so p is at least
+ * `inscribed` from every blocked tile square (and from the outside of the map, which counts as blocked).
+ * Let p lie in the closed tile t and a blocked square sit at tile offset (i, j) from t. Along x, p is at most
+ * max(0, |i|) from that square's column (p on t's far edge), while t's center is f(|i|) = max(0, |i| - 0.5)
+ * from it; the same along y. So `inscribed` <= |p - square| <= sqrt(i^2 + j^2), and the square is
+ * sqrt(f(|i|)^2 + f(|j|)^2) from t's center. The class is the least such center distance over all offsets
+ * with sqrt(i^2 + j^2) >= inscribed: every blocked square is then at least the class from t's center, which
+ * is t's clearance. Offset (0, 0) (t itself blocked) has distance 0 < inscribed, so t is open.
+ *
+ * A legal motion moves the center continuously; the tiles it passes through form a 4-connected chain (where it
+ * crosses a tile corner the center lies in all four closed tiles, each open by the above), and region tables
+ * are 4-connected: the two end tiles are in one component. The class is at most {@link clearanceClass} of the
+ * footprint's bounding radius (fewer tiles pass that rule: the tile-center rule of the line planners).
+ * Examples: inscribed <= 1 gives 0.5 (every open tile: the jeep, tank, truck); <= sqrt 2 gives 0.707.
+ */
+export function reachClearanceClass(inscribed: number): number {
+  if (!(inscribed > 1)) return 0.5;
+  // Stored clearances stop at the cap: past it (every candidate beyond the cap too) the cap is the class.
+  if (inscribed > MAX_CLEARANCE + 1) return Math.fround(MAX_CLEARANCE);
+  const steps = Math.ceil(inscribed) + 1;
+  let best = Infinity;
+  for (let i = 0; i <= steps; i++) {
+    for (let j = 0; j <= steps; j++) {
+      if (Math.sqrt(i * i + j * j) < inscribed) continue;
+      const a = Math.max(0, i - 0.5), b = Math.max(0, j - 0.5);
+      best = Math.min(best, Math.sqrt(a * a + b * b));
+    }
+  }
+  return Math.fround(Math.min(best, MAX_CLEARANCE));
+}

@@ -37,9 +37,12 @@ export function gridSearch(
   budget: PlanBudget,
 ): GridSearch {
   const jump = useJumpPoints(layer, neighborhood);
+  // Curve planners may be guided at the over-approximating class (PlanTask.guideClearance; never set for the
+  // line planners, whose paths run through tile centers).
+  const clearance = task.guideClearance ?? task.clearance;
   const space = jump
-    ? ctx.jumpPoint.configure(layer, task.clearance, task.goalTile)
-    : ctx.grid.configure(layer, task.clearance, neighborhood, task.goalTile);
+    ? ctx.jumpPoint.configure(layer, clearance, task.goalTile)
+    : ctx.grid.configure(layer, clearance, neighborhood, task.goalTile);
   const r = astar(space, ctx.workspace, [task.startTile], budget.limits(), ctx.result);
   const tilePath = (state: number) => {
     const path = reconstructPath(ctx.workspace, state);

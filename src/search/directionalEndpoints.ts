@@ -179,7 +179,9 @@ export class DirectionalEndpoints {
     const p = this.poseOf(state);
     const g = this.setup.goal;
     const near = Math.hypot(p.x - g.x, p.y - g.y) <= this.nearDistance;
-    if (!near && this.expansions % interval !== 0) return n;
+    // Always from the exact start: an off-center start (a tile border, the centre line of a 2-wide corridor)
+    // may have no legal tile-center successor at all, and then this is the search's only way on.
+    if (!near && this.expansions % interval !== 0 && state !== this.startState) return n;
     this.analyticTries++;
     const segs = this.analyticCurve(state);
     if (!this.raster.curveIsOpen(segs, this.setup.footprint)) return n;

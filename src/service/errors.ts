@@ -41,12 +41,29 @@ export function invalid(field: string, value: unknown, why: string): ServiceErro
  */
 export const MAX_HEADING = 1e6;
 
-/** A heading field: a finite number of radians within +-{@link MAX_HEADING}, else INVALID_ARGUMENT naming it. */
+/**
+ * Largest heading magnitude taken as radians: two full turns. A client's heading is near its circle; a value
+ * beyond this (and up to {@link MAX_HEADING}) is almost always degrees sent by mistake (90 for "north" is
+ * 14.3 turns), which would silently point the unit somewhere else, so it is refused with that hint.
+ */
+export const DEGREES_HINT_HEADING = 4 * Math.PI;
+
+/**
+ * A heading field: a finite number of radians within +-{@link DEGREES_HINT_HEADING}, else INVALID_ARGUMENT
+ * naming it (with a degrees hint up to {@link MAX_HEADING}).
+ */
 export function headingValue(field: string, v: unknown): number {
   const x = typeof v === "number" ? v : Number.NaN;
   if (!Number.isFinite(x)) throw invalid(field, v, "must be a finite number");
   if (Math.abs(x) > MAX_HEADING) {
     throw invalid(field, v, `must be an angle in radians within +-${MAX_HEADING}`);
+  }
+  if (Math.abs(x) > DEGREES_HINT_HEADING) {
+    throw invalid(
+      field,
+      v,
+      "looks like degrees; headings are radians (|heading| at most 4 pi = 12.566, two full turns)",
+    );
   }
   return x;
 }

@@ -5,10 +5,11 @@
  * @module
  */
 import type { PassLayer, TerrainTable } from "../maps/grid.ts";
-import { buildPassLayer, clearanceClass } from "../maps/layer.ts";
+import { buildPassLayer, clearanceClass, reachClearanceClass } from "../maps/layer.ts";
 import { buildRegionTable } from "../maps/regionBuild.ts";
 import type { RegionTable } from "../maps/regions.ts";
 import { terrainKey } from "../maps/terrain.ts";
+import { inscribedRadius } from "../units/footprint.ts";
 import { BUILTIN_PROFILES } from "../units/profiles.ts";
 import type { LayerEntry, MapVersion } from "./mapCache.ts";
 
@@ -41,11 +42,17 @@ export function regionBytes(t: RegionTable): number {
   return n;
 }
 
-/** Clearance classes that get region tables as soon as a version loads: those of the built-in profiles. */
+/**
+ * Clearance classes that get region tables as soon as a version loads: those of the built-in profiles, both
+ * the tile-center class of the bounding disc and the over-approximating class of the footprint
+ * (reachClearanceClass; the planning gate uses both).
+ */
 export function builtinClasses(): number[] {
   const set = new Set<number>();
   for (const p of Object.values(BUILTIN_PROFILES)) {
-    if (p.terrain.length === 0) set.add(clearanceClass(p.boundingRadius));
+    if (p.terrain.length > 0) continue;
+    set.add(clearanceClass(p.boundingRadius));
+    set.add(reachClearanceClass(inscribedRadius(p.footprint)));
   }
   return [...set].sort((a, b) => a - b);
 }

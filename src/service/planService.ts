@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { clearanceClass } from "../maps/layer.ts";
+import { clearanceClass, reachClearanceClass } from "../maps/layer.ts";
 import { componentOfTile, nearestOpenTileInComponent, type RegionTable } from "../maps/regions.ts";
 import { type PlannerName, type PlanOutcome, planOutcome, type PlanTask } from "../planning/task.ts";
 import { runPlanTask } from "../planning/plan.ts";
@@ -13,10 +13,13 @@ import { PlanContext } from "../planning/context.ts";
 import { tableStore } from "./directionalTables.ts";
 import { useJumpPoints } from "../search/jumpPointSpace.ts";
 import { invalid, ServiceError } from "./errors.ts";
+import { fittingHeading, poseError, requireFits } from "./poseGate.ts";
+import { inscribedRadius } from "../units/footprint.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
 import { type WorkerPool } from "./pool.ts";
 import { type UnitSpec } from "../units/unit.ts";
-import type { PlannerChoice, PlanRequest } from "./requests.ts";
+import type { PlannerChoice, PlanOptions, PlanRequest } from "./requests.ts";
+import { checkSettings, plannerForSettings } from "./settings.ts";
 
 /** Limits the service applies when a request sets none. */
 export interface PlanLimits {
@@ -36,6 +39,8 @@ export interface PlanResult {
   queueMicros: number;
   /** Answered from the region tables. */
   fromRegionTable: boolean;
+  /** The resolved unit the plan was for (shown in the response). */
+  unit: UnitSpec;
 }
 
 /** Queries whose start and goal tiles are at most this far apart (Chebyshev) may use the inline fast lane. */
@@ -91,6 +96,10 @@ export class PlanService {
    * in the queue.
    */
   async plan(req: PlanRequest, signal?: AbortSignal, fromStream = false): Promise<PlanResult> {
+    return { ...(await this.#plan(req, signal, fromStream)), unit: req.unit };
+  }
+
+  async #plan(req: PlanRequest, signal?: AbortSignal, fromStream = false): Promise<Omit<PlanResult, "unit">> {
     const { map: ref, unit, start, goal, options: opts } = req;
     const debugCrash = this.#testHooks && req.debugCrash === true;
     const mv = await this.#store.get(ref.id, ref.version);
@@ -101,37 +110,14 @@ export class PlanService {
       const goalTile = this.#tileOf("goal", goal.x, goal.y, width, height);
       const entry = this.#store.layerFor(mv, unit);
       const distance = Math.hypot(goal.x - start.x, goal.y - start.y);
-      const planner = this.#choosePlanner(req.planner, unit, distance, entry);
+      const planner = this.#choosePlanner(req.planner, unit, opts, distance, entry);
+      checkSettings(planner, unit, opts, entry.layer, startTile, goalTile);
       const neighborhood = this.#neighborhood(planner, opts.neighborhood);
-      const cls = clearanceClass(unit.boundingRadius);
-      const regions = this.#store.regionsFor(mv, entry, cls);
-      const startComponent = componentOfTile(regions, startTile);
-      if (startComponent < 0) {
-        throw invalid(
-          "start",
-          `(${start.x}, ${start.y})`,
-          `tile (${startTile % width}, ${Math.floor(startTile / width)}) is blocked for this unit ` +
-            `(needs clearance ${unit.boundingRadius})`,
-        );
+      const gate = this.#gate(req, mv, entry, startTile, goalTile, planner);
+      if ("outcome" in gate) {
+        return { outcome: gate.outcome, mapVersion: mv, queueMicros: 0, fromRegionTable: true };
       }
-      let target = goalTile;
-      let nearest = false;
-      if (componentOfTile(regions, goalTile) !== startComponent) {
-        // The region tables say no path exists: answer without searching.
-        if (!opts.nearestFallback) {
-          return {
-            outcome: planOutcome(planner, {
-              status: "unreachable",
-              message: "the goal is not connected to the start for this unit",
-            }),
-            mapVersion: mv,
-            queueMicros: 0,
-            fromRegionTable: true,
-          };
-        }
-        target = nearestOpenTileInComponent(regions, entry.layer, startComponent, goal.x, goal.y);
-        nearest = true;
-      }
+      const { cls, regions, target, nearest, guideClearance } = gate;
       const task: PlanTask = {
         planner,
         layerKey: entry.key,
@@ -147,6 +133,7 @@ export class PlanService {
           headingTolerance: goal.headingTolerance,
         },
         clearance: cls,
+        ...(guideClearance === undefined ? {} : { guideClearance }),
         unit,
         neighborhood,
         maxExpansions: Math.min(opts.maxExpansions || this.#limits.maxExpansions, this.#limits.maxExpansions),
@@ -181,6 +168,69 @@ export class PlanService {
     } finally {
       unpin();
     }
+  }
+
+  /**
+   * The map-dependent gate: the unit's actual footprint must fit at the start pose (and at the goal, unless
+   * the request falls back to the nearest reachable tile), else INVALID_ARGUMENT with the nearest legal pose.
+   * Then the region tables: at the footprint's over-approximating class (reachClearanceClass: every tile a
+   * legal pose's center can lie in is open) a goal in another component is unreachable for certain, answered
+   * without searching. The line planners keep the bounding disc on tile centers (the class of the bounding
+   * radius); where that rule alone separates the pair they say so (NO_LEGAL_PATH) instead of claiming it is
+   * unreachable. The curve planners then guide their grid searches at the over-approximating class, and their
+   * segments are still checked with the exact swept footprint.
+   */
+  #gate(
+    req: PlanRequest,
+    mv: MapVersion,
+    entry: LayerEntry,
+    startTile: number,
+    goalTile: number,
+    planner: PlannerName,
+  ):
+    | { outcome: PlanOutcome }
+    | { cls: number; regions: RegionTable; target: number; nearest: boolean; guideClearance?: number } {
+    const { unit, start, goal, options: opts } = req;
+    const layer = entry.layer;
+    requireFits(layer, "start", start, unit.footprint);
+    const goalFits = fittingHeading(layer, goal.x, goal.y, goal.heading, unit.footprint) !== null;
+    if (!goalFits && !opts.nearestFallback) throw poseError(layer, "goal", goal, unit.footprint);
+    const cls = clearanceClass(unit.boundingRadius);
+    const regions = this.#store.regionsFor(mv, entry, cls);
+    const reachCls = reachClearanceClass(inscribedRadius(unit.footprint));
+    const reach = reachCls === cls ? regions : this.#store.regionsFor(mv, entry, reachCls);
+    const reachStart = componentOfTile(reach, startTile);
+    const centerStart = componentOfTile(regions, startTile);
+    const lineRule = planner === "grid" || planner === "smooth" || planner === "hierarchical";
+    const centersJoin = centerStart >= 0 && componentOfTile(regions, goalTile) === centerStart;
+    // A legal start's tile is open at the over-approximating class (see reachClearanceClass); -1 would only
+    // mean rounding at a boundary, and then the search decides.
+    const joined = goalFits && (reachStart < 0 || componentOfTile(reach, goalTile) === reachStart);
+    if (joined && (centersJoin || !lineRule)) {
+      const guide = centersJoin ? {} : { guideClearance: reachCls };
+      return { cls, regions, target: goalTile, nearest: false, ...guide };
+    }
+    if (!opts.nearestFallback) {
+      const outcome = joined
+        ? planOutcome(planner, {
+          status: "no_legal_path",
+          message: `${planner} keeps the unit's bounding disc (radius ${unit.boundingRadius}) on tile ` +
+            `centers, and under that rule the start and goal tiles are not connected; the footprint may still ` +
+            `join them off tile centers (PLANNER_HYBRID or PLANNER_DIRECTIONAL search that)`,
+        })
+        : planOutcome(planner, {
+          status: "unreachable",
+          message: "the goal is not connected to the start for this unit",
+        });
+      return { outcome };
+    }
+    // Nearest fallback: the nearest tile whose center the unit's bounding disc fits on (a legal goal for every
+    // planner) in the start's component; off tile centers, the over-approximation's component.
+    const target = centerStart >= 0
+      ? nearestOpenTileInComponent(regions, layer, centerStart, goal.x, goal.y)
+      : nearestOpenTileInComponent(reach, layer, reachStart, goal.x, goal.y);
+    const guide = centerStart >= 0 || lineRule ? {} : { guideClearance: reachCls };
+    return { cls, regions, target, nearest: true, ...guide };
   }
 
   /** Short grid, smooth and hybrid queries qualify for the inline fast lane. */
@@ -230,18 +280,25 @@ export class PlanService {
   /**
    * AUTO: hybrid for units with a turning radius; otherwise smooth, or hierarchical for long queries on maps where
    * grid search cannot use jump points (mixed terrain costs) — with jump points, grid search beats it outright.
-   * FAST (a stream's first answer): grid, or hierarchical under the same long-query rule.
+   * FAST (a stream's first answer): grid, or hierarchical under the same long-query rule. Before both, the
+   * unit's settings (service/settings.ts plannerForSettings): keep_to_roads picks a road planner, and for AUTO
+   * a turn_penalty > 0 picks DIRECTIONAL.
    */
   #choosePlanner(
     p: PlannerChoice,
     unit: UnitSpec,
+    opts: PlanOptions,
     distance: number,
     entry: LayerEntry,
   ): PlannerName {
     const longWithoutJumpPoints = distance >= HIERARCHICAL_DISTANCE && AVAILABLE.has("hierarchical") &&
       !useJumpPoints(entry.layer, 8);
-    if (p === "fast") return longWithoutJumpPoints ? "hierarchical" : "grid";
+    if (p === "fast") {
+      return plannerForSettings(unit, opts, true) ?? (longWithoutJumpPoints ? "hierarchical" : "grid");
+    }
     if (p === "auto") {
+      const forSettings = plannerForSettings(unit, opts);
+      if (forSettings) return forSettings;
       if (unit.turningRadius > 0 && AVAILABLE.has("hybrid")) return "hybrid";
       return longWithoutJumpPoints ? "hierarchical" : "smooth";
     }

@@ -120,7 +120,10 @@ describe("region tables and unit size", () => {
     expect(small.status).toBe("PLAN_STATUS_FOUND");
     expect(small.waypoints.some((w: { x: number; y: number }) => w.x === 10 && w.y === 5)).toBe(true);
     const large = await call(srv.client, "Plan", { ...base, planner: "PLANNER_GRID", unit: { radius: 0.9 } });
-    expect(large.status).toBe("PLAN_STATUS_UNREACHABLE");
+    // The grid planner's tile-centre rule (the bounding disc on tile centres) separates the rooms; the region
+    // tables do not prove the footprint cannot pass off tile centres, so the status says what was shown.
+    expect(large.status).toBe("PLAN_STATUS_NO_LEGAL_PATH");
+    expect(large.message).toMatch(/tile centers/);
     expect(large.stats.expansions).toBe(0);
   });
 });
@@ -138,8 +141,11 @@ describe("PLANNER_SMOOTH", () => {
           try {
             gridRes = await call(srv.client, "Plan", req);
           } catch (e) {
-            // A wide unit may not fit on the benchmark's start tile: that is the right answer, not a failure.
-            expect((e as { details: string }).details).toMatch(/start: tile .* is blocked for this unit/);
+            // A wide unit may not fit on the benchmark's start or goal tile: that is the right answer (refused
+            // naming the field), not a failure.
+            expect((e as { details: string }).details).toMatch(
+              /(start|goal): tile .* is blocked for this unit/,
+            );
             expect(radius).toBeGreaterThan(0.5);
             continue;
           }
