@@ -2,7 +2,7 @@
  * arcpath server entry point.
  *
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
- *        [--map-memory-mb N] [--max-message-mb N] [--no-demo] [--test-hooks]
+ *        [--map-memory-mb N] [--max-message-mb N] [--no-demo] [--test-hooks] [--test-write-jitter-ms N]
  *
  * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
  *
@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
+import { denoFs, jitteredFs } from "./service/mapPersistence.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
@@ -30,6 +31,7 @@ const { values: args } = parseArgs({
     "max-message-mb": { type: "string" },
     "no-demo": { type: "boolean" },
     "test-hooks": { type: "boolean" },
+    "test-write-jitter-ms": { type: "string" },
   },
 });
 
@@ -50,12 +52,17 @@ const workers = intArg("workers", args.workers, navigator.hardwareConcurrency ||
 const maxQueue = intArg("queue", args.queue, 256, 0);
 const budgetMb = intArg("map-memory-mb", args["map-memory-mb"], 1024, 1);
 const maxMessageMb = intArg("max-message-mb", args["max-message-mb"], 64, 1);
+// Tests only: delay map files' renames at random so concurrent writes race (see test/e2e/durability.test.ts).
+const writeJitterMs = args["test-hooks"]
+  ? intArg("test-write-jitter-ms", args["test-write-jitter-ms"], 0, 0)
+  : 0;
 
 const store = new MapStore({
   dataDir,
   budgetBytes: budgetMb * 1024 * 1024,
   limits: DEFAULT_LIMITS,
   log: (fields, msg) => log.info(fields, msg),
+  fs: writeJitterMs > 0 ? jitteredFs(denoFs, writeJitterMs) : denoFs,
 });
 const pool = new WorkerPool({ size: workers, maxQueue, log: (f, m) => log.warn(f, m) });
 store.onEvict((keys) => pool.forget(keys));

@@ -96,6 +96,21 @@ export const denoFs: MapFs = {
   },
 };
 
+/**
+ * A file system that waits a random 0..`maxMs` ms before each rename (the server's `--test-write-jitter-ms`
+ * hook): concurrent writes then finish out of order and stay in flight long enough for tests to race deletes
+ * and kills against them.
+ */
+export function jitteredFs(base: MapFs, maxMs: number): MapFs {
+  return {
+    ...base,
+    rename: async (from, to) => {
+      await new Promise((r) => setTimeout(r, Math.random() * maxMs));
+      await base.rename(from, to);
+    },
+  };
+}
+
 /** Marks a temporary file of an unfinished write (`<id>.json.tmp-<pid>-<n>`). */
 const TMP_MARK = ".json.tmp-";
 let tmpCounter = 0;
