@@ -15,6 +15,7 @@ import { planCurved } from "./curved.ts";
 import { planHierarchical } from "./hierarchical.ts";
 import { planDirectional } from "./directional.ts";
 import { planHybrid } from "./hybrid.ts";
+import { honourUnitSettings } from "./unitSettings.ts";
 
 /** Runs one task; the cancel flag is polled by every search. */
 export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array | null): PlanOutcome {
@@ -41,6 +42,8 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
     default:
       throw new Error(`planner ${task.planner} is not implemented in the worker`);
   }
+  // Fixed-angle art, and settings the planner priced but did not minimise (src/planning/unitSettings.ts).
+  honourUnitSettings(ctx, task, out);
   // Line planners asked for by name for a unit that cannot turn in place: say what the corners are.
   if (
     task.unit.turningRadius > 0 && out.segments.length > 0 &&

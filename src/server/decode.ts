@@ -33,7 +33,11 @@ export interface WireTerrainCost {
   road: boolean;
 }
 
-/** A unit profile as it arrives on the wire (proto3 defaults: 0, false, "", []). */
+/**
+ * A unit profile as it arrives on the wire (proto3 defaults: 0, false, "", []). The fields declared `optional` in
+ * the proto (turning_radius, can_reverse, the penalties, max_speed, headings, fluid_turning) are undefined when
+ * the client did not set them, and hold the value, even 0 or false, when it did.
+ */
 export interface WireUnitProfile {
   name?: string;
   radius?: number;
@@ -61,6 +65,19 @@ function checkNumber(field: string, v: number | undefined, min: number, max: num
   return x;
 }
 
+/** An explicit-presence number: undefined when unset (the base's value), else range-checked, 0 included. */
+function presentNumber(
+  field: string,
+  v: number | null | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Number.isFinite(v)) throw invalid(field, v, "must be a finite number");
+  if (v < min || v > max) throw invalid(field, v, `must be in [${min}, ${max}]`);
+  return v;
+}
+
 /** Checks terrain overrides (`field` names the list, e.g. "unit.terrain"). */
 export function decodeTerrain(list: WireTerrainCost[] | undefined, field: string): TerrainEntry[] {
   return (list ?? []).map((t, i) => {
@@ -75,8 +92,9 @@ export function decodeTerrain(list: WireTerrainCost[] | undefined, field: string
 }
 
 /**
- * Decodes a wire profile: unset (zero) fields come from the named built-in profile. `field` prefixes error
- * messages (e.g. "unit").
+ * Decodes a wire profile: unset fields come from the named built-in profile (zero counts as unset for the
+ * fields without explicit presence; an explicit 0 or false overrides for those with it). `field` prefixes
+ * error messages (e.g. "unit").
  */
 export function decodeUnit(input: WireUnitProfile | null | undefined, field = "unit"): UnitSpec {
   const u = input ?? {};
@@ -105,22 +123,27 @@ export function decodeUnit(input: WireUnitProfile | null | undefined, field = "u
   }
   // An explicit radius on the request means a circle even if the base profile is a rectangle.
   const explicitCircle = (u.radius ?? 0) > 0 && !((u.width ?? 0) > 0);
-  const headings = u.headings ?? 0;
-  if (![0, 8, 16].includes(headings)) throw invalid(`${field}.headings`, headings, "must be 0, 8 or 16");
+  const headings = u.headings ?? undefined;
+  if (headings !== undefined && ![0, 8, 16].includes(headings)) {
+    throw invalid(`${field}.headings`, headings, "must be 0, 8 or 16");
+  }
+  const has = (key: keyof WireUnitProfile, min: number, max: number) =>
+    presentNumber(`${field}.${key}`, u[key] as number | null | undefined, min, max);
+  const flag = (v: boolean | null | undefined) => (v === undefined || v === null ? undefined : !!v);
   const terrain = decodeTerrain(u.terrain, `${field}.terrain`);
   const over: UnitOverrides = {
     footprint: explicitCircle ? { radius, width: 0, length: 0 } : { radius, width, length },
-    turningRadius: set("turning_radius", 0, 64),
-    canReverse: u.can_reverse ? true : undefined,
-    reversePenalty: set("reverse_penalty", 1, 100),
-    turnPenalty: set("turn_penalty", 0, 100),
-    cuspPenalty: set("cusp_penalty", 0, 1000),
-    maxSpeed: set("max_speed", 0, 1e4),
+    turningRadius: has("turning_radius", 0, 64),
+    canReverse: flag(u.can_reverse),
+    reversePenalty: has("reverse_penalty", 1, 100),
+    turnPenalty: has("turn_penalty", 0, 100),
+    cuspPenalty: has("cusp_penalty", 0, 1000),
+    maxSpeed: has("max_speed", 0, 1e4),
     acceleration: set("acceleration", 0, 1e4),
     deceleration: set("deceleration", 0, 1e4),
     lateralAcceleration: set("lateral_acceleration", 0, 1e4),
-    headings: headings === 0 ? undefined : headings,
-    fluidTurning: u.fluid_turning ? true : undefined,
+    headings,
+    fluidTurning: flag(u.fluid_turning),
     terrain: terrain.length > 0 ? terrain : undefined,
   };
   const spec = applyOverrides(base, over);

@@ -10,6 +10,7 @@ import type { MapVersion } from "../service/mapStore.ts";
 import { reportedTerrain } from "../service/mapStore.ts";
 import type { PlanResult } from "../service/planService.ts";
 import type { StreamUpdate } from "../service/pathStream.ts";
+import type { UnitSpec } from "../units/unit.ts";
 import { NO_COST, type PlannerName, type PlanOutcome, type PlanStatusName } from "../planning/task.ts";
 import { type PathCost, pathCost } from "../motion/pathCost.ts";
 
@@ -150,6 +151,28 @@ export function planToWire(
   };
 }
 
+/** A resolved unit as a wire UnitProfile: every field set, explicit zeros and false included. */
+export function unitToWire(u: UnitSpec) {
+  return {
+    name: u.name,
+    radius: u.footprint.radius,
+    width: u.footprint.width,
+    length: u.footprint.length,
+    turning_radius: u.turningRadius,
+    can_reverse: u.canReverse,
+    reverse_penalty: u.reversePenalty,
+    turn_penalty: u.turnPenalty,
+    max_speed: u.maxSpeed,
+    acceleration: u.acceleration,
+    deceleration: u.deceleration,
+    lateral_acceleration: u.lateralAcceleration,
+    headings: u.headings,
+    terrain: u.terrain.map((t) => ({ code: t.code, cost: t.cost, impassable: t.impassable, road: t.road })),
+    fluid_turning: u.fluidTurning,
+    cusp_penalty: u.cuspPenalty,
+  };
+}
+
 /** MapInfo on the wire. */
 export function mapInfoToWire(mv: MapVersion, regions: { regionCount: number; componentCount: number }) {
   let passable = 0;
@@ -173,12 +196,16 @@ export function mapInfoToWire(mv: MapVersion, regions: { regionCount: number; co
 }
 
 /** The wire response of a finished plan; `totalMicros` is the RPC's time so far (0 for stream updates). */
-export function planResultToWire(r: PlanResult, totalMicros: number): WirePlanResponse {
-  return planToWire(r.outcome, r.mapVersion.version, r.mapVersion.map.width, {
+export function planResultToWire(
+  r: PlanResult,
+  totalMicros: number,
+): WirePlanResponse & { unit: ReturnType<typeof unitToWire> } {
+  const wire = planToWire(r.outcome, r.mapVersion.version, r.mapVersion.map.width, {
     queueMicros: r.queueMicros,
     totalMicros,
     fromRegionTable: r.fromRegionTable,
   });
+  return { ...wire, unit: unitToWire(r.unit) };
 }
 
 /** A stream update on the wire. */

@@ -18,7 +18,8 @@ import { inscribedRadius } from "../units/footprint.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
 import { type WorkerPool } from "./pool.ts";
 import { type UnitSpec } from "../units/unit.ts";
-import type { PlannerChoice, PlanRequest } from "./requests.ts";
+import type { PlannerChoice, PlanOptions, PlanRequest } from "./requests.ts";
+import { checkSettings, plannerForSettings } from "./settings.ts";
 
 /** Limits the service applies when a request sets none. */
 export interface PlanLimits {
@@ -38,6 +39,8 @@ export interface PlanResult {
   queueMicros: number;
   /** Answered from the region tables. */
   fromRegionTable: boolean;
+  /** The resolved unit the plan was for (shown in the response). */
+  unit: UnitSpec;
 }
 
 /** Queries whose start and goal tiles are at most this far apart (Chebyshev) may use the inline fast lane. */
@@ -93,6 +96,10 @@ export class PlanService {
    * in the queue.
    */
   async plan(req: PlanRequest, signal?: AbortSignal, fromStream = false): Promise<PlanResult> {
+    return { ...(await this.#plan(req, signal, fromStream)), unit: req.unit };
+  }
+
+  async #plan(req: PlanRequest, signal?: AbortSignal, fromStream = false): Promise<Omit<PlanResult, "unit">> {
     const { map: ref, unit, start, goal, options: opts } = req;
     const debugCrash = this.#testHooks && req.debugCrash === true;
     const mv = await this.#store.get(ref.id, ref.version);
@@ -103,7 +110,8 @@ export class PlanService {
       const goalTile = this.#tileOf("goal", goal.x, goal.y, width, height);
       const entry = this.#store.layerFor(mv, unit);
       const distance = Math.hypot(goal.x - start.x, goal.y - start.y);
-      const planner = this.#choosePlanner(req.planner, unit, distance, entry);
+      const planner = this.#choosePlanner(req.planner, unit, opts, distance, entry);
+      checkSettings(planner, unit, opts, entry.layer, startTile, goalTile);
       const neighborhood = this.#neighborhood(planner, opts.neighborhood);
       const gate = this.#gate(req, mv, entry, startTile, goalTile, planner);
       if ("outcome" in gate) {
@@ -272,18 +280,25 @@ export class PlanService {
   /**
    * AUTO: hybrid for units with a turning radius; otherwise smooth, or hierarchical for long queries on maps where
    * grid search cannot use jump points (mixed terrain costs) — with jump points, grid search beats it outright.
-   * FAST (a stream's first answer): grid, or hierarchical under the same long-query rule.
+   * FAST (a stream's first answer): grid, or hierarchical under the same long-query rule. Before both, the
+   * unit's settings (service/settings.ts plannerForSettings): keep_to_roads picks a road planner, and for AUTO
+   * a turn_penalty > 0 picks DIRECTIONAL.
    */
   #choosePlanner(
     p: PlannerChoice,
     unit: UnitSpec,
+    opts: PlanOptions,
     distance: number,
     entry: LayerEntry,
   ): PlannerName {
     const longWithoutJumpPoints = distance >= HIERARCHICAL_DISTANCE && AVAILABLE.has("hierarchical") &&
       !useJumpPoints(entry.layer, 8);
-    if (p === "fast") return longWithoutJumpPoints ? "hierarchical" : "grid";
+    if (p === "fast") {
+      return plannerForSettings(unit, opts, true) ?? (longWithoutJumpPoints ? "hierarchical" : "grid");
+    }
     if (p === "auto") {
+      const forSettings = plannerForSettings(unit, opts);
+      if (forSettings) return forSettings;
       if (unit.turningRadius > 0 && AVAILABLE.has("hybrid")) return "hybrid";
       return longWithoutJumpPoints ? "hierarchical" : "smooth";
     }

@@ -293,7 +293,8 @@ async function runCases(
     const goal = { x: p.gx, y: p.gy, heading: opts.goalHeading ? p.gh : undefined };
     const res = await call(srv.client, "Plan", {
       map: { id: map },
-      unit: uc.unit,
+      // Backing up needs a unit that may reverse (it is refused otherwise).
+      unit: opts.backing ? { ...uc.unit, can_reverse: true } : uc.unit,
       start: { x: p.sx, y: p.sy, heading: p.h },
       goal,
       planner: "PLANNER_CURVED",
