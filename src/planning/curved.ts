@@ -379,12 +379,13 @@ export interface CurveFitRequest {
 
 /**
  * The result of {@link fitCurves}: the segments, or why not ("stopped": deadline or cancel flag; "failed": no
- * curve of some leg is legal even after inserting grid tiles, with a message).
+ * curve of some leg is legal even after inserting grid tiles, with a message; `limited` when the `maxChecks`
+ * bound, not the map, ended it).
  */
 export type CurveFit =
   | { status: "found"; segments: Segment[] }
   | { status: "stopped" }
-  | { status: "failed"; message: string };
+  | { status: "failed"; message: string; limited?: boolean };
 
 /**
  * Step 3 of PLANNER_CURVED: reaches each smoothed waypoint from the exact start pose with turning-radius curves,
@@ -437,7 +438,11 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     if ("segs" in solved) return { status: "found", segments: solved.segs };
     if (solved.stopped) return { status: "stopped" };
     if (env.checksLeft < 0) {
-      return { status: "failed", message: `no legal curve fit within ${req.maxChecks} curve checks` };
+      return {
+        status: "failed",
+        message: `no legal curve fit within ${req.maxChecks} curve checks`,
+        limited: true,
+      };
     }
     if (insertions++ >= MAX_INSERTIONS || !insertGridTile(ws, solved.failedLeg, path, width)) {
       return {

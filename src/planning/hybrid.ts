@@ -37,6 +37,7 @@ import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
+import { pathCost } from "../motion/pathCost.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { corridorWindow } from "../search/corridorWindow.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
@@ -144,7 +145,8 @@ function cusps(segs: readonly Segment[], from: number, to: number): number {
 
 /**
  * The final simple smoothing: merges collinear lines, then greedily replaces stretches by one shortest curve
- * when it is shorter, has no more cusps and sweeps only open tiles. Joins stay exact.
+ * when it costs less by the unit's cost model (pathCost: terrain integrated, reverse, cusps, turning), has no
+ * more cusps and sweeps only open tiles. Joins stay exact.
  */
 export function finalSmoothing(
   layer: PassLayer,
@@ -167,17 +169,21 @@ export function finalSmoothing(
   const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
   let budget = SMOOTH_CHECKS;
   let out = merged;
+  const unit = task.unit;
+  // Per segment of `out`: its cost alone (terrain, reverse, turning); a stretch adds its cusps.
+  let segCost = out.map((q) => pathCost([q], unit, layer).total);
   for (let i = 0; i < out.length - 1 && budget > 0; i++) {
     for (let j = out.length; j >= i + 2 && budget > 0; j--) {
-      let len = 0;
-      for (let k = i; k < j; k++) len += out[k].length;
+      let cost = cusps(out, i, j) * unit.cuspPenalty;
+      for (let k = i; k < j; k++) cost += segCost[k];
       const a = out[i].start, b = out[j - 1].end;
-      // Cheap refusals first: no curve is shorter than the straight distance, and the length alone (no
-      // allocation) decides before the segments are built.
-      if (Math.hypot(b.x - a.x, b.y - a.y) >= len - 1e-6) continue;
-      if ((reverse ? reedsSheppLength(a, b, r) : dubinsLength(a, b, r)) >= len - 1e-6) continue;
+      // Cheap refusals first: no curve costs less than its length over the cheapest terrain, nor is shorter
+      // than the straight distance, and the length alone (no allocation) decides before segments are built.
+      const floor = cost / layer.minCost - 1e-6;
+      if (Math.hypot(b.x - a.x, b.y - a.y) >= floor) continue;
+      if ((reverse ? reedsSheppLength(a, b, r) : dubinsLength(a, b, r)) >= floor) continue;
       const curve = reverse ? reedsSheppShortest(a, b, r) : dubinsShortest(a, b, r);
-      if (curve.length >= len - 1e-6) continue;
+      if (pathCost(curve.segments, unit, layer).total >= cost - 1e-6) continue;
       if (cusps(curve.segments, 0, curve.segments.length) > cusps(out, i, j)) continue;
       budget--;
       if (!legalPath(layer, task, curve.segments)) continue;
@@ -185,6 +191,7 @@ export function finalSmoothing(
       let pose = chain(next, a, curve.segments, false);
       pose = chain(next, pose, out.slice(j), false);
       out = next;
+      segCost = out.map((q) => pathCost([q], unit, layer).total);
       break;
     }
   }
@@ -275,24 +282,40 @@ export function planHybrid(
   let grid4: GridSearch | null = null;
   const fastLaneOnly = task.fastLaneOnly === true;
   if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
-    // The shortest forward curve straight to the goal, when its sweep is legal, is the answer outright: no
-    // path is shorter, and no grid search is needed to know the goal is reachable.
+    // Candidates are compared by the unit's cost (pathCost); the cheapest legal one is returned.
+    let best: { segs: Segment[]; cost: number; note: string; waypoints: Int32Array | null } | null = null;
+    const consider = (segs: Segment[], note: string, waypoints: Int32Array | null, cost = costOf(segs)) => {
+      if (best === null || cost < best.cost - 1e-9) best = { segs, cost, note, waypoints };
+    };
+    const costOf = (segs: readonly Segment[]) => pathCost(segs, unit, layer).total;
+    // The shortest forward curve straight to the goal, when its sweep is legal and it crosses only the
+    // cheapest terrain, is the answer outright: no forward path costs less, and no grid search is needed to
+    // know the goal is reachable. Over dearer terrain it is one candidate.
     trace?.steps.push("direct");
-    // A unit that can reverse next tries the shortest Reeds-Shepp curve, when its backing is only a maneuver (a
-    // three-point turn in a corridor, say), not a long drive in reverse.
-    for (let k = 0; k < (reverse ? 2 : 1); k++) {
-      const segs = k === 0
-        ? directCurve(task.start, task.goal, unit.turningRadius)
-        : directManeuver(task.start, task.goal, unit.turningRadius);
-      if (segs && legalPath(layer, task, segs)) {
-        return done(
-          segs,
-          k === 0
-            ? "shortest curve straight to the goal"
-            : "shortest curve to the goal with a short reverse maneuver",
-          null,
-        );
+    const direct = directCurve(task.start, task.goal, unit.turningRadius);
+    // No forward path costs less than the shortest forward curve over the cheapest terrain.
+    let forwardFloor = 0;
+    if (direct) {
+      const c = pathCost(direct, unit, layer);
+      let len = 0;
+      for (const s of direct) len += s.length;
+      forwardFloor = len * layer.minCost;
+      if (legalPath(layer, task, direct)) {
+        if (c.terrain <= forwardFloor + 1e-9) {
+          return done(direct, "shortest curve straight to the goal", null);
+        }
+        consider(direct, "shortest curve straight to the goal", null, c.total);
       }
+    } else forwardFloor = Math.hypot(task.goal.x - task.start.x, task.goal.y - task.start.y) * layer.minCost;
+    // A unit that can reverse next tries the shortest Reeds-Shepp curve, when its backing is only a maneuver (a
+    // three-point turn in a corridor, say), not a long drive in reverse; outright only when no forward path
+    // can cost less.
+    const maneuver = reverse ? directManeuver(task.start, task.goal, unit.turningRadius) : null;
+    if (maneuver && legalPath(layer, task, maneuver)) {
+      const note = "shortest curve to the goal with a short reverse maneuver";
+      const c = costOf(maneuver);
+      if (c <= forwardFloor + 1e-9) return done(maneuver, note, null);
+      consider(maneuver, note, null, c);
     }
     trace?.steps.push("fit");
     for (const neighborhood of fastLaneOnly ? [8] as const : [8, 4] as const) {
@@ -304,30 +327,48 @@ export function planHybrid(
       // A complete 4-connected answer (path or none) is step 1's too; a partial one (budget) is not.
       if (neighborhood === 4 && search.status !== "budget") grid4 = search;
       if (search.status !== "found" || !search.path) continue;
-      const fit = fitCurves({
-        layer,
-        unit,
-        path: search.path,
-        smoothed: smoothPath(layer, unit.boundingRadius, search.path, layer.width),
-        start: task.start,
-        goal: task.goal,
-        check: true,
-        tighterTurns: false,
-        backingUp: reverse,
-        budget,
-        maxChecks: fastLaneOnly ? INLINE_FIT_CHECKS : FIT_CHECKS,
-      });
+      const smoothed = smoothPath(layer, unit.boundingRadius, search.path, layer.width);
+      const fitWith = (backingUp: boolean) =>
+        fitCurves({
+          layer,
+          unit,
+          path: search.path!,
+          smoothed,
+          start: task.start,
+          goal: task.goal,
+          check: true,
+          tighterTurns: false,
+          backingUp,
+          budget,
+          maxChecks: fastLaneOnly ? INLINE_FIT_CHECKS : FIT_CHECKS,
+        });
+      const fit = fitWith(reverse);
       if (budget.cancelled()) {
         return planOutcome(task.planner, { status: "cancelled", expansions });
       }
       if (fit.status === "found" && withinCurvature(task, fit.segments)) {
         if (trace) trace.fitted = neighborhood;
-        return done(
-          fit.segments,
-          `curves fitted to the smoothed ${neighborhood}-connected grid path`,
-          search.path,
-        );
+        const note = `curves fitted to the smoothed ${neighborhood}-connected grid path`;
+        consider(fit.segments, note, search.path);
+        // A fit that backs up is weighed against the forward-only fit of the same route: a reverse leg that
+        // looked cheaper locally may cost more over the whole path (the README's demo query).
+        if (fit.segments.some((q) => q.direction < 0)) {
+          const forward = fitWith(false);
+          if (budget.cancelled()) return planOutcome(task.planner, { status: "cancelled", expansions });
+          // The inline lane's smaller check bound must not decide differently from the pool's.
+          if (forward.status === "failed" && forward.limited && fastLaneOnly) break;
+          if (forward.status === "found" && withinCurvature(task, forward.segments)) {
+            consider(forward.segments, `${note}, forward only`, search.path);
+          }
+        }
+        const chosen = best!;
+        return done(chosen.segs, chosen.note, chosen.waypoints);
       }
+    }
+    // No fit: the cheapest direct candidate, settled only where the pool would settle it the same way.
+    if (best !== null && !fastLaneOnly) {
+      const chosen: { segs: Segment[]; note: string; waypoints: Int32Array | null } = best;
+      return done(chosen.segs, chosen.note, chosen.waypoints);
     }
   }
 
