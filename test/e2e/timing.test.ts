@@ -80,6 +80,22 @@ describe("the timing identity on every answer", () => {
         }
       }
     }
+    // Fixed-angle art (lines at 16 headings, rewritten after the planner ran) is timed and split the same way.
+    let art = 0;
+    for (const planner of ["PLANNER_SMOOTH", "PLANNER_DIRECTIONAL", "PLANNER_HYBRID"]) {
+      const [sx, sy, gx, gy] = pairs[0];
+      const res: Wire = await call(srv.client, "Plan", {
+        map: { id: "yard" },
+        unit: { name: "tank", headings: 16 },
+        start: { x: sx, y: sy, heading: 0 },
+        goal: { x: gx, y: gy, tolerance: 0.5 },
+        planner,
+      }).catch(() => null);
+      if (!res || res.status !== "PLAN_STATUS_FOUND") continue;
+      expect(timingProblems(res.segments, MAX_SPEED.tank), `tank/16 ${planner}`).toEqual([]);
+      art++;
+    }
+    expect(art).toBeGreaterThan(0);
     expect(checked).toBeGreaterThanOrEqual(40);
     expect(split).toBeGreaterThan(0);
     for (
