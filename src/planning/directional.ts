@@ -236,7 +236,10 @@ export interface DirectionalRun {
 /** Upper bound on window states, to keep the workspace small (about 32 bytes per state). */
 const MAX_WINDOW_STATES = 1 << 21;
 
-/** A window around start and goal with a margin that grows with their distance, capped in size. */
+/**
+ * A window around start and goal with a margin that grows with their distance (or the margin given), shrunk
+ * until its states fit the cap ({@link MAX_WINDOW_STATES}).
+ */
 export function windowAround(
   layer: PassLayer,
   ax: number,
@@ -244,9 +247,10 @@ export function windowAround(
   bx: number,
   by: number,
   statesPerTile: number,
+  initialMargin?: number,
 ): TileRect {
   const span = Math.max(Math.abs(ax - bx), Math.abs(ay - by));
-  let margin = 16 + (span >> 1);
+  let margin = initialMargin ?? 16 + (span >> 1);
   for (;;) {
     const w: TileRect = {
       x0: Math.max(0, Math.min(ax, bx) - margin),
@@ -259,8 +263,69 @@ export function windowAround(
   }
 }
 
-/** One directional search with the unit's tables; the path is verified with the exact sweep before returning. */
+/** True when window a is larger than b and contains it. */
+function grewFrom(a: TileRect, b: TileRect): boolean {
+  const contains = a.x0 <= b.x0 && a.y0 <= b.y0 && a.x1 >= b.x1 && a.y1 >= b.y1;
+  return contains && (a.x0 < b.x0 || a.y0 < b.y0 || a.x1 > b.x1 || a.y1 > b.y1);
+}
+
+/**
+ * One directional search with the unit's tables; the path is verified with the exact sweep before returning.
+ * Without a window in the request, the search runs in a window around start and goal, and when that window
+ * is exhausted without a path it grows (margin doubled, up to the whole map or the state cap) within the
+ * budget: "no_legal_path" then means the whole map was searched. When the cap kept the window smaller than
+ * the map, the answer is "budget" with a message saying the window limited the search.
+ */
 export function directionalSearch(
+  ctx: PlanContext,
+  layer: PassLayer,
+  unit: UnitSpec,
+  req: DirectionalRequest,
+  budget: PlanBudget,
+): DirectionalRun {
+  if (req.window) return searchOnce(ctx, layer, unit, req, budget);
+  const profile = tableProfileOf(unit, req.neighborhood, req.reverse);
+  const statesPerTile = profile.headings * (req.reverse ? 2 : 1);
+  const sx = Math.floor(req.start.x), sy = Math.floor(req.start.y);
+  const gx = Math.floor(req.goal.x), gy = Math.floor(req.goal.y);
+  const span = Math.max(Math.abs(sx - gx), Math.abs(sy - gy));
+  let margin = 16 + (span >> 1);
+  let window = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
+  let spent = 0;
+  for (;;) {
+    const run = searchOnce(
+      ctx,
+      layer,
+      unit,
+      { ...req, window, maxExpansions: req.maxExpansions - spent },
+      budget,
+    );
+    spent += run.expansions;
+    run.expansions = spent;
+    if (run.status !== "no_legal_path" || run.message.startsWith("internal")) return run;
+    const whole = window.x0 === 0 && window.y0 === 0 && window.x1 === layer.width &&
+      window.y1 === layer.height;
+    if (whole) return run;
+    margin = 2 * margin + Math.max(layer.width, layer.height);
+    const grown = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
+    if (!grewFrom(grown, window) || spent >= req.maxExpansions || budget.stopped()) {
+      // The window (its state cap), or the budget, not the map, ended the search: say so.
+      const why = spent >= req.maxExpansions || budget.stopped()
+        ? "the budget ran out before a larger window was searched"
+        : "the map is larger than the search window's state cap";
+      return {
+        ...run,
+        status: "budget",
+        message: `no legal directional path within the search window [${window.x0}, ${window.x1}) x ` +
+          `[${window.y0}, ${window.y1}); ${why}, so a path outside it is not ruled out`,
+      };
+    }
+    window = grown;
+  }
+}
+
+/** {@link directionalSearch} in one window (the request's, else the default window around start and goal). */
+function searchOnce(
   ctx: PlanContext,
   layer: PassLayer,
   unit: UnitSpec,

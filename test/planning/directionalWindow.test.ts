@@ -1,0 +1,62 @@
+/** PLANNER_DIRECTIONAL's window: NO_LEGAL_PATH only when the whole map was searched (issue 11, item 3). */
+import { describe, expect, test } from "vitest";
+import { planDirectional, windowAround } from "../../src/planning/directional.ts";
+import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
+import { checkPath, contextOf, layerOf, taskOf } from "../helpers/pathCheck.ts";
+
+/** A w x h room cut by a wall at row `wallY` whose only gap is columns gx0..gx1. */
+function wallRows(w: number, h: number, wallY: number, gx0: number, gx1: number): string[] {
+  return Array.from({ length: h }, (_, y) =>
+    Array.from({ length: w }, (_, x) => {
+      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) return "@";
+      return y === wallY && !(x >= gx0 && x <= gx1) ? "@" : ".";
+    }).join(""));
+}
+
+const tank = { ...BUILTIN_PROFILES.tank };
+
+describe("directional search window", () => {
+  test("a detour outside the first window: the window grows and the path is found", () => {
+    // Start and goal 10 tiles apart on either side of a wall whose only gap is 55 tiles to the left, far
+    // outside the first window (margin 16 + span / 2 = 21 tiles).
+    const layer = layerOf(wallRows(120, 40, 20, 2, 6));
+    const start = { x: 60.5, y: 15.5, heading: Math.PI }, goal = { x: 60.5, y: 25.5, heading: 0 };
+    const first = windowAround(layer, 60, 15, 60, 25, 32);
+    expect(first.x0).toBeGreaterThan(6); // the gap is outside it
+    const out = planDirectional(contextOf(layer), taskOf(layer, tank, start, goal, { neighborhood: 24 }));
+    expect(out.status).toBe("found");
+    expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
+    expect(Math.min(...out.segments.map((s) => s.end.x))).toBeLessThan(first.x0);
+  });
+
+  test("no path anywhere on the map: NO_LEGAL_PATH, after searching the whole map", () => {
+    // The wall has no gap wide enough for the tank (one tile).
+    const layer = layerOf(wallRows(120, 40, 20, 4, 4));
+    const start = { x: 60.5, y: 15.5, heading: Math.PI }, goal = { x: 60.5, y: 25.5, heading: 0 };
+    const out = planDirectional(contextOf(layer), taskOf(layer, tank, start, goal, { neighborhood: 24 }));
+    expect(out.status).toBe("no_legal_path");
+  });
+
+  test("a map beyond the window's state cap: the answer says the window limited the search", () => {
+    // 600 x 600 tiles is beyond the cap (2^21 states at 32 per tile); the only gap is 280 tiles away, in a
+    // 3-tile-wide corridor world (a thin ring of open tiles), so the search exhausts each window quickly.
+    const W = 600;
+    const rows = Array.from({ length: W }, (_, y) =>
+      Array.from({ length: W }, (_, x) => {
+        const ring = (y >= 2 && y <= 6 && x >= 2 && x <= W - 3) ||
+          (x >= W - 7 && x <= W - 3 && y >= 2 && y <= W - 3) ||
+          (y >= W - 7 && y <= W - 3 && x >= 2 && x <= W - 3) || (x >= 2 && x <= 6 && y >= 2 && y <= W - 3);
+        // A wall across the top stretch next to the start: the goal is the other way round the ring.
+        if (y >= 2 && y <= 6 && x === 300) return "@";
+        return ring ? "." : "@";
+      }).join(""));
+    const layer = layerOf(rows);
+    const start = { x: 296.5, y: 4.5, heading: 0 }, goal = { x: 304.5, y: 4.5, heading: 0 };
+    const out = planDirectional(
+      contextOf(layer),
+      taskOf(layer, tank, start, goal, { neighborhood: 24, maxExpansions: 2_000_000 }),
+    );
+    expect(out.status).not.toBe("no_legal_path");
+    if (out.status !== "found") expect(out.message).toMatch(/search window|budget/);
+  });
+});
