@@ -96,10 +96,31 @@ export class PlanService {
    * in the queue.
    */
   async plan(req: PlanRequest, signal?: AbortSignal, fromStream = false): Promise<PlanResult> {
-    return { ...(await this.#plan(req, signal, fromStream)), unit: req.unit };
+    const first = await this.#plan(req, signal, fromStream, false);
+    const out = first.outcome;
+    // AUTO took DIRECTIONAL for the unit's turn_penalty; where its search finds nothing, the usual planner answers
+    // and says it approximated (its note: priced, not minimised) rather than no path at all.
+    if (
+      req.planner === "auto" && out.planner === "directional" && !req.options.keepToRoads &&
+      req.unit.turnPenalty > 0 && (out.status === "no_legal_path" || out.status === "budget")
+    ) {
+      const second = await this.#plan(req, signal, fromStream, true);
+      if (second.outcome.status === "found" || second.outcome.status === "nearest") {
+        const why = `unit.turn_penalty ${req.unit.turnPenalty}: PLANNER_DIRECTIONAL, which minimises it, ` +
+          `found no path (${out.message || out.status})`;
+        const message = [why, second.outcome.message].filter((m) => m !== "").join("; ");
+        return { ...second, outcome: { ...second.outcome, message }, unit: req.unit };
+      }
+    }
+    return { ...first, unit: req.unit };
   }
 
-  async #plan(req: PlanRequest, signal?: AbortSignal, fromStream = false): Promise<Omit<PlanResult, "unit">> {
+  async #plan(
+    req: PlanRequest,
+    signal: AbortSignal | undefined,
+    fromStream: boolean,
+    withoutTurnRule: boolean,
+  ): Promise<Omit<PlanResult, "unit">> {
     const { map: ref, unit, start, goal, options: opts } = req;
     const debugCrash = this.#testHooks && req.debugCrash === true;
     const mv = await this.#store.get(ref.id, ref.version);
@@ -110,7 +131,7 @@ export class PlanService {
       const goalTile = this.#tileOf("goal", goal.x, goal.y, width, height);
       const entry = this.#store.layerFor(mv, unit);
       const distance = Math.hypot(goal.x - start.x, goal.y - start.y);
-      const planner = this.#choosePlanner(req.planner, unit, opts, distance, entry);
+      const planner = this.#choosePlanner(req.planner, unit, opts, distance, entry, withoutTurnRule);
       checkSettings(planner, unit, opts, entry.layer, startTile, goalTile);
       const neighborhood = this.#neighborhood(planner, opts.neighborhood);
       const gate = this.#gate(req, mv, entry, startTile, goalTile, planner);
@@ -282,7 +303,7 @@ export class PlanService {
    * grid search cannot use jump points (mixed terrain costs) — with jump points, grid search beats it outright.
    * FAST (a stream's first answer): grid, or hierarchical under the same long-query rule. Before both, the
    * unit's settings (service/settings.ts plannerForSettings): keep_to_roads picks a road planner, and for AUTO
-   * a turn_penalty > 0 picks DIRECTIONAL.
+   * a turn_penalty > 0 picks DIRECTIONAL (unless `withoutTurnRule`: the fallback when it found no path).
    */
   #choosePlanner(
     p: PlannerChoice,
@@ -290,6 +311,7 @@ export class PlanService {
     opts: PlanOptions,
     distance: number,
     entry: LayerEntry,
+    withoutTurnRule = false,
   ): PlannerName {
     const longWithoutJumpPoints = distance >= HIERARCHICAL_DISTANCE && AVAILABLE.has("hierarchical") &&
       !useJumpPoints(entry.layer, 8);
@@ -297,7 +319,7 @@ export class PlanService {
       return plannerForSettings(unit, opts, true) ?? (longWithoutJumpPoints ? "hierarchical" : "grid");
     }
     if (p === "auto") {
-      const forSettings = plannerForSettings(unit, opts);
+      const forSettings = plannerForSettings(unit, opts, withoutTurnRule);
       if (forSettings) return forSettings;
       if (unit.turningRadius > 0 && AVAILABLE.has("hybrid")) return "hybrid";
       return longWithoutJumpPoints ? "hierarchical" : "smooth";

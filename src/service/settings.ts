@@ -17,8 +17,9 @@ import type { PlanOptions } from "./requests.ts";
 const ROAD_PLANNERS: ReadonlySet<PlannerName> = new Set(["directional", "hybrid"]);
 
 /**
- * The planner a unit's settings call for under PLANNER_AUTO (and for a stream's fast first answer, `roadsOnly`
- * only), or null when the usual rule applies:
+ * The planner a unit's settings call for under PLANNER_AUTO, or null when the usual rule applies. With
+ * `roadsOnly` only the roads rule counts (a stream's fast first answer, and AUTO's second try when DIRECTIONAL
+ * found no path for a turn_penalty):
  * - `keep_to_roads`: HYBRID for units with a turning radius, DIRECTIONAL for units that turn in place (the
  *   line planners do not keep to roads);
  * - `turn_penalty` > 0: DIRECTIONAL, the one search that charges it.

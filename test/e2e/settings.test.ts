@@ -397,6 +397,20 @@ describe("unit.turn_penalty (the article's Figure 22)", () => {
     expect(res.length).toBeGreaterThan(zig.length);
   }, 120_000);
 
+  test(
+    "where DIRECTIONAL finds nothing, AUTO answers with the usual planner and says it approximated",
+    async () => {
+      const res = await plan({ ...req(5), options: { max_expansions: 50 } });
+      expect(res.status).toBe("PLAN_STATUS_FOUND");
+      expect(res.stats.planner).toBe("PLANNER_SMOOTH");
+      expect(res.message).toMatch(
+        /unit\.turn_penalty 5: PLANNER_DIRECTIONAL, which minimises it, found no path/,
+      );
+      expect(res.message).toMatch(/not minimised by PLANNER_SMOOTH/);
+    },
+    60_000,
+  );
+
   test("a planner asked for by name that does not minimise it says so", async () => {
     for (const planner of ["PLANNER_GRID", "PLANNER_SMOOTH", "PLANNER_HYBRID"]) {
       const res = await plan(req(5, planner));
