@@ -454,3 +454,41 @@ describe("options.allow_backing_up against unit.can_reverse", () => {
     expect(res.message).toMatch(/unit\.reverse_penalty 2 and unit\.cusp_penalty 2: .*PLANNER_CURVED/);
   }, 60_000);
 });
+
+describe("settings in a stream", () => {
+  test(
+    "keep_to_roads: the fast first answer and the refined one both stay on the road and show the unit",
+    async () => {
+      const s = srv.client.Stream();
+      const updates: Wire[] = [];
+      const done = new Promise<void>((res, rej) => {
+        s.on("data", (u: Wire) => {
+          updates.push(u);
+          if (updates.filter((x) => x.plan).length >= 2) res();
+        });
+        s.on("error", rej);
+        setTimeout(res, 20_000);
+      });
+      s.write({
+        plan: {
+          map: { id: "roads" },
+          unit: { name: "soldier", can_reverse: false },
+          start: { x: 4.5, y: 4.5, heading: 0 },
+          goal: { x: 25.5, y: 24.5 },
+          options: { keep_to_roads: true },
+        },
+      });
+      await done;
+      s.cancel();
+      const plans = updates.filter((u) => u.plan && u.plan.segments.length > 0).map((u) => u.plan);
+      expect(plans.length).toBeGreaterThan(0);
+      for (const p of plans) {
+        expect(p.unit.name).toBe("soldier");
+        expect(p.unit.can_reverse).toBe(false);
+        const off = samples(p.segments).filter((q) => roads[Math.floor(q.y)][Math.floor(q.x)] !== "R");
+        expect(off.slice(0, 3)).toEqual([]);
+      }
+    },
+    60_000,
+  );
+});
