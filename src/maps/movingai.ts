@@ -45,7 +45,9 @@ function parseSize(key: string, value: string, lineNumber: number): number {
   if (!/^[0-9]+$/.test(value)) {
     throw new MapInputError(
       key,
-      `movingai: line ${lineNumber}: ${key} must be a positive integer, got "${value}"`,
+      `movingai: line ${lineNumber}: ${key} must be a positive integer, got "${
+        value.length > 40 ? value.slice(0, 40) + "..." : value
+      }"`,
     );
   }
   const size = Number(value);

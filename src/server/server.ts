@@ -24,9 +24,17 @@ const STATUS: Record<string, grpc.status> = {
   INTERNAL: grpc.status.INTERNAL,
 };
 
+/**
+ * Longest status message sent: messages echo at most a short prefix of a client's value (formatValue), and this
+ * is the backstop for every other path (a huge message in the trailers made grpc-js clients hang).
+ */
+export const MAX_STATUS_MESSAGE = 1024;
+
 /** Converts any thrown value to a gRPC error (unknown errors become INTERNAL, logged with their stack). */
 export function toGrpcError(e: unknown): grpc.ServiceError {
-  const err = new Error(e instanceof Error ? e.message : String(e)) as grpc.ServiceError;
+  const full = e instanceof Error ? e.message : String(e);
+  const message = full.length > MAX_STATUS_MESSAGE ? full.slice(0, MAX_STATUS_MESSAGE - 3) + "..." : full;
+  const err = new Error(message) as grpc.ServiceError;
   err.code = e instanceof ServiceError ? STATUS[e.code] : grpc.status.INTERNAL;
   err.details = err.message;
   return err;

@@ -68,11 +68,19 @@ export function headingValue(field: string, v: unknown): number {
   return x;
 }
 
-/** Formats a value for an error message (short, unambiguous). */
+/** Most characters of a client's value echoed in an error message (before JSON escaping). */
+export const MAX_ECHO_CHARS = 80;
+
+/**
+ * Formats a client's value for an error message: short and unambiguous, never longer than about
+ * {@link MAX_ECHO_CHARS} characters (a 100 KB value echoed into a status message made grpc-js clients hang).
+ */
 export function formatValue(value: unknown): string {
-  if (typeof value === "string") {
-    return JSON.stringify(value.length > 80 ? value.slice(0, 77) + "..." : value);
-  }
+  if (typeof value === "string") return JSON.stringify(clip(value));
   if (typeof value === "number") return Number.isNaN(value) ? "NaN" : String(value);
-  return String(value);
+  return clip(String(value));
+}
+
+function clip(s: string): string {
+  return s.length > MAX_ECHO_CHARS ? s.slice(0, MAX_ECHO_CHARS - 3) + "..." : s;
 }

@@ -14,7 +14,7 @@ import type { GridMap, TerrainTable } from "../maps/grid.ts";
 import { type MapLimits, rawGrid } from "../maps/movingai.ts";
 import type { TerrainEntry } from "../maps/terrain.ts";
 import { mapVersion } from "../maps/version.ts";
-import { ServiceError } from "./errors.ts";
+import { formatValue, ServiceError } from "./errors.ts";
 import type { MapVersion } from "./mapCache.ts";
 
 const ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
@@ -24,7 +24,7 @@ export function checkMapId(id: string, field: string): void {
   if (!ID_PATTERN.test(id) || id === "." || id === "..") {
     throw new ServiceError(
       "INVALID_ARGUMENT",
-      `${field}: must be 1-128 characters of [A-Za-z0-9._-], got ${JSON.stringify(id.slice(0, 140))}`,
+      `${field}: must be 1-128 characters of [A-Za-z0-9._-], got ${formatValue(id)}`,
     );
   }
 }
