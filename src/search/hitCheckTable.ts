@@ -76,8 +76,11 @@ export interface HitCheckTable {
   turn: Float64Array;
   /** Cells per transition, CSR offsets (length transitions + 1). */
   cellStart: Uint32Array;
-  /** Cell offsets (x, y pairs) relative to the origin tile. */
-  cells: Int8Array;
+  /**
+   * Cell offsets (x, y pairs) relative to the origin tile: 8-bit, or 16-bit when a cell lies beyond +-127 (a
+   * turning radius above about 46 tiles: the loops of Dubins curves between neighbours reach past 2 radii).
+   */
+  cells: Int8Array | Int16Array;
   /** Largest |x| or |y| of any cell: how far a transition may reach from its origin tile. */
   maxReach: number;
 }
@@ -220,7 +223,7 @@ export class HitCheckBuilder {
       reverseLength: Float64Array.from(this.reverse),
       turn: Float64Array.from(this.turn),
       cellStart: Uint32Array.from(this.cellStart),
-      cells: Int8Array.from(this.cells),
+      cells: this.maxReach > 127 ? Int16Array.from(this.cells) : Int8Array.from(this.cells),
       maxReach: this.maxReach,
     };
   }
@@ -243,7 +246,6 @@ export class HitCheckBuilder {
     for (let i = 0; i < c.length; i += 2) {
       const x = c[i], y = c[i + 1];
       if ((x === 0 && y === 0) || (x === ox && y === oy)) continue;
-      if (Math.abs(x) > 127 || Math.abs(y) > 127) throw new RangeError("hit-check cell beyond int8 range");
       this.cells.push(x, y);
       this.maxReach = Math.max(this.maxReach, Math.abs(x), Math.abs(y));
     }
@@ -291,6 +293,7 @@ const MAGIC = "ARCPTBL1";
 
 type Packable =
   | Int8Array
+  | Int16Array
   | Uint8Array
   | Uint16Array
   | Uint32Array
@@ -319,6 +322,8 @@ export function packTables(hit: HitCheckTable, heur: HeuristicTable): Uint8Array
     key: hit.key,
     profile: hit.profile,
     maxReach: hit.maxReach,
+    // Only wide tables say so, so the files of 8-bit tables stay byte-identical.
+    ...(hit.cells instanceof Int16Array ? { cellBits: 16 } : {}),
     heuristic: {
       radius: heur.radius,
       headings: heur.headings,
@@ -363,7 +368,7 @@ export function unpackTables(bytes: Uint8Array): { hit: HitCheckTable; heur: Heu
     Float64Array,
     Float64Array,
     Uint32Array,
-    Int8Array,
+    header.cellBits === 16 ? Int16Array : Int8Array,
     Uint16Array,
   ] as const;
   const arrays = ctors.map((C, i) => {
@@ -384,7 +389,7 @@ export function unpackTables(bytes: Uint8Array): { hit: HitCheckTable; heur: Heu
     reverseLength: arrays[7] as Float64Array,
     turn: arrays[8] as Float64Array,
     cellStart: arrays[9] as Uint32Array,
-    cells: arrays[10] as Int8Array,
+    cells: arrays[10] as Int8Array | Int16Array,
     maxReach: header.maxReach,
   };
   const h = header.heuristic;
