@@ -7,6 +7,7 @@
  */
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import { pathCost } from "../motion/pathCost.ts";
+import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import { PlanBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
 import { planGridOrSmooth } from "./gridPlanner.ts";
@@ -71,6 +72,13 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
  */
 function finishOutcome(ctx: PlanContext, task: PlanTask, out: PlanOutcome): void {
   if (out.segments.length === 0) return;
-  out.cost = pathCost(out.segments, task.unit, ctx.layer(task.layerKey));
-  if (task.unit.maxSpeed > 0) out.segments = splitAtSpeedPhases(out.segments, task.unit);
+  const layer = ctx.layer(task.layerKey);
+  out.cost = pathCost(out.segments, task.unit, layer);
+  if (task.unit.maxSpeed > 0) {
+    out.segments = splitAtSpeedPhases(out.segments, task.unit);
+    // A flagged segment's pieces keep the flag only where they touch a blocked tile themselves.
+    for (const s of out.segments) {
+      if (s.touchesBlocked && !segmentHitsBlocked(layer, s, task.unit.footprint)) s.touchesBlocked = false;
+    }
+  }
 }

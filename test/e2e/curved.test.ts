@@ -517,7 +517,19 @@ describe("fixed-angle art over gRPC", () => {
     const segs: Wire[] = res.segments;
     expect(segs.every((s) => s.curvature === 0)).toBe(true);
     expect(segs.length).toBeGreaterThan(1);
-    for (let i = 1; i < segs.length; i++) expect(segs[i].start_speed).toBe(0);
+    // Segments are split where the speed phase changes; at every corner (a heading jump) the unit stops.
+    let corners = 0;
+    for (let i = 1; i < segs.length; i++) {
+      const turn = Math.abs(Math.atan2(
+        Math.sin(segs[i].start.heading - segs[i - 1].end.heading),
+        Math.cos(segs[i].start.heading - segs[i - 1].end.heading),
+      ));
+      if (turn > 1e-9) {
+        corners++;
+        expect(segs[i].start_speed).toBe(0);
+      }
+    }
+    expect(corners).toBeGreaterThan(0);
     expect(checkPath(res, {
       grid: grids.get("yard")!,
       shape: { radius: 0.3, width: 0, length: 0 },
