@@ -2,7 +2,8 @@
  * arcpath server entry point.
  *
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
- *        [--map-memory-mb N] [--max-message-mb N] [--no-demo] [--test-hooks] [--test-write-jitter-ms N]
+ *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--no-demo] [--test-hooks]
+ *        [--test-write-jitter-ms N]
  *
  * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
  *
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     data: { type: "string" },
     workers: { type: "string" },
     queue: { type: "string" },
+    "max-queue-wait-ms": { type: "string" },
     "map-memory-mb": { type: "string" },
     "max-message-mb": { type: "string" },
     "no-demo": { type: "boolean" },
@@ -50,6 +52,7 @@ const listen = args.listen ?? Deno.env.get("ARCPATH_LISTEN") ?? "0.0.0.0:50051";
 const dataDir = args.data ?? Deno.env.get("ARCPATH_DATA") ?? "./data";
 const workers = intArg("workers", args.workers, navigator.hardwareConcurrency || 2, 1);
 const maxQueue = intArg("queue", args.queue, 256, 0);
+const maxQueueWaitMs = intArg("max-queue-wait-ms", args["max-queue-wait-ms"], 10_000, 1);
 const budgetMb = intArg("map-memory-mb", args["map-memory-mb"], 1024, 1);
 const maxMessageMb = intArg("max-message-mb", args["max-message-mb"], 64, 1);
 // Tests only: delay map files' renames at random so concurrent writes race (see test/e2e/durability.test.ts).
@@ -64,7 +67,7 @@ const store = new MapStore({
   log: (fields, msg) => log.info(fields, msg),
   fs: writeJitterMs > 0 ? jitteredFs(denoFs, writeJitterMs) : denoFs,
 });
-const pool = new WorkerPool({ size: workers, maxQueue, log: (f, m) => log.warn(f, m) });
+const pool = new WorkerPool({ size: workers, maxQueue, maxQueueWaitMs, log: (f, m) => log.warn(f, m) });
 store.onEvict((keys) => pool.forget(keys));
 const planService = new PlanService(
   store,
@@ -95,7 +98,7 @@ const port = await new Promise<number>((resolve, reject) =>
   )
 );
 log.info(
-  { listen, port, workers, maxQueue, dataDir, maps: store.ids().length, restored },
+  { listen, port, workers, maxQueue, maxQueueWaitMs, dataDir, maps: store.ids().length, restored },
   "arcpath listening",
 );
 // A line tests and scripts can wait for.

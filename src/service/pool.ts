@@ -3,7 +3,10 @@
  *
  * - Pass layers and region tables live in SharedArrayBuffers and are posted to a worker once per key, never
  *   copied per request.
- * - A bounded queue: past it, RESOURCE_EXHAUSTED.
+ * - A bounded queue: past it, RESOURCE_EXHAUSTED. A bounded wait too: a job still queued after
+ *   `maxQueueWaitMs` is answered RESOURCE_EXHAUSTED, and one whose estimated wait ((queue ahead of it / workers
+ *   + 1/2) x the recent mean run time) already exceeds that is refused at once, so accepted requests do not wait
+ *   minutes.
  * - Cancellation and deadlines set a flag in shared memory that the search polls (worker.terminate() cannot stop
  *   a busy worker on Deno 2.9).
  * - A worker that crashes is replaced; its job fails with INTERNAL, the others go on.
@@ -20,6 +23,8 @@ export interface PoolOptions {
   size: number;
   /** Jobs that may wait when all workers are busy. */
   maxQueue: number;
+  /** Longest a job may wait for a worker, ms (default: no limit); stream jobs are exempt. */
+  maxQueueWaitMs?: number;
   /** Called for log lines. */
   log?: (fields: Record<string, unknown>, msg: string) => void;
 }
@@ -43,6 +48,10 @@ interface Job {
   settled: boolean;
   /** performance.now() when a running job was aborted. */
   abortedAt?: number;
+  /** performance.now() when it started on a worker. */
+  startedAt?: number;
+  /** The timer that ends its wait at the queue-wait limit. */
+  waitTimer?: ReturnType<typeof setTimeout>;
 }
 
 interface Slot {
@@ -70,6 +79,8 @@ export class WorkerPool {
   #nextJobId = 1;
   #closed = false;
   #recentCrashes: number[] = [];
+  /** Mean run time of recent jobs, ms (exponentially weighted), or -1 before the first. */
+  #meanRunMs = -1;
   /** Workers replaced after a crash, for tests and stats. */
   restarts = 0;
 
@@ -132,6 +143,14 @@ export class WorkerPool {
         );
         return;
       } else {
+        const limit = this.#opts.maxQueueWaitMs ?? Infinity;
+        if (!opts.exemptFromQueueLimit && Number.isFinite(limit)) {
+          const refused = this.#admitWait(limit);
+          if (refused) return reject(refused);
+          const timer = setTimeout(() => this.#expire(job, limit), limit);
+          Deno.unrefTimer(timer);
+          job.waitTimer = timer;
+        }
         this.#queue.push(job);
       }
       if (signal) {
@@ -175,7 +194,39 @@ export class WorkerPool {
     return slot;
   }
 
+  /** RESOURCE_EXHAUSTED if a new job's estimated wait exceeds `limit` ms, else null. */
+  #admitWait(limit: number): ServiceError | null {
+    if (this.#meanRunMs < 0) return null;
+    const workers = Math.max(1, this.#slots.filter((s) => s.alive).length);
+    // The jobs ahead, shared by the workers, plus on average half a run for the first worker to free up.
+    const estimate = (this.#queue.length / workers + 0.5) * this.#meanRunMs;
+    if (estimate <= limit) return null;
+    return new ServiceError(
+      "RESOURCE_EXHAUSTED",
+      `queue: estimated wait ${Math.round(estimate)} ms (${this.#queue.length} waiting for ${workers} ` +
+        `workers, ${Math.round(this.#meanRunMs)} ms per plan) exceeds the queue-wait limit of ${limit} ms; ` +
+        "retry later",
+    );
+  }
+
+  /** Ends a job's wait at the queue-wait limit. */
+  #expire(job: Job, limit: number): void {
+    const qi = this.#queue.indexOf(job);
+    if (job.settled || qi < 0) return;
+    this.#queue.splice(qi, 1);
+    this.#settle(
+      job,
+      null,
+      new ServiceError(
+        "RESOURCE_EXHAUSTED",
+        `queue: no worker became free within the queue-wait limit of ${limit} ms; retry later`,
+      ),
+    );
+  }
+
   #start(slot: Slot, job: Job): void {
+    clearTimeout(job.waitTimer);
+    job.startedAt = performance.now();
     slot.job = job;
     slot.jobId = this.#nextJobId++;
     Atomics.store(slot.cancel, 0, 0);
@@ -205,6 +256,10 @@ export class WorkerPool {
         status: v.status,
         expansions: v.expansions,
       }, "search stopped after cancel");
+    }
+    if (job.startedAt !== undefined && job.abortedAt === undefined) {
+      const ms = performance.now() - job.startedAt;
+      this.#meanRunMs = this.#meanRunMs < 0 ? ms : 0.8 * this.#meanRunMs + 0.2 * ms;
     }
     if (msg.type === "result") {
       const queueMicros = (job as Job & { queueMicros: number }).queueMicros ?? 0;
@@ -275,6 +330,7 @@ export class WorkerPool {
   #settle(job: Job, value: JobResult<PlanOutcome> | null, error: unknown): void {
     if (job.settled) return;
     job.settled = true;
+    clearTimeout(job.waitTimer);
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
     if (error) job.reject(error);
     else if (value) job.resolve(value);
