@@ -13,7 +13,7 @@ import { PlanContext } from "../planning/context.ts";
 import { tableStore } from "./directionalTables.ts";
 import { useJumpPoints } from "../search/jumpPointSpace.ts";
 import { invalid, ServiceError } from "./errors.ts";
-import { fittingHeading, poseError, requireFits } from "./poseGate.ts";
+import { fittingHeading, footprintReachLabels, poseError, requireFits } from "./poseGate.ts";
 import { inscribedRadius } from "../units/footprint.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
 import { type WorkerPool } from "./pool.ts";
@@ -226,7 +226,14 @@ export class PlanService {
     const centersJoin = centerStart >= 0 && componentOfTile(regions, goalTile) === centerStart;
     // A legal start's tile is open at the over-approximating class (see reachClearanceClass); -1 would only
     // mean rounding at a boundary, and then the search decides.
-    const joined = goalFits && (reachStart < 0 || componentOfTile(reach, goalTile) === reachStart);
+    let joined = goalFits && (reachStart < 0 || componentOfTile(reach, goalTile) === reachStart);
+    if (joined && !centersJoin) {
+      // The class is coarse (0.5, every open tile, up to an inscribed radius of 1): before a search that the
+      // tile-center rule cannot settle, the sharper per-tile test of src/geometry/footprintReach.ts.
+      const inscribed = inscribedRadius(unit.footprint);
+      const labels = footprintReachLabels(layer, inscribed, reachCls);
+      if (labels !== null && labels[startTile] >= 0 && labels[goalTile] !== labels[startTile]) joined = false;
+    }
     if (joined && (centersJoin || !lineRule)) {
       const guide = centersJoin ? {} : { guideClearance: reachCls };
       return { cls, regions, target: goalTile, nearest: false, ...guide };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { reachLabels } from "../geometry/footprintReach.ts";
 import { footprintHitsBlocked } from "../geometry/sweep.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { type Footprint, isRectangle } from "../units/footprint.ts";
@@ -131,4 +132,30 @@ export function poseError(
     `tile (${Math.floor(pose.x)}, ${Math.floor(pose.y)}) is blocked for this unit: its footprint ` +
       `(${describeFootprint(footprint)}) ${at} overlaps a blocked tile or the map edge; ${hint}`,
   );
+}
+
+/** Largest map (tiles) whose footprint-reach labels are computed (4 bytes a tile, cached per layer version). */
+export const REACH_LABEL_MAX_TILES = 1 << 22;
+
+const reachCache = new WeakMap<PassLayer, Map<number, Int32Array>>();
+
+/**
+ * The footprint-reach labels of a layer version for an inscribed radius (src/geometry/footprintReach.ts),
+ * computed once per layer (a layer never changes; a patch makes a new one, and the labels go with the old one),
+ * or null for maps above {@link REACH_LABEL_MAX_TILES}.
+ */
+export function footprintReachLabels(
+  layer: PassLayer,
+  inscribed: number,
+  minClearance: number,
+): Int32Array | null {
+  if (layer.width * layer.height > REACH_LABEL_MAX_TILES) return null;
+  let byRadius = reachCache.get(layer);
+  if (byRadius === undefined) reachCache.set(layer, byRadius = new Map());
+  let labels = byRadius.get(inscribed);
+  if (labels === undefined) {
+    labels = reachLabels(layer, inscribed, minClearance);
+    byRadius.set(inscribed, labels);
+  }
+  return labels;
 }

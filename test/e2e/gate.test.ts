@@ -223,6 +223,43 @@ describe("the Figure 12 fixture over gRPC", () => {
   });
 });
 
+describe("a 1-wide door: the region tables answer only what is true", () => {
+  // Two rooms split by a wall at x = 30 with a 1-wide door at y = 5.
+  const W = 61, H = 30;
+  const rows = Array.from(
+    { length: H },
+    (_, y) => Array.from({ length: W }, (_, x) => (x === 30 && y !== 5 ? "@" : ".")).join(""),
+  );
+  const text = `type octile\nheight ${H}\nwidth ${W}\nmap\n${rows.join("\n")}\n`;
+  const layer = layerOf(rows);
+  const base = { map: { id: "gate-door" }, start: { x: 2.5, y: 5.5, heading: 0 }, goal: { x: 57.5, y: 5.5 } };
+
+  test("the tank (radius 0.9) cannot pass: UNREACHABLE from the region tables, no search", async () => {
+    await call(srv.client, "PutMap", { id: "gate-door", movingai: text });
+    for (const planner of ["PLANNER_AUTO", "PLANNER_DIRECTIONAL", "PLANNER_GRID"]) {
+      const res = await call(srv.client, "Plan", { ...base, unit: { name: "tank" }, planner });
+      expect(res.status, planner).toBe("PLAN_STATUS_UNREACHABLE");
+      expect(res.stats.expansions).toBe(0);
+      expect(res.stats.from_region_table).toBe(true);
+    }
+  });
+
+  test("the jeep and the truck (0.8 and 1.0 wide) pass straight through; GRID says its rule stops it", async () => {
+    await call(srv.client, "PutMap", { id: "gate-door", movingai: text });
+    for (const name of ["jeep", "truck"]) {
+      for (const planner of ["PLANNER_AUTO", "PLANNER_DIRECTIONAL"]) {
+        const res = await call(srv.client, "Plan", { ...base, unit: { name }, planner });
+        expect(res.status, `${name} ${planner}`).toBe("PLAN_STATUS_FOUND");
+        const out = { segments: res.segments } as unknown as PlanOutcome;
+        expect(checkPath(layer, BUILTIN_PROFILES[name], out, base.start, base.goal)).toEqual([]);
+      }
+      const grid = await call(srv.client, "Plan", { ...base, unit: { name }, planner: "PLANNER_GRID" });
+      expect(grid.status).toBe("PLAN_STATUS_NO_LEGAL_PATH");
+      expect(grid.message).toMatch(/bounding disc .* on tile centers/);
+    }
+  });
+});
+
 describe("refusals name the field and suggest the nearest legal pose", () => {
   const jeepCase = cases[0];
 

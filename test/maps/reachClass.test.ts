@@ -10,6 +10,7 @@ import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { sameComponent } from "../../src/maps/regions.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { footprintHitsBlocked, segmentHitsBlocked } from "../../src/geometry/sweep.ts";
+import { mayHoldCenter, reachLabels } from "../../src/geometry/footprintReach.ts";
 import { arcSegment, lineSegment } from "../../src/geometry/segment.ts";
 import { boundingRadius, type Footprint, inscribedRadius } from "../../src/units/footprint.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
@@ -128,5 +129,96 @@ describe("reachClearanceClass", () => {
       }
     }
     expect(joined).toBeGreaterThan(300);
+  });
+});
+
+describe("footprint reach labels (src/geometry/footprintReach.ts)", () => {
+  test("a 1-wide door is closed to a disc of radius 0.9, open to one of 0.5; a 2-wide corridor to 0.9", () => {
+    const rows = ["@@@@@@@", "@..@..@", "@.....@", "@..@..@", "@@@@@@@"];
+    const tiles = new Uint8Array(new SharedArrayBuffer(35));
+    rows.forEach((r, y) => [...r].forEach((c, x) => (tiles[y * 7 + x] = c.charCodeAt(0))));
+    const layer = buildPassLayer({ width: 7, height: 5, tiles }, movingAiTerrain());
+    expect(mayHoldCenter(layer, 3, 2, 0.9, reachClearanceClass(0.9))).toBe(false);
+    expect(mayHoldCenter(layer, 3, 2, 0.5, reachClearanceClass(0.5))).toBe(true);
+    expect(mayHoldCenter(layer, 1, 2, 0.9, reachClearanceClass(0.9))).toBe(true);
+    const labels = reachLabels(layer, 0.9, reachClearanceClass(0.9));
+    expect(labels[2 * 7 + 1]).toBeGreaterThanOrEqual(0);
+    expect(labels[2 * 7 + 5]).toBeGreaterThanOrEqual(0);
+    expect(labels[2 * 7 + 1]).not.toBe(labels[2 * 7 + 5]);
+  });
+
+  test("property: every closed tile a legal pose's center lies in may hold it, and legal segments stay in one label", () => {
+    const rand = rng(3131);
+    let legal = 0;
+    for (let m = 0; m < 12; m++) {
+      const layer = randomLayer(rand, 28, 24, 0.1 + rand() * 0.25);
+      const cache = new Map<number, Int32Array>();
+      for (let k = 0; k < 500; k++) {
+        const fp = randomFootprint(rand);
+        const inscribed = inscribedRadius(fp);
+        const cls = reachClearanceClass(inscribed);
+        const snap = (v: number) => (rand() < 0.25 ? Math.round(v * 2) / 2 : v);
+        const start = {
+          x: snap(rand() * layer.width),
+          y: snap(rand() * layer.height),
+          heading: rand() * 6.3,
+        };
+        if (footprintHitsBlocked(layer, start.x, start.y, start.heading, fp)) continue;
+        legal++;
+        for (const [tx, ty] of closedTiles(start.x, start.y)) {
+          expect(mayHoldCenter(layer, tx, ty, inscribed, cls)).toBe(true);
+        }
+        const length = 1 + rand() * 10;
+        const seg = rand() < 0.5
+          ? lineSegment(start, length)
+          : arcSegment(start, (rand() - 0.5) * 1.5, length);
+        if (segmentHitsBlocked(layer, seg, fp)) continue;
+        if (!cache.has(inscribed)) cache.set(inscribed, reachLabels(layer, inscribed, cls));
+        const labels = cache.get(inscribed)!;
+        const a = Math.floor(start.y) * layer.width + Math.floor(start.x);
+        const b = Math.floor(seg.end.y) * layer.width + Math.floor(seg.end.x);
+        expect(labels[a]).toBeGreaterThanOrEqual(0);
+        expect(labels[b]).toBe(labels[a]);
+      }
+    }
+    expect(legal).toBeGreaterThan(1000);
+  });
+});
+
+describe("mayHoldCenter against a dense search", () => {
+  /** Exact distance from (x, y) to the nearest blocked square (or the map's outside) within 4 tiles, else 4. */
+  function freeDistance(layer: PassLayer, x: number, y: number): number {
+    let best = 4;
+    for (let ty = Math.floor(y) - 4; ty <= Math.floor(y) + 4; ty++) {
+      for (let tx = Math.floor(x) - 4; tx <= Math.floor(x) + 4; tx++) {
+        const off = tx < 0 || ty < 0 || tx >= layer.width || ty >= layer.height;
+        if (!off && layer.tileCost[ty * layer.width + tx] > 0) continue;
+        const dx = Math.max(tx - x, 0, x - tx - 1), dy = Math.max(ty - y, 0, y - ty - 1);
+        best = Math.min(best, Math.hypot(dx, dy));
+      }
+    }
+    return best;
+  }
+
+  test("a disc just fitting at the tile's freest point (off the test's lattice) is never refused", () => {
+    const rand = rng(909);
+    let tried = 0;
+    for (let m = 0; m < 10; m++) {
+      const layer = randomLayer(rand, 20, 16, 0.15 + rand() * 0.2);
+      for (let k = 0; k < 60; k++) {
+        const tx = Math.floor(rand() * layer.width), ty = Math.floor(rand() * layer.height);
+        if (layer.tileCost[ty * layer.width + tx] === 0) continue;
+        // The freest point of the tile on a dense 61 x 61 lattice, and a radius that only just fits there.
+        let best = 0;
+        for (let j = 0; j <= 60; j++) {
+          for (let i = 0; i <= 60; i++) best = Math.max(best, freeDistance(layer, tx + i / 60, ty + j / 60));
+        }
+        const inscribed = best - 1e-3;
+        if (!(inscribed > 0.05) || best >= 4) continue;
+        tried++;
+        expect(mayHoldCenter(layer, tx, ty, inscribed, reachClearanceClass(inscribed))).toBe(true);
+      }
+    }
+    expect(tried).toBeGreaterThan(200);
   });
 });
