@@ -95,7 +95,9 @@ describe("MapFiles", () => {
       })();
       expect(err?.code).toBe("INVALID_ARGUMENT");
       expect(err?.message).toBe(
-        `map.id: must be 1-128 characters of [A-Za-z0-9._-], got ${JSON.stringify(bad)}`,
+        `map.id: must be 1-128 characters of [A-Za-z0-9._-], got ${
+          JSON.stringify(bad.length > 80 ? bad.slice(0, 77) + "..." : bad)
+        }`,
       );
     }
   });
