@@ -25,7 +25,7 @@
  * @module
  */
 import { arcThenLineSide, arcThenLineSideLength } from "../geometry/arcThenLine.ts";
-import { dubinsLength, dubinsShortest } from "../geometry/dubins.ts";
+import { dubinsShortest } from "../geometry/dubins.ts";
 import { normalizeAngle } from "../geometry/angle.ts";
 import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
 import { lineSegment, pathLength } from "../geometry/segment.ts";
@@ -33,6 +33,7 @@ import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { Footprint } from "../units/footprint.ts";
 import type { PassLayer } from "../maps/grid.ts";
+import { type CostWeights, pathCost } from "../motion/pathCost.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import type { UnitSpec } from "../units/unit.ts";
@@ -74,6 +75,8 @@ interface LegEnv {
   /** The unit's reverse and cusp penalties (to weigh a reverse curve against a forward one). */
   reversePenalty: number;
   cuspPenalty: number;
+  /** The unit's cost weights (pathCost). */
+  weights: CostWeights;
   cancel: Int32Array | null;
   deadline: number;
   /** Curve checks left for the whole fit (across re-solves); counts down. */
@@ -109,7 +112,7 @@ function tightenedRadii(radius: number): number[] {
  * - forward, else: the article's arc-then-line on the shorter side, a Dubins curve lined up with the next leg,
  *   arc-then-line on the other side, a Dubins curve arriving straight, a Dubins curve half way between the two;
  * - reverse (Reeds-Shepp), with a goal heading: to it, and before the forward Dubins curve when it costs less
- *   by the unit's penalties (reverse length times reversePenalty, cuspPenalty per cusp); else arriving with the
+ *   by the unit's cost model (pathCost); else arriving with the
  *   next leg's heading, its opposite, the leg's start heading, straight; or for the last leg straight, the
  *   start heading, straight reversed.
  */
@@ -185,18 +188,15 @@ class LegCursor {
   }
 
   /**
-   * True when the shortest Reeds-Shepp curve to the goal pose costs less than the forward Dubins curve: its
-   * length with reverse stretches times the reverse penalty, plus the cusp penalty per change of direction.
+   * True when the shortest Reeds-Shepp curve to the goal pose costs less than the forward Dubins curve by the
+   * unit's cost model (pathCost: terrain integrated, reverse weighted, cusps and turning charged).
    */
   private reverseCheaper(env: LegEnv): boolean {
     const goal = pose(this.tx, this.ty, this.goal!);
     const curve = reedsSheppShortest(this.p, goal, env.radius).segments;
-    let cost = 0;
-    for (let i = 0; i < curve.length; i++) {
-      cost += curve[i].length * (curve[i].direction < 0 ? env.reversePenalty : 1);
-      if (i > 0 && curve[i].direction !== curve[i - 1].direction) cost += env.cuspPenalty;
-    }
-    return cost < dubinsLength(this.p, goal, env.radius) - 1e-9;
+    const forward = dubinsShortest(this.p, goal, env.radius).segments;
+    return pathCost(curve, env.weights, env.layer).total <
+      pathCost(forward, env.weights, env.layer).total - 1e-9;
   }
 
   /** Forward slot k at radius r (see the class doc), or null when that slot does not apply. */
@@ -421,6 +421,7 @@ export function fitCurves(req: CurveFitRequest): CurveFit {
     backing: req.backingUp && unit.canReverse && unit.turningRadius > 0,
     reversePenalty: Math.max(1, unit.reversePenalty),
     cuspPenalty: unit.cuspPenalty,
+    weights: unit,
     cancel: req.budget.cancel,
     deadline: req.budget.deadline,
     checksLeft: req.maxChecks ?? Infinity,

@@ -1,11 +1,14 @@
 /** The hybrid compares its candidates by the unit's cost model (issue 11, item 2). */
 import { describe, expect, test } from "vitest";
 import { dubinsShortest } from "../../src/geometry/dubins.ts";
+import { reedsSheppShortest } from "../../src/geometry/reedsShepp.ts";
 import type { Pose, Segment } from "../../src/geometry/types.ts";
 import { buildPassLayer } from "../../src/maps/layer.ts";
 import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
+import { fitCurves } from "../../src/planning/curved.ts";
 import { finalSmoothing, newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
+import { PlanBudget } from "../../src/planning/budget.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { checkPath, contextOf, layerOfMap, taskOf } from "../helpers/pathCheck.ts";
@@ -99,4 +102,43 @@ describe("hybrid: candidates by cost", () => {
     expect(shortcut).toBeGreaterThan(before);
     expect(after).toBeLessThanOrEqual(before + 1e-9);
   });
+
+  test("curve fitting backs up first only when that costs less by the cost model, terrain included", () => {
+    // Goal 2 tiles straight behind the start, same heading: backing up is far shorter than a loop, but the
+    // two tiles behind are a cost-20 swamp, so the forward loop (mostly over open ground) costs less.
+    const layer = costedLayer(swampRows(30, 30, 8, 10, 10, 10), 20);
+    const w = layer.width;
+    const fit = (l = layer) =>
+      fitCurves({
+        layer: l,
+        unit: tank,
+        path: Int32Array.of(10 * w + 10, 10 * w + 9, 10 * w + 8),
+        smoothed: Float64Array.of(10.5, 10.5, 8.5, 10.5),
+        start: { x: 10.5, y: 10.5, heading: 0 },
+        goal: { x: 8.5, y: 10.5, heading: 0 },
+        check: true,
+        tighterTurns: false,
+        backingUp: true,
+        budget: new PlanBudget(0, 10000, null),
+      });
+    const costed = fit();
+    expect(costed.status).toBe("found");
+    if (costed.status !== "found") return;
+    expect(costed.segments.every((q) => q.direction === 1)).toBe(true);
+    const back = reedsSheppBack();
+    expect(pathCost(costed.segments, tank, layer).total).toBeLessThan(pathCost(back, tank, layer).total);
+    // On open ground the same query backs up (cheaper there).
+    const open = costedLayer(swampRows(30, 30, 0, 0, -1, -1), 20);
+    const plain = fit(open);
+    expect(plain.status === "found" && plain.segments.some((q) => q.direction < 0)).toBe(true);
+  });
 });
+
+function reedsSheppBack(): Segment[] {
+  return reedsSheppShortest(
+    { x: 10.5, y: 10.5, heading: 0 },
+    { x: 8.5, y: 10.5, heading: 0 },
+    tank.turningRadius,
+  )
+    .segments;
+}
