@@ -76,10 +76,16 @@ export class Arcpath {
     return this.info(mv);
   }
 
-  /** ListMaps. */
+  /** ListMaps (a map deleted or dropped while the list is built is left out, not an error). */
   async listMaps() {
     const maps = [];
-    for (const id of this.store.ids()) maps.push(this.info(await this.store.get(id, "")));
+    for (const id of this.store.ids()) {
+      try {
+        maps.push(this.info(await this.store.get(id, "")));
+      } catch (e) {
+        if (!(e instanceof ServiceError && e.code === "NOT_FOUND")) throw e;
+      }
+    }
     return { maps };
   }
 

@@ -1,7 +1,10 @@
 /**
  * The in-memory cache of map versions: which version of each map id is the latest, and every cached version
  * under a byte budget. Least recently used versions are evicted first; a version pinned by a running request
- * never is, nor is a latest version that could not be brought back (not persisted, or shipped).
+ * never is, nor is a latest version that could not be brought back (not persisted, or shipped). Ephemeral maps
+ * (never persisted) may hold at most half of the budget against other maps: when nothing else can be evicted,
+ * the least recently used ephemeral maps are dropped (deleted) until they hold at most half, so they cannot
+ * fill the budget for good.
  *
  * @module
  */
@@ -20,6 +23,8 @@ export interface LayerEntry {
   regions: Map<number, RegionTable>;
   /** The terrain table. */
   terrain: TerrainTable;
+  /** LRU clock value of its last use by a unit's terrain override (override layers are evicted by it). */
+  lastUsed?: number;
 }
 
 /** One cached map version. */
@@ -65,6 +70,7 @@ export class VersionCache {
   #clock = 0;
   #bytes = 0;
   #onEvict: ((layerKeys: string[]) => void) | null = null;
+  #onDropMap: ((id: string) => void) | null = null;
 
   /**
    * An empty cache. `reloadable` says whether latest versions persist (and so may be evicted: they are
@@ -83,6 +89,11 @@ export class VersionCache {
   /** Registers a callback told which layer keys were dropped (so workers can forget them). */
   onEvict(cb: (layerKeys: string[]) => void): void {
     this.#onEvict = cb;
+  }
+
+  /** Registers a callback told when an ephemeral map was dropped to make room (it no longer exists). */
+  onDropMap(cb: (id: string) => void): void {
+    this.#onDropMap = cb;
   }
 
   /** Bytes currently held. */
@@ -122,6 +133,21 @@ export class VersionCache {
   account(mv: MapVersion, bytes: number): void {
     mv.bytes += bytes;
     if (this.#versions.get(versionKey(mv.id, mv.version)) === mv) this.#bytes += bytes;
+  }
+
+  /**
+   * Makes room for `bytes` a cached version is about to gain (a layer built on demand), evicting others;
+   * RESOURCE_EXHAUSTED if they cannot be freed. Nothing to do for a version no longer cached.
+   */
+  reserve(mv: MapVersion, bytes: number): void {
+    const key = versionKey(mv.id, mv.version);
+    if (this.#versions.get(key) === mv) this.#makeRoom(bytes, key);
+  }
+
+  /** Drops one layer of a version (an override layer evicted): its bytes leave the budget, workers forget it. */
+  dropLayer(mv: MapVersion, entry: LayerEntry, bytes: number): void {
+    this.account(mv, -bytes);
+    this.#onEvict?.([entry.key]);
   }
 
   /** The latest version string of a map, or undefined. */
@@ -191,12 +217,35 @@ export class VersionCache {
       this.#drop(k, mv);
       this.#log?.({ map: mv.id, version: mv.version, bytes: mv.bytes }, "evicted map version");
     }
+    if (this.#bytes + incoming > budget) this.#dropEphemeral(incoming, incomingKey);
     if (this.#bytes + incoming > budget) {
       throw new ServiceError(
         "RESOURCE_EXHAUSTED",
         `map: needs ${incoming} bytes of tables but only ${Math.max(0, budget - this.#bytes)} of the ` +
           `${budget}-byte map memory budget can be freed`,
       );
+    }
+  }
+
+  /**
+   * Drops ephemeral maps (latest versions, unpinned), least recently used first, while they hold more than half
+   * the budget and `incoming` bytes do not fit. The map `incomingKey` belongs to is spared.
+   */
+  #dropEphemeral(incoming: number, incomingKey: string): void {
+    const incomingId = incomingKey.slice(0, incomingKey.lastIndexOf("@"));
+    const ephemeral = [...this.#versions.entries()].filter(([, mv]) =>
+      mv.ephemeral && this.#latest.get(mv.id) === mv.version
+    );
+    let held = ephemeral.reduce((n, [, mv]) => n + mv.bytes, 0);
+    const candidates = ephemeral.filter(([, mv]) => mv.pins === 0 && mv.id !== incomingId)
+      .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [k, mv] of candidates) {
+      if (this.#bytes + incoming <= this.#budgetBytes || held <= this.#budgetBytes / 2) break;
+      held -= mv.bytes;
+      this.#drop(k, mv);
+      this.#latest.delete(mv.id);
+      this.#log?.({ map: mv.id, version: mv.version, bytes: mv.bytes }, "dropped ephemeral map for room");
+      this.#onDropMap?.(mv.id);
     }
   }
 

@@ -40,6 +40,14 @@ export type { PatchEvent, TileEditSpec } from "./mapPatch.ts";
 export { checkMapId } from "./mapPersistence.ts";
 export type { MapLimits } from "../maps/movingai.ts";
 
+/**
+ * Pass layers a version keeps for units' terrain overrides (each distinct override table has its own layer);
+ * past it the least recently used one is evicted, so distinct overrides cannot grow memory without bound.
+ */
+export const MAX_OVERRIDE_LAYERS = 4;
+/** Override lists remembered per version (many lists may resolve to the same few layers). */
+const MAX_OVERRIDE_KEYS = 64;
+
 /** Default limits: 4096 x 4096 and 8 M tiles. */
 export const DEFAULT_LIMITS: MapLimits = { maxWidth: 4096, maxHeight: 4096, maxTiles: 8 * 1024 * 1024 };
 
@@ -84,6 +92,10 @@ export class MapStore {
     this.#files = opts.dataDir ? new MapFiles(opts.dataDir, opts.limits, opts.fs) : null;
     // Without a data directory a latest version could not be reloaded, so the cache must keep it.
     this.#cache = new VersionCache(opts.budgetBytes, this.#files !== null, opts.log);
+    // An ephemeral map dropped for room no longer exists: streams on it end as on a delete.
+    this.#cache.onDropMap((id) => {
+      for (const cb of this.#deleteListeners) cb(id);
+    });
   }
 
   /** Subscribes to patches (streams replan from them); returns the unsubscribe function. */
@@ -263,22 +275,56 @@ export class MapStore {
     return this.#cache.pin(mv);
   }
 
-  /** The pass layer a unit sees on a version (built on first use for a terrain override, then cached). */
+  /**
+   * The pass layer a unit sees on a version (built on first use for a terrain override, counted in the budget,
+   * then cached; at most {@link MAX_OVERRIDE_LAYERS} override layers per version, least recently used evicted).
+   */
   layerFor(mv: MapVersion, unit: UnitSpec): LayerEntry {
     if (unit.terrain.length === 0) return mv.layers.get(cachedTerrainKey(mv.map.terrain))!;
     // Requests repeat the same overrides: remember which layer a given override list resolves to.
     const overrideKey = JSON.stringify(unit.terrain);
     const known = mv.overrideLayers.get(overrideKey);
-    if (known) return known;
+    if (known) {
+      known.lastUsed = this.#cache.tick();
+      return known;
+    }
     let terrain: TerrainTable;
     try {
       terrain = withOverrides(mv.map.terrain, unit.terrain);
     } catch (e) {
       throw translateMapError(e, "unit");
     }
-    const entry = mv.layers.get(cachedTerrainKey(terrain)) ?? this.#buildLayer(mv, terrain);
+    let entry = mv.layers.get(cachedTerrainKey(terrain));
+    if (!entry) {
+      this.#trimOverrideLayers(mv, MAX_OVERRIDE_LAYERS - 1);
+      const base = mv.layers.get(cachedTerrainKey(mv.map.terrain))!;
+      this.#cache.reserve(mv, layerBytes(base.layer));
+      entry = this.#buildLayer(mv, terrain);
+    }
+    entry.lastUsed = this.#cache.tick();
+    if (mv.overrideLayers.size >= MAX_OVERRIDE_KEYS) {
+      mv.overrideLayers.delete(mv.overrideLayers.keys().next().value!);
+    }
     mv.overrideLayers.set(overrideKey, entry);
     return entry;
+  }
+
+  /** Evicts a version's least recently used override layers until at most `keep` remain. */
+  #trimOverrideLayers(mv: MapVersion, keep: number): void {
+    const base = cachedTerrainKey(mv.map.terrain);
+    const extra = [...mv.layers].filter(([k]) => k !== base)
+      .sort((a, b) => (a[1].lastUsed ?? 0) - (b[1].lastUsed ?? 0));
+    for (const [k, entry] of extra.slice(0, Math.max(0, extra.length - keep))) {
+      mv.layers.delete(k);
+      for (const [ok, e] of mv.overrideLayers) if (e === entry) mv.overrideLayers.delete(ok);
+      let bytes = layerBytes(entry.layer);
+      for (const t of entry.regions.values()) bytes += regionBytes(t);
+      this.#cache.dropLayer(mv, entry, bytes);
+      this.#opts.log?.(
+        { map: mv.id, version: mv.version, layer: entry.key, bytes },
+        "evicted override layer",
+      );
+    }
   }
 
   /** The region table for a clearance class on a layer (built on first use, then cached). */

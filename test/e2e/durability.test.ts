@@ -4,7 +4,7 @@
  * its own tile) with a DeleteMap behind them on every other map, SIGKILLs the server (once half the answers are
  * in on odd cycles, once all are on even ones), and restarts it on the same data directory: every acknowledged
  * patch is in the map's file and the version served, every acknowledged deletion stays deleted, and no
- * temporary file remains. The server's `--test-write-jitter-ms` delays each file rename at random, so writes
+ * temporary file remains; ListMaps during the storm never fails NOT_FOUND. The server's `--test-write-jitter-ms` delays each file rename at random, so writes
  * are in flight long enough to race (without the per-map write queue, this loses patches and revives deleted
  * maps in every run).
  */
@@ -106,7 +106,13 @@ describe("durability under kill -9", () => {
           }
         }
       });
+      // ListMaps while maps are deleted under it lists the rest (it failed NOT_FOUND when a map vanished mid-list).
+      const listed: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        ops.push(call(s.client, "ListMaps", {}).then(() => {}, (e) => listed.push(e.code)));
+      }
       await Promise.all(ops);
+      expect(listed.filter((code) => code === 5)).toEqual([]);
       await (killed ?? killNow(s));
       ackedOps += [...acked.values()].reduce((n, a) => n + a.patched.size + (a.deleteAcked ? 1 : 0), 0);
     }
