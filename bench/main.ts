@@ -1,7 +1,7 @@
 /**
  * `deno task bench`: every benchmark of the project, printed as markdown tables.
  *
- * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream] [--seconds N]
+ * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet] [--seconds N]
  *
  * Figures are medians over repeated runs, with a peer measured in the same run where one exists
  * (PathFinding.js for grid A*, plain A* for hierarchical, an empty RPC for Plan throughput, SMOOTH for HYBRID).
@@ -28,6 +28,7 @@ const benches: Bench[] = [
   { name: "hierarchical", module: "./hierarchical.ts", fn: "benchHierarchical" },
   { name: "directional", module: "./directional.ts", fn: "benchDirectional" },
   { name: "quality", module: "./quality.ts", fn: "benchQuality" },
+  { name: "planmany", module: "./planMany.ts", fn: "benchPlanMany" },
 ];
 
 console.log(`# arcpath benchmarks (${new Date().toISOString()}, ${navigator.hardwareConcurrency} cores)\n`);

@@ -2,7 +2,7 @@
  * arcpath server entry point.
  *
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
- *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--no-demo] [--test-hooks]
+ *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-plan-many N] [--max-fleet-units N] [--no-demo] [--test-hooks]
  *        [--test-write-jitter-ms N]
  *
  * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     "max-queue-wait-ms": { type: "string" },
     "map-memory-mb": { type: "string" },
     "max-message-mb": { type: "string" },
+    "max-plan-many": { type: "string" },
+    "max-fleet-units": { type: "string" },
     "no-demo": { type: "boolean" },
     "test-hooks": { type: "boolean" },
     "test-write-jitter-ms": { type: "string" },
@@ -75,7 +77,10 @@ const planService = new PlanService(
   { maxExpansions: 50_000_000, maxMillis: 30_000 },
   !!args["test-hooks"],
 );
-const app = new Arcpath(store, planService);
+const app = new Arcpath(store, planService, undefined, {
+  maxPlanMany: intArg("max-plan-many", args["max-plan-many"], 10_000, 1),
+  maxFleetUnits: intArg("max-fleet-units", args["max-fleet-units"], 1000, 1),
+});
 
 // Built-in demo maps ship with the repo; uploaded maps come back from the data directory.
 if (!args["no-demo"]) {

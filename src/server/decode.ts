@@ -266,6 +266,45 @@ export function decodePlanRequest(req: WirePlanRequest, testHooks = false): Plan
   };
 }
 
+/** A PlanManyRequest on the wire. */
+export interface WirePlanManyRequest {
+  requests?: WirePlanRequest[];
+  map?: WireMapRef | null;
+}
+
+/** Re-labels a request's error so its field reads `requests[i].field` (messages start with the field). */
+function inBatch(e: unknown, i: number): ServiceError {
+  const err = e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e));
+  return new ServiceError(err.code, `requests[${i}].${err.message}`);
+}
+
+/**
+ * Decodes a PlanMany batch once: at most `maxCount` requests (else RESOURCE_EXHAUSTED for the whole call); a
+ * request with no map takes the batch's `map`; a bad request becomes its own error naming `requests[i].field`.
+ */
+export function decodePlanManyRequest(
+  req: WirePlanManyRequest,
+  maxCount: number,
+  testHooks = false,
+): (PlanRequest | ServiceError)[] {
+  const list = req.requests ?? [];
+  if (list.length > maxCount) {
+    throw new ServiceError(
+      "RESOURCE_EXHAUSTED",
+      `requests: at most ${maxCount} plans per PlanMany (--max-plan-many), got ${list.length}`,
+    );
+  }
+  const batchMap = req.map?.id ? req.map : null;
+  return list.map((r, i) => {
+    try {
+      const withMap = !r.map?.id && batchMap ? { ...r, map: batchMap } : r;
+      return decodePlanRequest(withMap, testHooks);
+    } catch (e) {
+      return inBatch(e, i);
+    }
+  });
+}
+
 /** A PutMapRequest on the wire. */
 export interface WirePutMapRequest {
   id?: string;

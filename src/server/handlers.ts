@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { ServiceError } from "../service/errors.ts";
 import type { MapStore, MapVersion } from "../service/mapStore.ts";
 import type { PlanService } from "../service/planService.ts";
+import type { PlanRequest } from "../service/requests.ts";
 import type { PathStream } from "../service/pathStream.ts";
 import { StreamHub, type StreamOptions } from "../service/streamHub.ts";
 import { shortestCurve } from "../service/curve.ts";
@@ -17,12 +18,14 @@ import { clearanceClass } from "../maps/layer.ts";
 import {
   decodeCurve,
   decodePatchMap,
+  decodePlanManyRequest,
   decodePlanRequest,
   decodePutMap,
   decodeStreamMessage,
   type WireCurveRequest,
   type WireMapRef,
   type WirePatchMapRequest,
+  type WirePlanManyRequest,
   type WirePlanRequest,
   type WirePutMapRequest,
   type WireStreamRequest,
@@ -32,17 +35,55 @@ import { curveToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wi
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
+/** Longest error message of one PlanMany result (as a status message would be cut). */
+const MAX_ITEM_MESSAGE = 1024;
+
+/** gRPC status numbers of the service's error codes (a PlanMany result carries the number, not a status). */
+const GRPC_CODE: Record<ServiceError["code"], number> = {
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+};
+
+function grpcCode(code: ServiceError["code"]): number {
+  return GRPC_CODE[code] ?? 13;
+}
+
+/** Limits of the batch RPCs. */
+export interface BatchLimits {
+  /** Most requests in one PlanMany (more: RESOURCE_EXHAUSTED). */
+  maxPlanMany: number;
+  /** Most units in one Fleet (more: RESOURCE_EXHAUSTED for the unit that would exceed it). */
+  maxFleetUnits: number;
+}
+
+/** The default batch limits. */
+export const DEFAULT_BATCH_LIMITS: BatchLimits = { maxPlanMany: 10_000, maxFleetUnits: 1000 };
+
 /** The application: what each RPC does. */
 export class Arcpath {
   readonly store: MapStore;
   readonly planner: PlanService;
   readonly streams: StreamHub;
+  readonly batch: BatchLimits;
 
   /** Creates the handlers over the store and the plan service. */
-  constructor(store: MapStore, planner: PlanService, streamOptions: StreamOptions = { maxStreams: 2000 }) {
+  constructor(
+    store: MapStore,
+    planner: PlanService,
+    streamOptions: StreamOptions = { maxStreams: 2000 },
+    batch: BatchLimits = DEFAULT_BATCH_LIMITS,
+  ) {
     this.store = store;
     this.planner = planner;
     this.streams = new StreamHub(planner, store, streamOptions);
+    this.batch = batch;
   }
 
   /** MapInfo for a version. */
@@ -105,6 +146,27 @@ export class Arcpath {
     // Planner notes (e.g. which directional tables were loaded or built, and how long that took) go in the log too.
     if (r.outcome.message) fields.note = r.outcome.message;
     return planResultToWire(r, Math.round((performance.now() - t0) * 1000));
+  }
+
+  /** PlanMany: the batch decoded once, planned in parallel, one result (or its own error) per request, in order. */
+  async planMany(req: WirePlanManyRequest, signal: AbortSignal, fields: Record<string, unknown>) {
+    const t0 = performance.now();
+    const decoded = decodePlanManyRequest(req, this.batch.maxPlanMany, this.planner.testHooks);
+    const valid = decoded.filter((d): d is PlanRequest => !(d instanceof ServiceError));
+    const planned = await this.planner.planMany(valid, signal);
+    let k = 0;
+    let failed = 0;
+    const results = decoded.map((d, i) => {
+      const r = d instanceof ServiceError ? d : planned[k++];
+      if (!(r instanceof ServiceError)) return { code: 0, error: "", response: planResultToWire(r, 0) };
+      failed++;
+      // Decode errors are already labelled requests[i]; the service's are labelled here.
+      const message = d instanceof ServiceError ? r.message : `requests[${i}].${r.message}`;
+      return { code: grpcCode(r.code), error: message.slice(0, MAX_ITEM_MESSAGE), response: null };
+    });
+    fields.requests = decoded.length;
+    fields.failed = failed;
+    return { results, total_micros: Math.round((performance.now() - t0) * 1000) };
   }
 
   /** Curve: Dubins, Reeds-Shepp, or the article's arc-then-line. */

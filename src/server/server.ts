@@ -132,6 +132,10 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
       return app.plan(req, signal, f);
     }),
     Curve: unary<Any, Any>(log, "Curve", (req) => app.curve(req)),
+    PlanMany: unary<Any, Any>(log, "PlanMany", (req, signal, f) => {
+      f.map = req.map?.id;
+      return app.planMany(req, signal, f);
+    }),
     Stream: (call: grpc.ServerDuplexStream<Any, Any>) => app.stream(call, log, toGrpcError),
   });
   const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });

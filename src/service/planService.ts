@@ -49,6 +49,9 @@ export const FAST_LANE_DISTANCE = 24;
 /** PLANNER_AUTO (and a stream's first answer) use hierarchical search from this straight-line distance on. */
 export const HIERARCHICAL_DISTANCE = 96;
 
+/** Requests of one PlanMany batch in flight at once (enough to keep every worker and the fast lane busy). */
+export const PLAN_MANY_IN_FLIGHT = 32;
+
 /** Planners the workers can run today (the server answers UNIMPLEMENTED for the others). */
 export const AVAILABLE_PLANNERS: ReadonlySet<PlannerName> = new Set<PlannerName>([
   "grid",
@@ -113,6 +116,37 @@ export class PlanService {
       }
     }
     return { ...first, unit: req.unit };
+  }
+
+  /**
+   * Plans many independent requests (PlanMany): at most `inFlight` at once (each on the inline fast lane or the
+   * pool), so a batch of thousands neither floods the queue nor waits behind its own tail; results come back in
+   * request order, each a result or the ServiceError that request alone would have raised. Batch jobs are exempt
+   * from the queue limit because the batch bounds itself.
+   */
+  async planMany(
+    reqs: readonly PlanRequest[],
+    signal?: AbortSignal,
+    inFlight = PLAN_MANY_IN_FLIGHT,
+  ): Promise<(PlanResult | ServiceError)[]> {
+    const out = new Array<PlanResult | ServiceError>(reqs.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < reqs.length) {
+        const i = next++;
+        if (signal?.aborted) {
+          out[i] = new ServiceError("CANCELLED", "batch cancelled before this request started");
+          continue;
+        }
+        try {
+          out[i] = await this.plan(reqs[i], signal, true);
+        } catch (e) {
+          out[i] = e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(inFlight, reqs.length) }, lane));
+    return out;
   }
 
   async #plan(
