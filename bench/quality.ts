@@ -15,13 +15,16 @@
 import { footprintHitsBlocked, pathHitsBlocked } from "../src/geometry/sweep.ts";
 import type { Segment } from "../src/geometry/types.ts";
 import type { PassLayer } from "../src/maps/grid.ts";
-import { buildPassLayer } from "../src/maps/layer.ts";
+import { buildPassLayer, clearanceClass, reachClearanceClass } from "../src/maps/layer.ts";
+import { buildRegionTable } from "../src/maps/regionBuild.ts";
+import { componentOfTile, type RegionTable } from "../src/maps/regions.ts";
 import { movingAiTerrain, withOverrides } from "../src/maps/terrain.ts";
 import { pathCost } from "../src/motion/pathCost.ts";
 import { PlanContext } from "../src/planning/context.ts";
 import { runPlanTask } from "../src/planning/plan.ts";
 import { type PlannerName, type PlanTask, planTask } from "../src/planning/task.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
+import { inscribedRadius } from "../src/units/footprint.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
 import type { UnitSpec } from "../src/units/unit.ts";
 
@@ -96,6 +99,16 @@ const VARIANTS: Variant[] = [
   { label: "curved+backing", planner: "curved", backingUp: true },
 ];
 
+/** Region tables per layer and clearance class (to guide curve planners as the service's gate does). */
+const tablesOf = new WeakMap<PassLayer, Map<number, RegionTable>>();
+function regionsOf(layer: PassLayer, cls: number): RegionTable {
+  let m = tablesOf.get(layer);
+  if (!m) tablesOf.set(layer, m = new Map());
+  let t = m.get(cls);
+  if (!t) m.set(cls, t = buildRegionTable(layer, cls));
+  return t;
+}
+
 function taskFor(layer: PassLayer, unit: UnitSpec, q: Pair, v: Variant): PlanTask {
   const t = planTask(
     { planner: v.planner, layerKey: "L", width: layer.width, unit, start: q.start, goal: q.goal },
@@ -103,6 +116,13 @@ function taskFor(layer: PassLayer, unit: UnitSpec, q: Pair, v: Variant): PlanTas
   );
   if (v.neighborhood) t.neighborhood = v.neighborhood;
   if (v.backingUp) t.options.allowBackingUp = true;
+  // As the service's gate (src/service/planService.ts): when the bounding disc on tile centers does not
+  // join start and goal, curve planners' grid routes are guided at the over-approximating class.
+  const centers = regionsOf(layer, clearanceClass(unit.boundingRadius));
+  const c = componentOfTile(centers, t.startTile);
+  if (c < 0 || componentOfTile(centers, t.goalTile) !== c) {
+    t.guideClearance = reachClearanceClass(inscribedRadius(unit.footprint));
+  }
   return t;
 }
 
@@ -168,6 +188,8 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
     "| map | unit | AUTO found | median ratio | p95 ratio | rev>fwd | AUTO ms | found per planner |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
+  // Which of AUTO's steps gave the answers that reverse where a forward one is cheaper (its message).
+  const revSources = new Map<string, number>();
   for (const m of maps()) {
     const layer = layerOf(m.rows);
     const ctx = new PlanContext((k) => (k === "L" ? layer : undefined), tableStore);
@@ -179,12 +201,16 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
       const found = VARIANTS.map(() => 0);
       let revWorse = 0;
       for (const q of qs) {
+        let autoMessage = "";
         const costs: (number | null)[] = [];
         const forwardOnly: boolean[] = [];
         for (let i = 0; i < VARIANTS.length; i++) {
           const t0 = performance.now();
           const o = runPlanTask(ctx, taskFor(layer, unit, q, VARIANTS[i]), null);
-          if (i === 0) ms.push(performance.now() - t0);
+          if (i === 0) {
+            ms.push(performance.now() - t0);
+            autoMessage = o.message;
+          }
           if (o.status === "found" && o.segments.length > 0 && legal(layer, unit, o.segments)) {
             found[i]++;
             const c = pathCost(o.segments, unit, layer);
@@ -201,6 +227,8 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
         ratios.push(auto / best);
         if (!forwardOnly[0] && costs.some((c, i) => c !== null && forwardOnly[i] && c < auto - 1e-9)) {
           revWorse++;
+          const why = autoMessage.split(";")[0];
+          revSources.set(why, (revSources.get(why) ?? 0) + 1);
         }
       }
       lines.push(
@@ -212,6 +240,12 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
       );
     }
   }
+  lines.push("");
+  lines.push(
+    `AUTO answers counted in rev>fwd, by AUTO's message: ${
+      [...revSources].map(([k, v]) => `${v} x "${k}"`).join(", ") || "none"
+    }`,
+  );
   return lines.join("\n");
 }
 

@@ -361,8 +361,12 @@ export function planHybrid(
             consider(forward.segments, `${note}, forward only`, search.path);
           }
         }
-        const chosen = best!;
-        return done(chosen.segs, chosen.note, chosen.waypoints);
+        const chosen: { segs: Segment[]; note: string; waypoints: Int32Array | null } = best!;
+        // Still backing up: the 4-connected route (its forward fit) may drive forward for less; the inline
+        // lane leaves that to the pool, so both answer alike.
+        const backs = chosen.segs.some((q) => q.direction < 0);
+        if (!backs || neighborhood === 4) return done(chosen.segs, chosen.note, chosen.waypoints);
+        if (fastLaneOnly) break;
       }
     }
     // No fit: the cheapest direct candidate, settled only where the pool would settle it the same way.
