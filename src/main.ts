@@ -3,7 +3,8 @@
  *
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
  *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-plan-many N] [--max-fleet-units N] [--no-demo] [--test-hooks]
- *        [--test-write-jitter-ms N]
+ *        [--test-write-jitter-ms N] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tls-reload-ms N]
+ *        [--health-listen HOST:PORT]
  *
  * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
  *
@@ -20,6 +21,7 @@ import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
 import { createServer } from "./server/server.ts";
+import { ReloadingCertificates } from "./server/tls.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -36,8 +38,20 @@ const { values: args } = parseArgs({
     "no-demo": { type: "boolean" },
     "test-hooks": { type: "boolean" },
     "test-write-jitter-ms": { type: "string" },
+    "tls-cert": { type: "string" },
+    "tls-key": { type: "string" },
+    "tls-client-ca": { type: "string" },
+    "tls-reload-ms": { type: "string" },
+    "health-listen": { type: "string" },
   },
 });
+
+/** A flag's value, else its ARCPATH_* environment variable (--tls-cert -> ARCPATH_TLS_CERT). */
+function opt(name: string): string | undefined {
+  const v = (args as Record<string, string | boolean | undefined>)[name];
+  if (typeof v === "string") return v;
+  return Deno.env.get("ARCPATH_" + name.toUpperCase().replaceAll("-", "_")) || undefined;
+}
 
 function intArg(name: string, v: string | undefined, fallback: number, min: number): number {
   if (v === undefined) return fallback;
@@ -94,16 +108,63 @@ if (!args["no-demo"]) {
 }
 const restored = await store.loadPersisted();
 
+// TLS (mTLS with a client CA): certificates reload in place on SIGHUP or when their files change.
+const tlsCert = opt("tls-cert");
+const tlsKey = opt("tls-key");
+const tlsClientCa = opt("tls-client-ca");
+if (
+  (tlsCert === undefined) !== (tlsKey === undefined) || (tlsClientCa !== undefined && tlsCert === undefined)
+) {
+  console.error("--tls-cert and --tls-key go together (and --tls-client-ca needs both)");
+  Deno.exit(2);
+}
+let certs: ReloadingCertificates | null = null;
+if (tlsCert !== undefined && tlsKey !== undefined) {
+  try {
+    certs = new ReloadingCertificates(
+      { cert: tlsCert, key: tlsKey, clientCa: tlsClientCa },
+      (f, m) => log.warn(f, m),
+    );
+  } catch (e) {
+    console.error((e as Error).message);
+    Deno.exit(2);
+  }
+  certs.watch(intArg("tls-reload-ms", opt("tls-reload-ms"), 2000, 100));
+  Deno.addSignalListener("SIGHUP", () => certs!.reload("SIGHUP"));
+}
+
 const { server, health } = createServer(app, log, { maxMessageBytes: maxMessageMb * 1024 * 1024 });
-const port = await new Promise<number>((resolve, reject) =>
-  server.bindAsync(
-    listen,
-    grpc.ServerCredentials.createInsecure(),
-    (err, p) => err ? reject(err) : resolve(p),
-  )
+const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
+  new Promise<number>((resolve, reject) =>
+    s.bindAsync(address, creds, (err, p) => err ? reject(err) : resolve(p))
+  );
+const port = await bind(
+  server,
+  listen,
+  certs ? certs.credentials() : grpc.ServerCredentials.createInsecure(),
 );
+// Probes that cannot speak TLS (or hold no client certificate) use a plaintext health-only listener.
+const healthListen = opt("health-listen");
+let healthServer: grpc.Server | null = null;
+if (healthListen !== undefined) {
+  healthServer = new grpc.Server();
+  health.addToServer(healthServer);
+  const hp = await bind(healthServer, healthListen, grpc.ServerCredentials.createInsecure());
+  log.info({ healthListen, port: hp }, "plaintext health listener");
+  console.log(`ARCPATH_HEALTH_READY port=${hp}`);
+}
 log.info(
-  { listen, port, workers, maxQueue, maxQueueWaitMs, dataDir, maps: store.ids().length, restored },
+  {
+    listen,
+    port,
+    tls: certs ? (certs.mutual ? "mtls" : "tls") : "off",
+    workers,
+    maxQueue,
+    maxQueueWaitMs,
+    dataDir,
+    maps: store.ids().length,
+    restored,
+  },
   "arcpath listening",
 );
 // A line tests and scripts can wait for.
@@ -127,6 +188,8 @@ async function shutdown(signal: string): Promise<void> {
       resolve();
     });
   });
+  healthServer?.forceShutdown();
+  certs?.close();
   pool.close();
   Deno.exit(0);
 }
