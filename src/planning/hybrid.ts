@@ -36,7 +36,7 @@ import { reedsSheppLength, reedsSheppShortest } from "../geometry/reedsShepp.ts"
 import { arcSegment, lineSegment } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
-import type { PassLayer } from "../maps/grid.ts";
+import { type PassLayer, uniformCost } from "../maps/grid.ts";
 import { pathCost } from "../motion/pathCost.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { corridorWindow } from "../search/corridorWindow.ts";
@@ -295,27 +295,35 @@ export function planHybrid(
     const direct = directCurve(task.start, task.goal, unit.turningRadius);
     // No forward path costs less than the shortest forward curve over the cheapest terrain.
     let forwardFloor = 0;
+    // On a uniform-cost layer every curve's terrain is its length times that cost (no integration needed).
+    const uniform = uniformCost(layer) > 0;
+    let directLegal = false;
     if (direct) {
-      const c = pathCost(direct, unit, layer);
       let len = 0;
       for (const s of direct) len += s.length;
       forwardFloor = len * layer.minCost;
       if (legalPath(layer, task, direct)) {
-        if (c.terrain <= forwardFloor + 1e-9) {
+        directLegal = true;
+        const c = uniform ? null : pathCost(direct, unit, layer);
+        if (c === null || c.terrain <= forwardFloor + 1e-9) {
           return done(direct, "shortest curve straight to the goal", null);
         }
         consider(direct, "shortest curve straight to the goal", null, c.total);
       }
     } else forwardFloor = Math.hypot(task.goal.x - task.start.x, task.goal.y - task.start.y) * layer.minCost;
     // A unit that can reverse next tries the shortest Reeds-Shepp curve, when its backing is only a maneuver (a
-    // three-point turn in a corridor, say), not a long drive in reverse; outright only when no forward path
-    // can cost less.
+    // three-point turn in a corridor, say), not a long drive in reverse. It is the answer outright when no
+    // forward path can cost less, or when the shortest forward curve is blocked (a forward path must then
+    // go round) and the maneuver crosses only the cheapest terrain; else it is one candidate.
     const maneuver = reverse ? directManeuver(task.start, task.goal, unit.turningRadius) : null;
     if (maneuver && legalPath(layer, task, maneuver)) {
       const note = "shortest curve to the goal with a short reverse maneuver";
-      const c = costOf(maneuver);
-      if (c <= forwardFloor + 1e-9) return done(maneuver, note, null);
-      consider(maneuver, note, null, c);
+      const c = pathCost(maneuver, unit, layer);
+      let len = 0;
+      for (const s of maneuver) len += s.length;
+      const cheapGround = c.terrain <= len * layer.minCost + 1e-9;
+      if (c.total <= forwardFloor + 1e-9 || (!directLegal && cheapGround)) return done(maneuver, note, null);
+      consider(maneuver, note, null, c.total);
     }
     trace?.steps.push("fit");
     for (const neighborhood of fastLaneOnly ? [8] as const : [8, 4] as const) {

@@ -377,9 +377,8 @@ describe("hybrid", () => {
     );
     expect(out.status).toBe("found");
     expect(out.message).toBe("shortest curve to the goal with a short reverse maneuver");
-    // Weighed against the forward fit (the forward Dubins curve would cost less, so the maneuver is not taken
-    // outright), the maneuver still costs less.
-    expect(trace.steps).toEqual(["direct", "fit"]);
+    // The shortest forward curve is blocked and the maneuver crosses only the cheapest terrain: outright.
+    expect(trace.steps).toEqual(["direct"]);
     const backing = out.segments.filter((s) => s.direction < 0).reduce((a, s) => a + s.length, 0);
     expect(backing).toBeGreaterThan(0);
     expect(backing).toBeLessThanOrEqual(MAX_DIRECT_REVERSE * tank.turningRadius + 1e-9);
