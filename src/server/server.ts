@@ -7,6 +7,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { ReflectionService } from "@grpc/reflection";
+import { reflectionDefinition } from "./reflection.ts";
 import type { Logger } from "pino";
 import { loadPackageDefinition, loadPathfinder } from "./proto.ts";
 import { ServiceError } from "../service/errors.ts";
@@ -140,6 +141,7 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
   });
   const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });
   health.addToServer(server);
-  new ReflectionService(definition).addToServer(server);
+  // Reflection describes every service served here from the real files, with their comments.
+  new ReflectionService(reflectionDefinition()).addToServer(server);
   return { server, health };
 }
