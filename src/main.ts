@@ -4,7 +4,7 @@
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
  *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-plan-many N] [--max-fleet-units N] [--no-demo] [--test-hooks]
  *        [--test-write-jitter-ms N] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tls-reload-ms N]
- *        [--health-listen HOST:PORT]
+ *        [--health-listen HOST:PORT] [--auth-tokens FILE]
  *
  * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
  *
@@ -22,6 +22,7 @@ import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
 import { createServer } from "./server/server.ts";
 import { ReloadingCertificates } from "./server/tls.ts";
+import { TokenFile } from "./server/auth.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
     "tls-client-ca": { type: "string" },
     "tls-reload-ms": { type: "string" },
     "health-listen": { type: "string" },
+    "auth-tokens": { type: "string" },
   },
 });
 
@@ -133,7 +135,24 @@ if (tlsCert !== undefined && tlsKey !== undefined) {
   Deno.addSignalListener("SIGHUP", () => certs!.reload("SIGHUP"));
 }
 
-const { server, health } = createServer(app, log, { maxMessageBytes: maxMessageMb * 1024 * 1024 });
+// Bearer tokens (TOKEN TENANT [ROLE] per line), re-read on change or SIGHUP; without them the server is open.
+const authTokens = opt("auth-tokens");
+let tokens: TokenFile | null = null;
+if (authTokens !== undefined) {
+  try {
+    tokens = new TokenFile(authTokens, (f, m) => log.warn(f, m));
+  } catch (e) {
+    console.error(`--auth-tokens ${authTokens}: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+  tokens.watch(1000);
+  Deno.addSignalListener("SIGHUP", () => tokens!.reload("SIGHUP"));
+}
+
+const { server, health } = createServer(app, log, {
+  maxMessageBytes: maxMessageMb * 1024 * 1024,
+  authenticate: tokens?.authenticate,
+});
 const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
   new Promise<number>((resolve, reject) =>
     s.bindAsync(address, creds, (err, p) => err ? reject(err) : resolve(p))
@@ -158,6 +177,7 @@ log.info(
     listen,
     port,
     tls: certs ? (certs.mutual ? "mtls" : "tls") : "off",
+    auth: tokens ? `tokens (${tokens.size})` : "off",
     workers,
     maxQueue,
     maxQueueWaitMs,
@@ -167,6 +187,12 @@ log.info(
   },
   "arcpath listening",
 );
+if (!tokens) {
+  log.warn(
+    { listen },
+    "authentication is off: every client that reaches the port reads and writes every map (--auth-tokens)",
+  );
+}
 // A line tests and scripts can wait for.
 console.log(`ARCPATH_READY port=${port}`);
 
@@ -190,6 +216,7 @@ async function shutdown(signal: string): Promise<void> {
   });
   healthServer?.forceShutdown();
   certs?.close();
+  tokens?.close();
   pool.close();
   Deno.exit(0);
 }

@@ -10,7 +10,15 @@ import type { Logger } from "pino";
 import { ServiceError } from "../service/errors.ts";
 import type { MapStore, MapVersion } from "../service/mapStore.ts";
 import type { PlanService } from "../service/planService.ts";
-import type { PlanRequest } from "../service/requests.ts";
+import type { PlanRequest, StreamMessage } from "../service/requests.ts";
+import {
+  OPEN_PRINCIPAL,
+  type Principal,
+  readKey,
+  scopePlan,
+  visibleKeys,
+  writeKey,
+} from "../service/tenancy.ts";
 import type { PathStream } from "../service/pathStream.ts";
 import { StreamHub, type StreamOptions } from "../service/streamHub.ts";
 import { shortestCurve } from "../service/curve.ts";
@@ -49,6 +57,8 @@ const GRPC_CODE: Record<ServiceError["code"], number> = {
   UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
+  PERMISSION_DENIED: 7,
+  UNAUTHENTICATED: 16,
 };
 
 function grpcCode(code: ServiceError["code"]): number {
@@ -94,33 +104,35 @@ export class Arcpath {
   }
 
   /** PutMap. */
-  async putMap(req: WirePutMapRequest, fields: Record<string, unknown>) {
+  async putMap(req: WirePutMapRequest, fields: Record<string, unknown>, p: Principal = OPEN_PRINCIPAL) {
     const put = decodePutMap(req);
+    const key = writeKey(this.store, p, put.id, "id", "PutMap");
     const map = this.store.parse(put.grid, put.terrain);
-    const mv = await this.store.put(put.id, map, put.terrain, { ephemeral: put.ephemeral });
+    const mv = await this.store.put(key, map, put.terrain, { ephemeral: put.ephemeral });
     fields.version = mv.version;
     return this.info(mv);
   }
 
   /** PatchMap: tile edits make a new version; layers and region tables are updated incrementally. */
-  async patchMap(req: WirePatchMapRequest, fields: Record<string, unknown>) {
+  async patchMap(req: WirePatchMapRequest, fields: Record<string, unknown>, p: Principal = OPEN_PRINCIPAL) {
     const patch = decodePatchMap(req);
-    const ev = await this.store.patch(patch.map.id, patch.map.version, patch.edits);
+    const key = writeKey(this.store, p, patch.map.id, "map.id", "PatchMap");
+    const ev = await this.store.patch(key, patch.map.version, patch.edits);
     fields.version = ev.to.version;
     fields.update_micros = ev.updateMicros;
     return this.info(ev.to);
   }
 
   /** GetMap. */
-  async getMap(req: { map?: WireMapRef | null }) {
-    const mv = await this.store.get(req.map?.id ?? "", req.map?.version ?? "");
+  async getMap(req: { map?: WireMapRef | null }, p: Principal = OPEN_PRINCIPAL) {
+    const mv = await this.store.get(readKey(this.store, p, req.map?.id ?? ""), req.map?.version ?? "");
     return this.info(mv);
   }
 
   /** ListMaps (a map deleted or dropped while the list is built is left out, not an error). */
-  async listMaps() {
+  async listMaps(p: Principal = OPEN_PRINCIPAL) {
     const maps = [];
-    for (const id of this.store.ids()) {
+    for (const id of visibleKeys(this.store, p)) {
       try {
         maps.push(this.info(await this.store.get(id, "")));
       } catch (e) {
@@ -131,14 +143,21 @@ export class Arcpath {
   }
 
   /** DeleteMap. */
-  async deleteMap(req: { map?: WireMapRef | null }) {
-    return { deleted: await this.store.delete(req.map?.id ?? "") };
+  async deleteMap(req: { map?: WireMapRef | null }, p: Principal = OPEN_PRINCIPAL) {
+    const key = writeKey(this.store, p, req.map?.id ?? "", "map.id", "DeleteMap");
+    return { deleted: await this.store.delete(key) };
   }
 
   /** Plan. */
-  async plan(req: WirePlanRequest, signal: AbortSignal, fields: Record<string, unknown>) {
+  async plan(
+    req: WirePlanRequest,
+    signal: AbortSignal,
+    fields: Record<string, unknown>,
+    p: Principal = OPEN_PRINCIPAL,
+  ) {
     const t0 = performance.now();
-    const r = await this.planner.plan(decodePlanRequest(req, this.planner.testHooks), signal);
+    const decoded = scopePlan(this.store, p, decodePlanRequest(req, this.planner.testHooks));
+    const r = await this.planner.plan(decoded, signal);
     fields.planner = r.outcome.planner;
     fields.plan_status = r.outcome.status;
     fields.expansions = r.outcome.expansions;
@@ -149,9 +168,23 @@ export class Arcpath {
   }
 
   /** PlanMany: the batch decoded once, planned in parallel, one result (or its own error) per request, in order. */
-  async planMany(req: WirePlanManyRequest, signal: AbortSignal, fields: Record<string, unknown>) {
+  async planMany(
+    req: WirePlanManyRequest,
+    signal: AbortSignal,
+    fields: Record<string, unknown>,
+    p: Principal = OPEN_PRINCIPAL,
+  ) {
     const t0 = performance.now();
-    const decoded = decodePlanManyRequest(req, this.batch.maxPlanMany, this.planner.testHooks);
+    const decoded = decodePlanManyRequest(req, this.batch.maxPlanMany, this.planner.testHooks)
+      .map((d, i) => {
+        if (d instanceof ServiceError) return d;
+        try {
+          return scopePlan(this.store, p, d, `requests[${i}].map.id`);
+        } catch (e) {
+          if (e instanceof ServiceError) return e;
+          throw e;
+        }
+      });
     const valid = decoded.filter((d): d is PlanRequest => !(d instanceof ServiceError));
     const planned = await this.planner.planMany(valid, signal);
     let k = 0;
@@ -169,6 +202,16 @@ export class Arcpath {
     return { results, total_micros: Math.round((performance.now() - t0) * 1000) };
   }
 
+  /** A stream message with its plan's map id made the principal's key (a bad id becomes a bad plan). */
+  #scopeMessage(m: StreamMessage, p: Principal): StreamMessage {
+    if (m.kind !== "plan") return m;
+    try {
+      return { kind: "plan", request: scopePlan(this.store, p, m.request) };
+    } catch (e) {
+      return { kind: "badPlan", error: e as Error };
+    }
+  }
+
   /** Curve: Dubins, Reeds-Shepp, or the article's arc-then-line. */
   curve(req: WireCurveRequest) {
     return Promise.resolve(curveToWire(shortestCurve(decodeCurve(req))));
@@ -179,6 +222,7 @@ export class Arcpath {
     call: grpc.ServerDuplexStream<Any, Any>,
     log: Logger,
     toGrpcError: (e: unknown) => grpc.ServiceError,
+    p: Principal = OPEN_PRINCIPAL,
   ): void {
     const t0 = performance.now();
     let updates = 0;
@@ -206,7 +250,9 @@ export class Arcpath {
       finish(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
       return;
     }
-    call.on("data", (m: WireStreamRequest) => stream.onMessage(decodeStreamMessage(m)));
+    call.on("data", (m: WireStreamRequest) => {
+      stream.onMessage(this.#scopeMessage(decodeStreamMessage(m), p));
+    });
     call.on("end", () => stream.onClientEnd());
     call.on("cancelled", () => stream.close());
     call.on("error", () => stream.close());

@@ -12,6 +12,8 @@ import type { Logger } from "pino";
 import { loadPackageDefinition, loadPathfinder } from "./proto.ts";
 import { ServiceError } from "../service/errors.ts";
 import type { Arcpath } from "./handlers.ts";
+import type { Authenticator } from "./auth.ts";
+import { OPEN_PRINCIPAL, type Principal } from "../service/tenancy.ts";
 
 const STATUS: Record<string, grpc.status> = {
   INVALID_ARGUMENT: grpc.status.INVALID_ARGUMENT,
@@ -23,6 +25,8 @@ const STATUS: Record<string, grpc.status> = {
   UNIMPLEMENTED: grpc.status.UNIMPLEMENTED,
   UNAVAILABLE: grpc.status.UNAVAILABLE,
   INTERNAL: grpc.status.INTERNAL,
+  UNAUTHENTICATED: grpc.status.UNAUTHENTICATED,
+  PERMISSION_DENIED: grpc.status.PERMISSION_DENIED,
 };
 
 /**
@@ -45,6 +49,8 @@ export function toGrpcError(e: unknown): grpc.ServiceError {
 export interface ServerOptions {
   /** Max message size in bytes, both ways. */
   maxMessageBytes: number;
+  /** Authenticates each call (UNAUTHENTICATED otherwise); absent, every call is the open principal. */
+  authenticate?: Authenticator;
 }
 
 /** Fields a handler adds to its log line. */
@@ -56,7 +62,8 @@ type LogFields = Record<string, unknown>;
 function unary<Req, Res>(
   log: Logger,
   method: string,
-  fn: (req: Req, signal: AbortSignal, fields: LogFields) => Promise<Res>,
+  fn: (req: Req, signal: AbortSignal, fields: LogFields, principal: Principal) => Promise<Res>,
+  authenticate?: Authenticator,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const t0 = performance.now();
@@ -73,7 +80,11 @@ function unary<Req, Res>(
       );
     }
     // Through a promise so a synchronous throw is mapped like a rejection.
-    Promise.resolve().then(() => fn(call.request, ac.signal, fields)).then(
+    Promise.resolve().then(() => {
+      const principal = authenticate ? authenticate(call.metadata) : OPEN_PRINCIPAL;
+      if (authenticate) fields.tenant = principal.tenant;
+      return fn(call.request, ac.signal, fields, principal);
+    }).then(
       (res) => {
         clearTimeout(timer);
         log.info({ ...fields, status: "OK", micros: Math.round((performance.now() - t0) * 1000) });
@@ -97,6 +108,27 @@ function unary<Req, Res>(
   };
 }
 
+/**
+ * The principal of a streaming call (the open one without authentication), or null after ending the call
+ * UNAUTHENTICATED.
+ */
+export function streamPrincipal(
+  call: grpc.ServerDuplexStream<unknown, unknown>,
+  log: Logger,
+  method: string,
+  authenticate?: Authenticator,
+): Principal | null {
+  if (!authenticate) return OPEN_PRINCIPAL;
+  try {
+    return authenticate(call.metadata);
+  } catch (e) {
+    const ge = toGrpcError(e);
+    log.info({ method, status: grpc.status[ge.code], error: ge.message, micros: 0 });
+    call.emit("error", ge);
+    return null;
+  }
+}
+
 /** Builds a grpc.Server with the Pathfinder service, health and reflection. */
 export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
   server: grpc.Server;
@@ -110,34 +142,39 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
   const { service } = loadPathfinder(definition);
   // deno-lint-ignore no-explicit-any
   type Any = any;
+  const auth = opts.authenticate;
   server.addService(service, {
-    PutMap: unary<Any, Any>(log, "PutMap", (req, _s, f) => {
+    PutMap: unary<Any, Any>(log, "PutMap", (req, _s, f, p) => {
       f.map = req.id;
-      return app.putMap(req, f);
-    }),
-    PatchMap: unary<Any, Any>(log, "PatchMap", (req, _s, f) => {
+      return app.putMap(req, f, p);
+    }, auth),
+    PatchMap: unary<Any, Any>(log, "PatchMap", (req, _s, f, p) => {
       f.map = req.map?.id;
-      return app.patchMap(req, f);
-    }),
-    GetMap: unary<Any, Any>(log, "GetMap", (req, _s, f) => {
+      return app.patchMap(req, f, p);
+    }, auth),
+    GetMap: unary<Any, Any>(log, "GetMap", (req, _s, f, p) => {
       f.map = req.map?.id;
-      return app.getMap(req);
-    }),
-    ListMaps: unary<Any, Any>(log, "ListMaps", () => app.listMaps()),
-    DeleteMap: unary<Any, Any>(log, "DeleteMap", (req, _s, f) => {
+      return app.getMap(req, p);
+    }, auth),
+    ListMaps: unary<Any, Any>(log, "ListMaps", (_r, _s, _f, p) => app.listMaps(p), auth),
+    DeleteMap: unary<Any, Any>(log, "DeleteMap", (req, _s, f, p) => {
       f.map = req.map?.id;
-      return app.deleteMap(req);
-    }),
-    Plan: unary<Any, Any>(log, "Plan", (req, signal, f) => {
+      return app.deleteMap(req, p);
+    }, auth),
+    Plan: unary<Any, Any>(log, "Plan", (req, signal, f, p) => {
       f.map = req.map?.id;
-      return app.plan(req, signal, f);
-    }),
-    Curve: unary<Any, Any>(log, "Curve", (req) => app.curve(req)),
-    PlanMany: unary<Any, Any>(log, "PlanMany", (req, signal, f) => {
+      return app.plan(req, signal, f, p);
+    }, auth),
+    Curve: unary<Any, Any>(log, "Curve", (req) => app.curve(req), auth),
+    PlanMany: unary<Any, Any>(log, "PlanMany", (req, signal, f, p) => {
       f.map = req.map?.id;
-      return app.planMany(req, signal, f);
-    }),
-    Stream: (call: grpc.ServerDuplexStream<Any, Any>) => app.stream(call, log, toGrpcError),
+      return app.planMany(req, signal, f, p);
+    }, auth),
+    // Streaming RPCs authenticate when they open (an unknown token ends the call UNAUTHENTICATED).
+    Stream: (call: grpc.ServerDuplexStream<Any, Any>) => {
+      const p = streamPrincipal(call, log, "Stream", auth);
+      if (p) app.stream(call, log, toGrpcError, p);
+    },
   });
   const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });
   health.addToServer(server);

@@ -8,6 +8,7 @@ import type { Pose, Segment } from "../geometry/types.ts";
 import type { CurvePath } from "../geometry/segment.ts";
 import type { MapVersion } from "../service/mapStore.ts";
 import { reportedTerrain } from "../service/mapStore.ts";
+import { displayId } from "../service/mapKeys.ts";
 import type { PlanResult } from "../service/planService.ts";
 import type { StreamUpdate } from "../service/pathStream.ts";
 import type { UnitSpec } from "../units/unit.ts";
@@ -181,7 +182,7 @@ export function mapInfoToWire(mv: MapVersion, regions: { regionCount: number; co
     for (let i = 0; i < defaultLayer.tileCost.length; i++) if (defaultLayer.tileCost[i] > 0) passable++;
   }
   return {
-    id: mv.id,
+    id: displayId(mv.id),
     version: mv.version,
     width: mv.map.width,
     height: mv.map.height,

@@ -15,7 +15,9 @@ export type ErrorCode =
   | "CANCELLED"
   | "UNIMPLEMENTED"
   | "UNAVAILABLE"
-  | "INTERNAL";
+  | "INTERNAL"
+  | "UNAUTHENTICATED"
+  | "PERMISSION_DENIED";
 
 /** An error with a status code for the client. */
 export class ServiceError extends Error {

@@ -1,6 +1,6 @@
 /**
  * Persistence of uploaded maps: the latest version of each map id as one JSON file `maps/<id>.json` under the
- * data directory, holding its exact tiles and full terrain table. A write is durable before it returns: the
+ * data directory (another tenant's maps under `tenants/<tenant>/maps/<id>.json`; see mapKeys.ts), holding its exact tiles and full terrain table. A write is durable before it returns: the
  * whole buffer goes to a temporary file (`<id>.json.tmp-<pid>-<n>`), which is fsynced, renamed over the map's
  * file, and then the directory is fsynced. A failed write removes its temporary file and throws a
  * RESOURCE_EXHAUSTED (disk full) or UNAVAILABLE naming the data directory; temporary files a crash left are
@@ -16,6 +16,7 @@ import type { TerrainEntry } from "../maps/terrain.ts";
 import { mapVersion } from "../maps/version.ts";
 import { formatValue, ServiceError } from "./errors.ts";
 import type { MapVersion } from "./mapCache.ts";
+import { checkMapKey, DEFAULT_TENANT, displayId, tenantOf, validTenant } from "./mapKeys.ts";
 
 const ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -131,42 +132,90 @@ function isDiskFull(e: unknown): boolean {
   return code === "ENOSPC" || code === "EDQUOT" || /os error (28|122)\b|No space left/.test(String(e));
 }
 
-/** The `maps` folder of a data directory. */
+/** The `maps` folders of a data directory (the default tenant's, and `tenants/<tenant>/maps` for others). */
 export class MapFiles {
+  readonly #root: string;
   readonly #dir: string;
   readonly #limits: MapLimits;
   readonly #fs: MapFs;
+  /** Tenant folders made (and their parents fsynced) by this process. */
+  readonly #made = new Set<string>();
 
   /** Files under `<dataDir>/maps`; maps read back must respect `limits`; file calls go to `fs`. */
   constructor(dataDir: string, limits: MapLimits, fs: MapFs = denoFs) {
+    this.#root = dataDir;
     this.#dir = join(dataDir, "maps");
     this.#limits = limits;
     this.#fs = fs;
   }
 
-  /** The file of a map id. */
-  path(id: string): string {
-    return join(this.#dir, `${id}.json`);
+  /** The folder of a map key's tenant. */
+  #dirOf(key: string): string {
+    const tenant = tenantOf(key);
+    return tenant === DEFAULT_TENANT ? this.#dir : join(this.#root, "tenants", tenant, "maps");
   }
 
-  /** Paths of every map file (creating the folder if missing). */
-  async *paths(): AsyncGenerator<string> {
+  /** The file of a map key. */
+  path(key: string): string {
+    return join(this.#dirOf(key), `${displayId(key)}.json`);
+  }
+
+  /**
+   * Creates a tenant's folder on its first write, fsyncing each parent so the new folders survive a crash as
+   * the file in them does.
+   */
+  async #ensureDir(dir: string): Promise<void> {
+    await this.#fs.mkdir(dir);
+    if (dir === this.#dir || this.#made.has(dir)) return;
+    const tenantDir = join(dir, "..");
+    for (const d of [tenantDir, join(tenantDir, ".."), this.#root]) await this.#fs.syncDir(d);
+    this.#made.add(dir);
+  }
+
+  /** Every maps folder: the default tenant's (created if missing) and each tenant's under `tenants/`. */
+  async #dirs(): Promise<string[]> {
     await this.#fs.mkdir(this.#dir);
-    for await (const e of this.#fs.readDir(this.#dir)) {
-      if (e.isFile && e.name.endsWith(".json")) yield join(this.#dir, e.name);
+    const dirs = [this.#dir];
+    try {
+      for await (const e of this.#fs.readDir(join(this.#root, "tenants"))) {
+        if (!e.isFile && validTenant(e.name)) dirs.push(join(this.#root, "tenants", e.name, "maps"));
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    return dirs;
+  }
+
+  /** Paths of every map file (creating the default folder if missing). */
+  async *paths(): AsyncGenerator<string> {
+    for (const dir of await this.#dirs()) {
+      try {
+        for await (const e of this.#fs.readDir(dir)) {
+          if (e.isFile && e.name.endsWith(".json")) yield join(dir, e.name);
+        }
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
     }
   }
 
   /** Removes the temporary files of writes a crash interrupted (at start, before anything writes); their count. */
   async sweepTemporary(): Promise<number> {
-    await this.#fs.mkdir(this.#dir);
-    const names: string[] = [];
-    for await (const e of this.#fs.readDir(this.#dir)) {
-      if (e.isFile && e.name.includes(TMP_MARK)) names.push(e.name);
+    let n = 0;
+    for (const dir of await this.#dirs()) {
+      const names: string[] = [];
+      try {
+        for await (const e of this.#fs.readDir(dir)) {
+          if (e.isFile && e.name.includes(TMP_MARK)) names.push(e.name);
+        }
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+      for (const name of names) await this.#fs.remove(join(dir, name));
+      if (names.length > 0) await this.#fs.syncDir(dir);
+      n += names.length;
     }
-    for (const name of names) await this.#fs.remove(join(this.#dir, name));
-    if (names.length > 0) await this.#fs.syncDir(this.#dir);
-    return names.length;
+    return n;
   }
 
   /** A file's text, or null if there is no such file. */
@@ -182,7 +231,7 @@ export class MapFiles {
   /** Decodes a file's text; throws if it is malformed, over the limits or its content hash differs. */
   decode(text: string): StoredMap {
     const rec = JSON.parse(text) as PersistedMap;
-    checkMapId(rec.id, "id");
+    checkMapKey(rec.id, "id");
     const tiles = fromBase64(rec.tiles);
     const parsed = rawGrid(rec.width, rec.height, tiles, this.#limits);
     const terrain: TerrainTable = {
@@ -220,12 +269,13 @@ export class MapFiles {
       tiles: toBase64(mv.map.tiles),
     };
     const data = new TextEncoder().encode(JSON.stringify(rec));
+    const dir = this.#dirOf(mv.id);
     const final = this.path(mv.id);
-    const tmp = join(this.#dir, `${mv.id}${TMP_MARK}${Deno.pid}-${++tmpCounter}`);
+    const tmp = join(dir, `${displayId(mv.id)}${TMP_MARK}${Deno.pid}-${++tmpCounter}`);
     let file: MapFileHandle | null = null;
     let renamed = false;
     try {
-      await this.#fs.mkdir(this.#dir);
+      await this.#ensureDir(dir);
       file = await this.#fs.create(tmp);
       // Write all, fsync, rename, fsync the directory: a crash leaves the old file or the new one, whole,
       // and once this returns the new one survives a power loss.
@@ -235,11 +285,11 @@ export class MapFiles {
       file = null;
       await this.#fs.rename(tmp, final);
       renamed = true;
-      await this.#fs.syncDir(this.#dir);
+      await this.#fs.syncDir(dir);
     } catch (e) {
       if (file) closeQuietly(file);
       if (!renamed) await this.#fs.remove(tmp).catch(() => {});
-      throw this.#diskError(e, `map ${JSON.stringify(mv.id)} was not saved`);
+      throw this.#diskError(e, dir, `map ${JSON.stringify(displayId(mv.id))} was not saved`);
     }
   }
 
@@ -252,19 +302,19 @@ export class MapFiles {
         if (!(e instanceof Deno.errors.NotFound)) throw e;
         return;
       }
-      await this.#fs.syncDir(this.#dir);
+      await this.#fs.syncDir(this.#dirOf(id));
     } catch (e) {
-      throw this.#diskError(e, `map ${JSON.stringify(id)} was not deleted`);
+      throw this.#diskError(e, this.#dirOf(id), `map ${JSON.stringify(displayId(id))} was not deleted`);
     }
   }
 
   /** The service error for a failed file operation, naming the data directory. */
-  #diskError(e: unknown, what: string): ServiceError {
+  #diskError(e: unknown, dir: string, what: string): ServiceError {
     if (e instanceof ServiceError) return e;
     const why = String(e instanceof Error ? e.message : e).slice(0, 200);
     return isDiskFull(e)
-      ? new ServiceError("RESOURCE_EXHAUSTED", `data directory ${this.#dir}: disk full (${why}); ${what}`)
-      : new ServiceError("UNAVAILABLE", `data directory ${this.#dir}: ${why}; ${what}`);
+      ? new ServiceError("RESOURCE_EXHAUSTED", `data directory ${dir}: disk full (${why}); ${what}`)
+      : new ServiceError("UNAVAILABLE", `data directory ${dir}: ${why}; ${what}`);
   }
 }
 

@@ -32,7 +32,8 @@ import {
   regionBytes,
 } from "./mapLayers.ts";
 import { applyEdits, type PatchEvent, patchLayers, type TileEditSpec } from "./mapPatch.ts";
-import { checkMapId, MapFiles, type MapFs } from "./mapPersistence.ts";
+import { MapFiles, type MapFs } from "./mapPersistence.ts";
+import { checkMapKey, displayId } from "./mapKeys.ts";
 
 export type { LayerEntry, MapVersion } from "./mapCache.ts";
 export { builtinClasses, SECTOR_SIZE } from "./mapLayers.ts";
@@ -85,6 +86,8 @@ export class MapStore {
   readonly #deleteListeners = new Set<(id: string) => void>();
   /** The tail of each map id's queue of writes. */
   readonly #queues = new Map<string, Promise<void>>();
+  /** Keys whose latest version is a built-in map (shared read-only with every tenant, see tenancy.ts). */
+  readonly #builtins = new Set<string>();
 
   /** Creates an empty store. */
   constructor(opts: MapStoreOptions) {
@@ -167,6 +170,8 @@ export class MapStore {
     });
     this.#cache.touch(mv);
     await this.#makeLatest(mv, flags.persist !== false);
+    if (mv.builtin) this.#builtins.add(id);
+    else this.#builtins.delete(id);
     return mv;
   }
 
@@ -192,7 +197,7 @@ export class MapStore {
    * they hold. The new version is visible (and listeners told) only once it is on disk.
    */
   async patch(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
-    checkMapId(id, "map.id");
+    checkMapKey(id, "map.id");
     return await this.#serial(id, () => this.#patchNow(id, expectedVersion, edits));
   }
 
@@ -201,7 +206,9 @@ export class MapStore {
     if (expectedVersion !== "" && expectedVersion !== from.version) {
       throw new ServiceError(
         "FAILED_PRECONDITION",
-        `map.version: ${formatValue(expectedVersion)} is not the latest version of ${formatValue(id)} ` +
+        `map.version: ${formatValue(expectedVersion)} is not the latest version of ${
+          formatValue(displayId(id))
+        } ` +
           `(latest is ${from.version})`,
       );
     }
@@ -234,7 +241,7 @@ export class MapStore {
    * map's write queue, so a reload never races a write).
    */
   async get(id: string, version: string, field = "map"): Promise<MapVersion> {
-    checkMapId(id, `${field}.id`);
+    checkMapKey(id, `${field}.id`);
     const latest = this.#cache.latest(id);
     const cached = latest === undefined ? undefined : this.#cache.peek(id, version === "" ? latest : version);
     const reload = latest !== undefined && (version === "" || version === latest) && !cached && this.#files;
@@ -246,7 +253,7 @@ export class MapStore {
   async #getNow(id: string, version: string, field: string): Promise<MapVersion> {
     const latest = this.#cache.latest(id);
     if (latest === undefined) {
-      throw new ServiceError("NOT_FOUND", `${field}.id: no map ${formatValue(id)}`);
+      throw new ServiceError("NOT_FOUND", `${field}.id: no map ${formatValue(displayId(id))}`);
     }
     const v = version === "" ? latest : version;
     const mv = this.#cache.peek(id, v);
@@ -261,8 +268,15 @@ export class MapStore {
     }
     throw new ServiceError(
       "NOT_FOUND",
-      `${field}.version: map ${formatValue(id)} has no version ${formatValue(v)} (latest is ${latest})`,
+      `${field}.version: map ${formatValue(displayId(id))} has no version ${
+        formatValue(v)
+      } (latest is ${latest})`,
     );
+  }
+
+  /** Whether the latest version of `key` is a built-in map. */
+  isBuiltin(key: string): boolean {
+    return this.#builtins.has(key);
   }
 
   /** The latest version string of a map, or undefined. */
@@ -347,11 +361,12 @@ export class MapStore {
    * (pinned ones stay alive for their requests). If the file cannot be removed the map stays (UNAVAILABLE).
    */
   async delete(id: string): Promise<boolean> {
-    checkMapId(id, "map.id");
+    checkMapKey(id, "map.id");
     return await this.#serial(id, async () => {
       if (this.#cache.latest(id) === undefined) return false;
       if (this.#files) await this.#files.remove(id);
       this.#cache.forgetLatest(id);
+      this.#builtins.delete(id);
       for (const cb of this.#deleteListeners) cb(id);
       this.#cache.dropVersions(id);
       return true;

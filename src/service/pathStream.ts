@@ -37,6 +37,7 @@ import { checkedStart, type PlanRequest, type ProgressReport, type StreamMessage
 import type { UnitSpec } from "../units/unit.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { pathCost } from "../motion/pathCost.ts";
+import { displayId } from "./mapKeys.ts";
 
 /** Why an update is sent (wire UpdateKind without the prefix). */
 export type UpdateKind = "INITIAL" | "REFINED" | "REPLANNED" | "GOAL_CHANGED" | "STATUS";
@@ -179,7 +180,9 @@ export class PathStream {
 
   /** A map was deleted. */
   onMapDeleted(id: string): void {
-    if (this.#request?.map.id === id) this.finish("map_deleted", `map ${JSON.stringify(id)} was deleted`);
+    if (this.#request?.map.id === id) {
+      this.finish("map_deleted", `map ${JSON.stringify(displayId(id))} was deleted`);
+    }
   }
 
   #onProgress(p: ProgressReport): void {
