@@ -22,6 +22,7 @@ import {
   type StreamMessage,
 } from "../service/requests.ts";
 import type { Pose } from "../geometry/types.ts";
+import type { FleetMessage } from "../service/fleetSession.ts";
 import type { PlannerName } from "../planning/task.ts";
 import { PLANNER_WIRE } from "./wire.ts";
 
@@ -465,4 +466,99 @@ export function decodeStreamMessage(m: WireStreamRequest): StreamMessage {
     }
   }
   return { kind: "empty" };
+}
+
+/** A FleetRequest on the wire. */
+export interface WireFleetRequest {
+  open?: { map?: WireMapRef | null } | null;
+  unit?: {
+    id?: string;
+    unit?: WireUnitProfile | null;
+    pose?: Partial<Pose> | null;
+    goal?: WireGoal | null;
+    time?: number;
+    planner?: string;
+  } | null;
+  remove?: { id?: string; time?: number } | null;
+  progress?: { id?: string; pose?: Partial<Pose> | null; time?: number } | null;
+  sync?: { time?: number } | null;
+  msg?: string;
+}
+
+/** Longest fleet unit id. */
+export const MAX_FLEET_ID = 128;
+
+function fleetId(kind: string, id: string | undefined): string {
+  const v = id ?? "";
+  if (v === "" || v.length > MAX_FLEET_ID) {
+    throw invalid(`${kind}.id`, v, `must be 1 to ${MAX_FLEET_ID} characters`);
+  }
+  return v;
+}
+
+function fleetTime(field: string, t: number | undefined): number {
+  const v = t ?? 0;
+  if (!Number.isFinite(v) || v < 0) throw invalid(field, v, "must be a finite number of seconds >= 0");
+  return v;
+}
+
+/**
+ * Decodes a Fleet stream message. `open` is returned as such (the handler opens the fleet with it); a bad later
+ * message becomes `invalid`, its error naming the unit (`unit["a"].goal.x`) so the fleet answers it in turn and
+ * keeps running.
+ */
+export function decodeFleetMessage(m: WireFleetRequest): FleetMessage {
+  if (m.open) return { kind: "open", map: decodeMapRef(m.open.map, "open.map") };
+  let id = "";
+  const label = (kind: string) => `${kind}[${JSON.stringify(id)}]`;
+  let kind = "message";
+  try {
+    if (m.unit) {
+      kind = "unit";
+      const u = m.unit;
+      id = fleetId("unit", u.id);
+      const planner = PLANNER_CHOICE.get(u.planner ?? "PLANNER_AUTO");
+      if (!planner) throw invalid("planner", u.planner, "unknown planner");
+      if (planner !== "auto" && !AVAILABLE_PLANNERS.has(planner)) {
+        throw new ServiceError("UNIMPLEMENTED", `planner: ${PLANNER_WIRE[planner]} is not available yet`);
+      }
+      if (!u.pose) throw invalid("pose", "unset", "is required");
+      if (!u.goal) throw invalid("goal", "unset", "is required");
+      return {
+        kind: "unit",
+        id,
+        unit: decodeUnit(u.unit),
+        pose: checkedStart("pose", u.pose),
+        goal: decodeGoal(u.goal),
+        planner,
+        time: fleetTime("time", u.time),
+      };
+    }
+    if (m.remove) {
+      kind = "remove";
+      id = fleetId("remove", m.remove.id);
+      return { kind: "remove", id, time: fleetTime("time", m.remove.time) };
+    }
+    if (m.progress) {
+      kind = "progress";
+      id = fleetId("progress", m.progress.id);
+      if (!m.progress.pose) throw invalid("pose", "unset", "is required");
+      return {
+        kind: "progress",
+        id,
+        pose: checkedStart("pose", m.progress.pose),
+        time: fleetTime("time", m.progress.time),
+      };
+    }
+    if (m.sync) {
+      kind = "sync";
+      return { kind: "sync", time: fleetTime("sync.time", m.sync.time) };
+    }
+    throw invalid("msg", m.msg ?? "unset", "one of open, unit, remove, progress, sync is required");
+  } catch (e) {
+    const err = e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e));
+    // Errors raised before the id was read already name their field in full (e.g. "unit.id").
+    const prefix = id === "" || err.message.startsWith(`${kind}.id`) ? "" : `${label(kind)}.`;
+    return { kind: "invalid", id, error: new ServiceError(err.code, prefix + err.message) };
+  }
 }

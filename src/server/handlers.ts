@@ -25,12 +25,14 @@ import { shortestCurve } from "../service/curve.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import {
   decodeCurve,
+  decodeFleetMessage,
   decodePatchMap,
   decodePlanManyRequest,
   decodePlanRequest,
   decodePutMap,
   decodeStreamMessage,
   type WireCurveRequest,
+  type WireFleetRequest,
   type WireMapRef,
   type WirePatchMapRequest,
   type WirePlanManyRequest,
@@ -38,7 +40,8 @@ import {
   type WirePutMapRequest,
   type WireStreamRequest,
 } from "./decode.ts";
-import { curveToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wire.ts";
+import { curveToWire, fleetUpdateToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wire.ts";
+import { FleetSession } from "../service/fleetSession.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -256,5 +259,77 @@ export class Arcpath {
     call.on("end", () => stream.onClientEnd());
     call.on("cancelled", () => stream.close());
     call.on("error", () => stream.close());
+  }
+
+  /**
+   * Fleet: the first message opens the fleet on a map (an update with the map version answers it); later
+   * messages go to the session in order; a bad one is answered with an error update and the fleet keeps running.
+   */
+  fleet(
+    call: grpc.ServerDuplexStream<Any, Any>,
+    log: Logger,
+    toGrpcError: (e: unknown) => grpc.ServiceError,
+    mapKey: (id: string) => string = (id) => id,
+  ): void {
+    const t0 = performance.now();
+    let updates = 0;
+    let ended = false;
+    let session: FleetSession | null = null;
+    let opening: Promise<void> | null = null;
+    const finish = (err?: ServiceError) => {
+      if (ended) return;
+      ended = true;
+      session?.close();
+      const micros = Math.round((performance.now() - t0) * 1000);
+      if (err) {
+        log.info({ method: "Fleet", status: err.code, error: err.message, updates, micros });
+        call.emit("error", toGrpcError(err));
+      } else {
+        log.info({ method: "Fleet", status: "OK", updates, micros });
+        call.end();
+      }
+    };
+    const send = (u: Parameters<typeof fleetUpdateToWire>[0], version = "") => {
+      if (ended) return;
+      updates++;
+      call.write(fleetUpdateToWire(u, version));
+    };
+    const asError = (e: unknown) => e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e));
+    call.on("data", (m: WireFleetRequest) => {
+      if (ended) return;
+      const msg = decodeFleetMessage(m);
+      if (!opening) {
+        if (msg.kind !== "open") {
+          finish(new ServiceError("INVALID_ARGUMENT", "open: the first Fleet message must be open"));
+          return;
+        }
+        const s = new FleetSession(this.planner, this.store, (u) => send(u), {
+          maxUnits: this.batch.maxFleetUnits,
+        });
+        opening = Promise.resolve().then(() => s.open({ ...msg.map, id: mapKey(msg.map.id) })).then(() => {
+          session = s;
+          send(
+            { trajectories: [], errors: [], synced: false, syncedTime: 0, time: 0, micros: 0 },
+            s.mapVersion!.version,
+          );
+        }, (e) => finish(asError(e)));
+        return;
+      }
+      if (msg.kind === "open") {
+        const err = new ServiceError("INVALID_ARGUMENT", "open: the fleet is already open");
+        opening.then(() => session?.onMessage({ kind: "invalid", id: "", error: err }));
+        return;
+      }
+      opening.then(() => session?.onMessage(msg)).catch((e) => finish(asError(e)));
+    });
+    call.on("end", () => {
+      // Answer what was sent, then end cleanly.
+      (opening ?? Promise.resolve()).then(() => session?.onMessage({ kind: "sync", time: -1 })).then(
+        () => finish(),
+        (e) => finish(asError(e)),
+      );
+    });
+    call.on("cancelled", () => finish());
+    call.on("error", () => finish());
   }
 }

@@ -13,7 +13,7 @@ import { loadPackageDefinition, loadPathfinder } from "./proto.ts";
 import { ServiceError } from "../service/errors.ts";
 import type { Arcpath } from "./handlers.ts";
 import type { Authenticator } from "./auth.ts";
-import { OPEN_PRINCIPAL, type Principal } from "../service/tenancy.ts";
+import { OPEN_PRINCIPAL, type Principal, readKey } from "../service/tenancy.ts";
 
 const STATUS: Record<string, grpc.status> = {
   INVALID_ARGUMENT: grpc.status.INVALID_ARGUMENT,
@@ -174,6 +174,10 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
     Stream: (call: grpc.ServerDuplexStream<Any, Any>) => {
       const p = streamPrincipal(call, log, "Stream", auth);
       if (p) app.stream(call, log, toGrpcError, p);
+    },
+    Fleet: (call: grpc.ServerDuplexStream<Any, Any>) => {
+      const p = streamPrincipal(call, log, "Fleet", auth);
+      if (p) app.fleet(call, log, toGrpcError, (id) => readKey(app.store, p, id, "open.map.id"));
     },
   });
   const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });

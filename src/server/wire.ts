@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { FleetUpdateOut } from "../service/fleetSession.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { CurvePath } from "../geometry/segment.ts";
 import type { MapVersion } from "../service/mapStore.ts";
@@ -235,5 +236,25 @@ export function curveToWire(path: CurvePath) {
     word: path.word,
     cost: cost.total,
     cost_breakdown: costToWire(cost),
+  };
+}
+
+/** A Fleet update on the wire (`mapVersion` on the update that answers open). */
+export function fleetUpdateToWire(u: FleetUpdateOut, mapVersion = "") {
+  return {
+    trajectories: u.trajectories.map((t) => ({
+      unit_id: t.unitId,
+      start_time: t.startTime,
+      segments: t.segments.map(segmentToWire),
+      status: t.status,
+      message: t.message,
+      end_time: t.endTime,
+    })),
+    synced_time: u.syncedTime,
+    synced: u.synced,
+    errors: u.errors.map((e) => ({ unit_id: e.unitId, code: e.code, message: e.message })),
+    time: u.time,
+    map_version: mapVersion,
+    micros: u.micros,
   };
 }

@@ -1,0 +1,293 @@
+/**
+ * The fleet's scheduler: prioritised planning in space-time with path-velocity decomposition. Each unit has a
+ * geometric path (from the planners, legal on the map); the scheduler only chooses when it starts (a wait at
+ * its current pose) so that its whole trajectory, including standing at its goal forever after, keeps clear of
+ * every other unit's reserved trajectory (motion/reservations.ts). A unit with no such start time stands where
+ * it is ("waiting"), and units whose reservations would hit it are rescheduled in turn; standing everyone still
+ * at their current poses is always conflict-free, so the cascade ends with a conflict-free fleet. Priority is the
+ * order of scheduling: a unit never makes a unit scheduled before it change, so no cycle of waiting can form;
+ * waiting units are retried, in order of addition, after every change. Synchronous and free of I/O.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import { segmentPiece } from "../geometry/segment.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import { type Reservation, ReservationTable } from "../motion/reservations.ts";
+import {
+  distanceAtTime,
+  progressAt,
+  standing,
+  type Trajectory,
+  trajectoryPose,
+  waitSegment,
+} from "../motion/trajectory.ts";
+import type { UnitSpec } from "../units/unit.ts";
+
+/** What a fleet unit is doing. */
+export type FleetUnitStatus = "moving" | "waiting" | "unreachable";
+
+/** One unit of a fleet as the scheduler keeps it. */
+export interface FleetUnitState {
+  /** Client id. */
+  id: string;
+  /** Order of addition (lower = scheduled first when several wait). */
+  order: number;
+  /** The resolved unit. */
+  unit: UnitSpec;
+  /** The committed trajectory. */
+  traj: Trajectory;
+  /** The geometric path still to drive from where the unit stands in `traj` before it starts (no waits). */
+  path: Segment[];
+  /**
+   * A refuge to step aside to (the article's "yield"): `path` is split after `legOne` segments, where the unit
+   * may wait at the refuge before going on; if no wait there lets it go on, it parks at the refuge.
+   */
+  legOne?: number;
+  /** What it is doing. */
+  status: FleetUnitStatus;
+  /** Why (for waiting and unreachable). */
+  message: string;
+}
+
+/** Steps of the start delays tried, seconds. */
+const DELAY_STEP = 0.25;
+
+/** Keeps every unit's trajectory and the reservations, and reschedules. */
+export class FleetScheduler {
+  readonly table: ReservationTable;
+  readonly units = new Map<string, FleetUnitState>();
+
+  /** A scheduler for a map of `width` x `height` tiles, sampling every `dt` seconds. */
+  constructor(width: number, height: number, dt = 0.05) {
+    this.table = new ReservationTable(width, height, dt);
+  }
+
+  #reservation(u: FleetUnitState, traj: Trajectory): Reservation {
+    return { id: u.id, traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
+  }
+
+  /** Commits a trajectory for a unit (and its reservation). */
+  commit(u: FleetUnitState, traj: Trajectory): void {
+    u.traj = traj;
+    this.table.add(this.#reservation(u, traj));
+  }
+
+  /** Adds a unit standing at `pose` from `time` on, with no path yet. */
+  addStanding(u: Omit<FleetUnitState, "traj" | "path" | "status" | "message">, pose: Pose, time: number) {
+    const state: FleetUnitState = {
+      ...u,
+      traj: standing(pose, time),
+      path: [],
+      status: "waiting",
+      message: "",
+    };
+    this.units.set(u.id, state);
+    this.commit(state, state.traj);
+    return state;
+  }
+
+  /** Removes a unit. */
+  remove(id: string): void {
+    this.units.delete(id);
+    this.table.remove(id);
+  }
+
+  /** Ids of units whose reservations come too close to `u` standing at `pose` from `time` on. */
+  conflictsOfStanding(u: FleetUnitState, pose: Pose, time: number): Set<string> {
+    return this.table.conflictsWith(this.#reservation(u, standing(pose, time)), time);
+  }
+
+  /**
+   * Stops a unit where its trajectory has it at `time`: it stands there, and `path` becomes the geometry it has
+   * not driven yet (re-profiled from rest). Returns the pose.
+   */
+  haltAt(u: FleetUnitState, time: number): Pose {
+    const pose = trajectoryPose(u.traj, time);
+    this.restAt(u, time);
+    u.traj = standing(pose, time);
+    return pose;
+  }
+
+  /**
+   * Sets `path` to what is left to drive from the unit's pose at `time`: the rest of its trajectory (and, for a
+   * unit parked on the way to a refuge, the leg after the refuge). A standing unit's path is already that.
+   */
+  restAt(u: FleetUnitState, time: number): void {
+    if (u.traj.segments.length === 0) return;
+    const rest = remainingPath(u.traj, time, u.unit);
+    if (u.legOne !== undefined) {
+      const legTwo = u.path.slice(u.legOne);
+      u.path = [...rest, ...legTwo];
+      u.legOne = rest.length > 0 ? rest.length : undefined;
+    } else u.path = rest;
+  }
+
+  /**
+   * Finds the earliest start (in steps of DELAY_STEP from `time`) at which the unit's path, then standing at its
+   * end forever, keeps clear of every reservation; commits it and returns true. Otherwise returns false and
+   * leaves the unit's trajectory as it was.
+   */
+  schedule(u: FleetUnitState, time: number, pose: Pose): boolean {
+    if (u.legOne !== undefined && u.legOne < u.path.length) return this.#scheduleVia(u, time, pose, u.legOne);
+    if (u.path.length === 0) {
+      const still = standing(pose, time);
+      if (this.table.firstConflict(this.#reservation(u, still), time) !== null) return false;
+      this.commit(u, still);
+      return true;
+    }
+    const horizon = this.table.lastMotion + 2 * this.table.dt;
+    for (let delay = 0;; delay += DELAY_STEP) {
+      const traj: Trajectory = { startTime: time + delay, startPose: pose, segments: u.path };
+      const hit = this.table.firstConflict(this.#reservation(u, traj), time);
+      if (hit === null) {
+        this.commit(u, traj);
+        return true;
+      }
+      // Past the last moment anything else moves, or behind a unit that stands there forever, waiting longer
+      // changes nothing.
+      if (hit.forever || time + delay > horizon) return false;
+    }
+  }
+
+  /**
+   * A path through a refuge: the first leg at once (or after a start delay), then a wait at the refuge long
+   * enough for the others to pass, then the second leg. When no wait lets it go on, the unit parks at the
+   * refuge (first leg only, status stays "waiting", retried after changes).
+   */
+  #scheduleVia(u: FleetUnitState, time: number, pose: Pose, split: number): boolean {
+    const legOne = u.path.slice(0, split), legTwo = u.path.slice(split);
+    const refuge = legOne[legOne.length - 1].end;
+    const horizon = this.table.lastMotion + 2 * this.table.dt;
+    const legOneTime = legOne.reduce((d, s) => d + (s.duration ?? 0), 0);
+    for (let delay = 0; time + delay <= horizon; delay += DELAY_STEP) {
+      for (let wait = 0; time + delay + legOneTime + wait <= horizon + DELAY_STEP; wait += DELAY_STEP) {
+        const segments = wait > 0 ? [...legOne, waitSegment(refuge, wait), ...legTwo] : u.path;
+        const traj: Trajectory = { startTime: time + delay, startPose: pose, segments };
+        const hit = this.table.firstConflict(this.#reservation(u, traj), time);
+        if (hit === null) {
+          this.commit(u, traj);
+          u.legOne = undefined;
+          return true;
+        }
+        // A conflict before the refuge is reached is not cured by waiting there.
+        if (hit.time < time + delay + legOneTime || hit.forever) break;
+      }
+    }
+    return false;
+  }
+
+  /** Parks a unit with a refuge there: its first leg only, at the earliest start that keeps clear. */
+  park(u: FleetUnitState, time: number, pose: Pose): boolean {
+    if (u.legOne === undefined) return false;
+    const full = u.path, split = u.legOne;
+    u.path = full.slice(0, split);
+    u.legOne = undefined;
+    const ok = this.schedule(u, time, pose);
+    u.path = full;
+    u.legOne = split;
+    return ok;
+  }
+
+  /**
+   * Reschedules `dirty` units at `time` (each already halted: standing where it is, `path` what it has left),
+   * lowest order first. A unit with no start time stays standing ("waiting"); units whose reservations would hit
+   * it are halted and rescheduled in turn. Then waiting units are retried until none more can start. Returns
+   * the ids whose trajectories changed.
+   */
+  settle(time: number, dirty: Iterable<string>): Set<string> {
+    const changed = new Set<string>();
+    const queue = new Set<string>(dirty);
+    const byOrder = (a: string, b: string) => this.units.get(a)!.order - this.units.get(b)!.order;
+    while (queue.size > 0) {
+      const id = [...queue].sort(byOrder)[0];
+      queue.delete(id);
+      const u = this.units.get(id);
+      if (!u) continue;
+      changed.add(id);
+      const pose = trajectoryPose(u.traj, time);
+      this.table.remove(id);
+      if (u.status !== "unreachable" && this.schedule(u, time, pose)) {
+        u.status = "moving";
+        u.message = "";
+        continue;
+      }
+      if (u.status !== "unreachable" && this.park(u, time, pose)) {
+        u.status = "waiting";
+        u.message = "steps aside to a refuge to let others pass; goes on when it can (retried after changes)";
+        continue;
+      }
+      if (u.status !== "unreachable") {
+        u.status = "waiting";
+        u.message = "no start time keeps it clear of the other units; it stands and is retried after changes";
+      }
+      // Standing is always safe against units standing where they are now; move the others out of its way.
+      const still = standing(pose, time);
+      for (const other of this.table.conflictsWith(this.#reservation(u, still), time)) {
+        const o = this.units.get(other)!;
+        this.haltAt(o, time);
+        this.commit(o, o.traj);
+        queue.add(other);
+      }
+      this.commit(u, still);
+    }
+    for (const id of this.retryWaiting(time)) changed.add(id);
+    return changed;
+  }
+
+  /** Retries waiting units in order of addition until a pass starts none; returns those that started. */
+  retryWaiting(time: number): string[] {
+    const started: string[] = [];
+    for (let progress = true; progress;) {
+      progress = false;
+      const waiting = [...this.units.values()].filter((u) => u.status === "waiting" && u.path.length > 0)
+        .sort((a, b) => a.order - b.order);
+      for (const u of waiting) {
+        const pose = trajectoryPose(u.traj, time);
+        const before = { traj: u.traj, path: u.path, legOne: u.legOne };
+        this.restAt(u, time);
+        this.table.remove(u.id);
+        if (this.schedule(u, time, pose)) {
+          u.status = "moving";
+          u.message = "";
+          started.push(u.id);
+          progress = true;
+        } else {
+          u.path = before.path;
+          u.legOne = before.legOne;
+          this.commit(u, before.traj);
+        }
+      }
+    }
+    return started;
+  }
+}
+
+/**
+ * The geometry of `traj` not yet driven at `time` (waits dropped), re-profiled from rest for `unit` and split
+ * at its speed phases.
+ */
+export function remainingPath(traj: Trajectory, time: number, unit: UnitSpec): Segment[] {
+  const { index, into } = progressAt(traj, time);
+  const rest: Segment[] = [];
+  for (let i = index; i < traj.segments.length; i++) {
+    const seg = traj.segments[i];
+    if (seg.length === 0 && (seg.duration ?? 0) > 0 && (seg.startSpeed ?? 0) === 0) continue; // a wait
+    const from = i === index ? distanceAtTime(seg, into) : 0;
+    if (from >= seg.length - 1e-12 && seg.length > 0) continue;
+    rest.push(i === index && from > 0 ? segmentPiece(seg, from, seg.length) : { ...seg });
+  }
+  if (rest.length === 0) return rest;
+  applySpeedProfile(rest, unit);
+  return splitAtSpeedPhases(rest, unit);
+}
+
+/** The wire form of a committed trajectory: from `time`, a wait while it stands, then its segments. */
+export function trajectoryFrom(traj: Trajectory, time: number): { startTime: number; segments: Segment[] } {
+  const wait = traj.startTime - time;
+  if (traj.segments.length === 0) return { startTime: time, segments: [] };
+  return {
+    startTime: Math.min(time, traj.startTime),
+    segments: wait > 0 ? [waitSegment(traj.startPose, wait), ...traj.segments] : traj.segments,
+  };
+}

@@ -1,0 +1,470 @@
+/**
+ * One Fleet stream: a map, units added, removed, re-goaled and reporting progress on the fleet's clock, and the
+ * timed trajectories that keep them apart (fleetScheduler.ts). Messages are handled one at a time in arrival
+ * order (consecutive unit messages together: their paths are planned in parallel on the plan service, then
+ * scheduled in order), so a sync is answered after everything before it. Bad input becomes an error update
+ * naming the unit and field; the fleet keeps running.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { UnitSpec } from "../units/unit.ts";
+import { trajectoryPose, waitSegment } from "../motion/trajectory.ts";
+import { ServiceError } from "./errors.ts";
+import type { MapStore, MapVersion } from "./mapStore.ts";
+import type { PlanService } from "./planService.ts";
+import { requireFits } from "./poseGate.ts";
+import { refuges } from "./fleetRefuge.ts";
+import type { GoalSpec, MapRef, PlannerChoice, PlanRequest } from "./requests.ts";
+import { FleetScheduler, type FleetUnitState, remainingPath, trajectoryFrom } from "./fleetScheduler.ts";
+
+/** A decoded client message of a Fleet stream. */
+export type FleetMessage =
+  | { kind: "open"; map: MapRef }
+  | {
+    kind: "unit";
+    id: string;
+    unit: UnitSpec;
+    pose: Pose;
+    goal: GoalSpec;
+    planner: PlannerChoice;
+    time: number;
+  }
+  | { kind: "remove"; id: string; time: number }
+  | { kind: "progress"; id: string; pose: Pose; time: number }
+  | { kind: "sync"; time: number }
+  /** A message the decoder refused: answered with an error update in its turn. */
+  | { kind: "invalid"; id: string; error: ServiceError };
+
+/** A unit's new trajectory as the client gets it. */
+export interface UnitTrajectoryOut {
+  /** Unit id. */
+  unitId: string;
+  /** Fleet seconds at which the first segment begins. */
+  startTime: number;
+  /** Timed segments; waits are zero-length segments with a duration. */
+  segments: Segment[];
+  /** "moving", "waiting" or "unreachable". */
+  status: string;
+  /** Why, for waiting and unreachable. */
+  message: string;
+  /** Fleet time at which it stands at its last pose. */
+  endTime: number;
+}
+
+/** A refused message. */
+export interface FleetErrorOut {
+  /** The unit it concerned ("" for none). */
+  unitId: string;
+  /** Status code name. */
+  code: string;
+  /** Names the field and value. */
+  message: string;
+}
+
+/** One server message of a Fleet stream. */
+export interface FleetUpdateOut {
+  /** Trajectories that changed. */
+  trajectories: UnitTrajectoryOut[];
+  /** True when this update acknowledges a sync. */
+  synced: boolean;
+  /** The acknowledged sync's time. */
+  syncedTime: number;
+  /** Refused messages. */
+  errors: FleetErrorOut[];
+  /** The fleet clock when it was sent. */
+  time: number;
+  /** Microseconds spent on the messages this update answers. */
+  micros: number;
+}
+
+/** Limits of a fleet. */
+export interface FleetOptions {
+  /** Most units at once (more: RESOURCE_EXHAUSTED naming the unit). */
+  maxUnits: number;
+}
+
+/** A reported pose this close to the planned one (tiles) is on schedule. */
+const ON_SCHEDULE = 0.1;
+/** A reported pose this close to the planned path (tiles) resumes it from there; farther, the path is replanned. */
+const ON_PATH = 0.3;
+
+/** Waiting units given a refuge per batch of messages. */
+const REFUGE_ROUNDS = 4;
+/** One fleet stream's state. */
+export class FleetSession {
+  readonly #plans: PlanService;
+  readonly #store: MapStore;
+  readonly #emit: (u: FleetUpdateOut) => void;
+  readonly #opts: FleetOptions;
+  #mv: MapVersion | null = null;
+  #unpin: (() => void) | null = null;
+  #sched: FleetScheduler | null = null;
+  #clock = 0;
+  #order = 0;
+  #closed = false;
+  readonly #queue: FleetMessage[] = [];
+  #running = false;
+  /** Units whose paths must be planned before the next settle, and units to reschedule. */
+  #toPlan = new Map<string, Pose>();
+  #dirty = new Set<string>();
+  #errors: FleetErrorOut[] = [];
+  #t0 = 0;
+
+  /** A session; `emit` sends an update. */
+  constructor(plans: PlanService, store: MapStore, emit: (u: FleetUpdateOut) => void, opts: FleetOptions) {
+    this.#plans = plans;
+    this.#store = store;
+    this.#emit = emit;
+    this.#opts = opts;
+  }
+
+  /** Opens the fleet on a map (the first message); throws NOT_FOUND for an unknown map. */
+  async open(map: MapRef): Promise<void> {
+    const mv = await this.#store.get(map.id, map.version);
+    this.#mv = mv;
+    this.#unpin = this.#store.pin(mv);
+    this.#sched = new FleetScheduler(mv.map.width, mv.map.height);
+  }
+
+  /** The map version the fleet plans on. */
+  get mapVersion(): MapVersion | null {
+    return this.#mv;
+  }
+
+  /** Queues a client message. */
+  onMessage(m: FleetMessage): Promise<void> {
+    this.#queue.push(m);
+    if (this.#running) return Promise.resolve();
+    return this.#run();
+  }
+
+  /** Ends the session. */
+  close(): void {
+    this.#closed = true;
+    this.#unpin?.();
+    this.#unpin = null;
+  }
+
+  async #run(): Promise<void> {
+    this.#running = true;
+    try {
+      while (this.#queue.length > 0 && !this.#closed) {
+        const m = this.#queue.shift()!;
+        this.#t0 = performance.now();
+        if (m.kind === "unit") {
+          this.#guard(m.id, () => this.#unit(m));
+          // Take every unit message that arrives meanwhile into the same batch of plans.
+          for (let round = 0; round < 3; round++) {
+            await new Promise((r) => setTimeout(r, 0));
+            while (this.#queue[0]?.kind === "unit") {
+              const n = this.#queue.shift() as Extract<FleetMessage, { kind: "unit" }>;
+              this.#guard(n.id, () => this.#unit(n));
+            }
+          }
+          await this.#planAndSettle();
+        } else if (m.kind === "remove") {
+          this.#guard(m.id, () => this.#remove(m.id, m.time));
+          this.#flush(this.#sched!.retryWaiting(this.#clock));
+        } else if (m.kind === "progress") {
+          this.#guard(m.id, () => this.#progress(m.id, m.pose, m.time));
+          await this.#planAndSettle();
+        } else if (m.kind === "sync") {
+          this.#guard("", () => this.#advance(m.time, "sync.time"));
+          this.#flush([], m.time);
+        } else if (m.kind === "invalid") {
+          this.#errors.push({ unitId: m.id, code: m.error.code, message: m.error.message });
+          this.#flush([]);
+        }
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  #guard(id: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      const err = e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e));
+      this.#errors.push({ unitId: id, code: err.code, message: err.message });
+    }
+  }
+
+  #advance(time: number, field: string): void {
+    if (time < this.#clock) {
+      throw new ServiceError(
+        "INVALID_ARGUMENT",
+        `${field}: time went backwards (fleet clock ${this.#clock}), got ${time}`,
+      );
+    }
+    this.#clock = time;
+  }
+
+  /** A unit message: a new unit (standing where it is until scheduled), or a new goal for a known one. */
+  #unit(m: Extract<FleetMessage, { kind: "unit" }>): void {
+    const sched = this.#sched!;
+    const field = `unit[${JSON.stringify(m.id)}]`;
+    this.#advance(m.time, `${field}.time`);
+    const known = sched.units.get(m.id);
+    if (known) {
+      // A goal change: the unit stops where its trajectory has it now and is replanned from there.
+      const pose = sched.haltAt(known, this.#clock);
+      sched.commit(known, known.traj);
+      known.status = "waiting";
+      this.#standAside(known, pose);
+      this.#goals.set(m.id, { goal: m.goal, planner: m.planner });
+      this.#toPlan.set(m.id, pose);
+      this.#dirty.add(m.id);
+      return;
+    }
+    if (sched.units.size >= this.#opts.maxUnits) {
+      throw new ServiceError(
+        "RESOURCE_EXHAUSTED",
+        `${field}: the fleet has ${sched.units.size} units (limit ${this.#opts.maxUnits}, --max-fleet-units)`,
+      );
+    }
+    if (!(m.unit.maxSpeed > 0)) {
+      throw new ServiceError(
+        "INVALID_ARGUMENT",
+        `${field}.unit.max_speed: a fleet unit needs speed limits (a profile such as "soldier" or max_speed and ` +
+          `acceleration), got ${m.unit.maxSpeed}`,
+      );
+    }
+    requireFits(this.#store.layerFor(this.#mv!, m.unit).layer, `${field}.pose`, m.pose, m.unit.footprint);
+    const r = m.unit.boundingRadius;
+    for (const o of sched.units.values()) {
+      const p = trajectoryPose(o.traj, this.#clock);
+      if (Math.hypot(p.x - m.pose.x, p.y - m.pose.y) < r + o.unit.boundingRadius) {
+        throw new ServiceError(
+          "INVALID_ARGUMENT",
+          `${field}.pose: overlaps unit ${JSON.stringify(o.id)} (at ${p.x.toFixed(2)}, ${
+            p.y.toFixed(2)
+          } at ` +
+            `time ${this.#clock}), got (${m.pose.x}, ${m.pose.y})`,
+        );
+      }
+    }
+    const u = sched.addStanding({ id: m.id, order: this.#order++, unit: m.unit }, m.pose, this.#clock);
+    this.#goals.set(m.id, { goal: m.goal, planner: m.planner });
+    this.#standAside(u, m.pose);
+    this.#toPlan.set(m.id, m.pose);
+    this.#dirty.add(m.id);
+  }
+
+  readonly #goals = new Map<string, { goal: GoalSpec; planner: PlannerChoice }>();
+
+  /** Units whose reservations would hit `u` standing at `pose` stop where they are and are rescheduled. */
+  #standAside(u: FleetUnitState, pose: Pose): void {
+    const sched = this.#sched!;
+    for (const id of sched.conflictsOfStanding(u, pose, this.#clock)) {
+      const o = sched.units.get(id)!;
+      sched.haltAt(o, this.#clock);
+      sched.commit(o, o.traj);
+      this.#dirty.add(id);
+    }
+  }
+
+  #remove(id: string, time: number): void {
+    const field = `remove[${JSON.stringify(id)}]`;
+    if (!this.#sched!.units.has(id)) {
+      throw new ServiceError("NOT_FOUND", `${field}.id: unknown unit, got ${JSON.stringify(id)}`);
+    }
+    this.#advance(time, `${field}.time`);
+    this.#sched!.remove(id);
+    this.#goals.delete(id);
+  }
+
+  /**
+   * A reported pose: on schedule, nothing changes; behind or off its path, the unit is taken to stand there and
+   * is rescheduled along what is left of its path (replanned when it is off the path), and the units whose
+   * reservations would hit it are rescheduled after it.
+   */
+  #progress(id: string, pose: Pose, time: number): void {
+    const sched = this.#sched!;
+    const field = `progress[${JSON.stringify(id)}]`;
+    const u = sched.units.get(id);
+    if (!u) throw new ServiceError("NOT_FOUND", `${field}.id: unknown unit, got ${JSON.stringify(id)}`);
+    this.#advance(time, `${field}.time`);
+    const planned = trajectoryPose(u.traj, time);
+    if (Math.hypot(planned.x - pose.x, planned.y - pose.y) <= ON_SCHEDULE) return;
+    requireFits(this.#store.layerFor(this.#mv!, u.unit).layer, `${field}.pose`, pose, u.unit.footprint);
+    for (const o of sched.units.values()) {
+      if (o.id === id) continue;
+      const p = trajectoryPose(o.traj, time);
+      if (Math.hypot(p.x - pose.x, p.y - pose.y) < u.unit.boundingRadius + o.unit.boundingRadius) {
+        throw new ServiceError(
+          "FAILED_PRECONDITION",
+          `${field}.pose: overlaps unit ${JSON.stringify(o.id)} at time ${time}, got (${pose.x}, ${pose.y})`,
+        );
+      }
+    }
+    // Where along its trajectory is it? The nearest sampled point at or before now.
+    const dt = sched.table.dt;
+    let best = Infinity, bestT = u.traj.startTime;
+    for (let t = u.traj.startTime; t <= time + 1e-9; t += dt) {
+      const p = trajectoryPose(u.traj, t);
+      const d = Math.hypot(p.x - pose.x, p.y - pose.y);
+      if (d < best) [best, bestT] = [d, t];
+    }
+    if (best <= ON_PATH) {
+      const at = trajectoryPose(u.traj, bestT);
+      u.path = remainingPath(u.traj, bestT, u.unit);
+      sched.commit(u, { startTime: time, startPose: at, segments: [] });
+      this.#standAside(u, at);
+      this.#dirty.add(id);
+    } else {
+      sched.commit(u, { startTime: time, startPose: pose, segments: [] });
+      u.path = [];
+      this.#standAside(u, pose);
+      this.#toPlan.set(id, pose);
+      this.#dirty.add(id);
+    }
+  }
+
+  /** Plans the paths asked for (in parallel), then settles the schedule and sends what changed. */
+  async #planAndSettle(): Promise<void> {
+    const sched = this.#sched!;
+    const ids = [...this.#toPlan.keys()].filter((id) => sched.units.has(id));
+    const reqs: PlanRequest[] = ids.map((id) => {
+      const g = this.#goals.get(id)!;
+      return this.#planRequest(sched.units.get(id)!, this.#toPlan.get(id)!, g.goal, g.planner);
+    });
+    for (const id of ids) {
+      this.#refugeTried.delete(id);
+      sched.units.get(id)!.legOne = undefined;
+    }
+    this.#toPlan.clear();
+    const results = reqs.length > 0 ? await this.#plans.planMany(reqs) : [];
+    if (this.#closed) return;
+    results.forEach((r, i) => {
+      const u = sched.units.get(ids[i]);
+      if (!u) return;
+      if (r instanceof ServiceError) {
+        this.#errors.push({
+          unitId: u.id,
+          code: r.code,
+          message: `unit[${JSON.stringify(u.id)}].${r.message}`,
+        });
+        u.path = [];
+        u.status = "unreachable";
+        u.message = r.message;
+        return;
+      }
+      const o = r.outcome;
+      if (o.status === "found" && o.segments.length > 0) {
+        u.path = o.segments;
+        u.status = "waiting";
+      } else if (o.status === "found") {
+        u.path = [];
+        u.status = "waiting";
+      } else {
+        u.path = [];
+        u.status = "unreachable";
+        u.message = `no path to the goal (${o.status}${o.message ? `: ${o.message}` : ""}); it stands`;
+      }
+    });
+    const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
+    this.#dirty.clear();
+    const changed = sched.settle(this.#clock, dirty);
+    for (const id of await this.#stepAside()) changed.add(id);
+    this.#flush(changed);
+  }
+
+  /**
+   * Units that wait with a path step aside (the article's yielding, as a plan): for the last-added waiting unit
+   * not tried yet, a refuge near it off every other unit's path, reached by a first leg; it waits there while
+   * the others pass, then drives a second leg to its goal (fleetScheduler.ts #scheduleVia). A few per batch.
+   */
+  async #stepAside(): Promise<Set<string>> {
+    const sched = this.#sched!;
+    const changed = new Set<string>();
+    for (let round = 0; round < REFUGE_ROUNDS; round++) {
+      const waiting = [...sched.units.values()].filter((u) =>
+        u.status === "waiting" && u.legOne === undefined && u.path.length > 0 &&
+        u.traj.segments.length === 0 &&
+        !this.#refugeTried.has(u.id)
+      ).sort((a, b) => b.order - a.order);
+      if (waiting.length === 0) break;
+      const w = waiting[0];
+      this.#refugeTried.add(w.id);
+      const pose = w.traj.startPose;
+      const goal = this.#goals.get(w.id)!;
+      const candidates = refuges(this.#store.layerFor(this.#mv!, w.unit).layer, sched, w, pose);
+      if (candidates.length === 0) continue;
+      const base = this.#planRequest(w, pose, goal.goal, goal.planner);
+      const reqs = candidates.flatMap((c) => [
+        { ...base, goal: { ...goal.goal, x: c.x, y: c.y, heading: undefined } },
+        { ...base, start: c, goal: goal.goal },
+      ]);
+      const res = await this.#plans.planMany(reqs);
+      if (this.#closed) return changed;
+      for (let i = 0; i < candidates.length; i++) {
+        const a = res[2 * i], b = res[2 * i + 1];
+        if (a instanceof ServiceError || b instanceof ServiceError) continue;
+        if (a.outcome.status !== "found" || b.outcome.status !== "found") continue;
+        if (a.outcome.segments.length === 0 || b.outcome.segments.length === 0) continue;
+        const end = a.outcome.segments[a.outcome.segments.length - 1].end;
+        // The second leg starts where the first ends (its heading too).
+        const legTwo = b.outcome.segments;
+        if (Math.hypot(end.x - legTwo[0].start.x, end.y - legTwo[0].start.y) > 1e-6) continue;
+        w.path = [...a.outcome.segments, ...legTwo];
+        w.legOne = a.outcome.segments.length;
+        for (const id of sched.settle(this.#clock, [w.id])) changed.add(id);
+        break;
+      }
+    }
+    return changed;
+  }
+
+  readonly #refugeTried = new Set<string>();
+
+  #planRequest(u: FleetUnitState, start: Pose, goal: GoalSpec, planner: PlannerChoice): PlanRequest {
+    return {
+      map: { id: this.#mv!.id, version: this.#mv!.version },
+      unit: u.unit,
+      start,
+      goal,
+      planner,
+      options: {
+        neighborhood: 0,
+        maxExpansions: 0,
+        maxMillis: 0,
+        nearestFallback: false,
+        ignoreObstaclesInCurves: false,
+        tighterTurns: false,
+        allowBackingUp: false,
+        keepToRoads: false,
+        wantWaypoints: false,
+      },
+    };
+  }
+
+  /** Sends the changed trajectories, errors and a sync acknowledgement (when `syncedTime` is given). */
+  #flush(changed: Iterable<string>, syncedTime?: number): void {
+    if (this.#closed) return;
+    const sched = this.#sched!;
+    const trajectories: UnitTrajectoryOut[] = [];
+    for (const id of changed) {
+      const u = sched.units.get(id);
+      if (!u) continue;
+      // A unit that stands gets one zero-length, zero-duration segment at its pose: where it stands.
+      const wire = u.traj.segments.length > 0
+        ? trajectoryFrom(u.traj, this.#clock)
+        : { startTime: this.#clock, segments: [waitSegment(u.traj.startPose, 0)] };
+      const end = u.traj.startTime + u.traj.segments.reduce((d, s) => d + (s.duration ?? 0), 0);
+      trajectories.push({ unitId: id, ...wire, status: u.status, message: u.message, endTime: end });
+    }
+    const errors = this.#errors;
+    this.#errors = [];
+    if (trajectories.length === 0 && errors.length === 0 && syncedTime === undefined) return;
+    this.#emit({
+      trajectories,
+      errors,
+      synced: syncedTime !== undefined,
+      syncedTime: syncedTime ?? 0,
+      time: this.#clock,
+      micros: Math.round((performance.now() - this.#t0) * 1000),
+    });
+  }
+}
