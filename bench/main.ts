@@ -9,11 +9,21 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { parseCli } from "../src/tools/cli.ts";
 import { benchE2e } from "./e2e.ts";
 import { benchStream } from "./stream.ts";
 
-const { values } = parseArgs({
+const { values } = parseCli({
+  usage: "deno task bench [--only NAMES] [--seconds N]",
+  about:
+    "Every benchmark of the project, printed as markdown tables (medians, with a peer where one exists).",
+  flags: {
+    only:
+      "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet " +
+      "(default all)",
+    seconds: "N  seconds per e2e and stream measurement (default 4)",
+  },
+}, {
   args: Deno.args,
   options: { only: { type: "string" }, seconds: { type: "string" } },
 });
@@ -29,6 +39,7 @@ const benches: Bench[] = [
   { name: "directional", module: "./directional.ts", fn: "benchDirectional" },
   { name: "quality", module: "./quality.ts", fn: "benchQuality" },
   { name: "planmany", module: "./planMany.ts", fn: "benchPlanMany" },
+  { name: "fleet", module: "./fleet.ts", fn: "benchFleet" },
 ];
 
 console.log(`# arcpath benchmarks (${new Date().toISOString()}, ${navigator.hardwareConcurrency} cores)\n`);

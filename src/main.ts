@@ -12,7 +12,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import pino from "pino";
-import { parseArgs } from "node:util";
+import { type CliHelp, parseCli } from "./tools/cli.ts";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
@@ -24,7 +24,36 @@ import { createServer } from "./server/server.ts";
 import { ReloadingCertificates } from "./server/tls.ts";
 import { TokenFile } from "./server/auth.ts";
 
-const { values: args } = parseArgs({
+/** What `--help` prints (every flag of the options below is listed; describe a new one here). */
+const SERVER_HELP: CliHelp = {
+  usage: "deno run -A src/main.ts [flags]",
+  about: "arcpath: a gRPC pathfinding service (arcpath.v1.Pathfinder, grpc.health.v1.Health, reflection).",
+  flags: {
+    listen: "HOST:PORT  where to serve gRPC (default 0.0.0.0:50051; port 0 picks a free one)",
+    data: "DIR  where uploaded maps persist (default ./data)",
+    workers: "N  planner worker threads (default: the number of cores)",
+    queue: "N  plans that may wait for a worker; past it RESOURCE_EXHAUSTED (default 256)",
+    "max-queue-wait-ms": "N  longest a plan waits for a worker (default 10000)",
+    "map-memory-mb": "N  memory budget of the map cache (default 1024)",
+    "max-message-mb": "N  largest gRPC message (default 64)",
+    "max-plan-many": "N  most plans in one PlanMany call (default 10000)",
+    "max-fleet-units": "N  most units in one Fleet (default 1000)",
+    "no-demo": "do not load the built-in demo maps (demo/maps/)",
+    "test-hooks": "enable the test suite's hooks (not for production)",
+    "test-write-jitter-ms": "N  with --test-hooks: random delay of map writes",
+    "tls-cert": "FILE  serve TLS with this certificate chain (PEM; with --tls-key)",
+    "tls-key": "FILE  the TLS private key (PEM)",
+    "tls-client-ca": "FILE  require client certificates signed by this CA (mutual TLS)",
+    "tls-reload-ms": "N  how often the TLS files are checked for changes (default 2000)",
+    "health-listen": "HOST:PORT  also serve grpc.health.v1.Health in plaintext (for probes without TLS)",
+    "auth-tokens": "FILE  bearer tokens, one 'TOKEN TENANT [ROLE]' a line (default: no authentication)",
+  },
+  footer:
+    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS and auth flags; ARCPATH_LOG_LEVEL " +
+    "(pino level, default info).\nREADME.md, 'Running the server', says more.",
+};
+
+const { values: args } = parseCli(SERVER_HELP, {
   args: Deno.args,
   options: {
     listen: { type: "string" },

@@ -35,6 +35,7 @@ import { AGENT, BUILTIN_PROFILES } from "../units/profiles.ts";
 import { applyOverrides } from "../units/unit.ts";
 import { type UnitSpec } from "../units/unit.ts";
 import { type PassLayer } from "../maps/grid.ts";
+import { type CliHelp, parseCli } from "./cli.ts";
 
 /** What to draw. */
 export interface RenderInput {
@@ -373,16 +374,67 @@ export function planInProcess(
   return { outcome: runPlanTask(ctx, task, null), layer };
 }
 
+const STRING = { type: "string" } as const, BOOLEAN = { type: "boolean" } as const;
+
+/** The flags render takes (see the module doc). */
+const RENDER_OPTIONS = {
+  map: STRING,
+  path: STRING,
+  from: STRING,
+  to: STRING,
+  unit: STRING,
+  radius: STRING,
+  "turning-radius": STRING,
+  width: STRING,
+  length: STRING,
+  headings: STRING,
+  "can-reverse": BOOLEAN,
+  planner: STRING,
+  tighter: BOOLEAN,
+  backing: BOOLEAN,
+  ignore: BOOLEAN,
+  spacing: STRING,
+  scale: STRING,
+  out: STRING,
+  png: STRING,
+};
+
+/** What `--help` prints. */
+const RENDER_HELP: CliHelp = {
+  usage: "deno task render -- [flags]",
+  about:
+    "Draws a map and a path (from a PlanResponse JSON file, or planned in-process) as SVG, and PNG with " +
+    "--png: blocked tiles, segments, the swept footprint, cusps, start and goal.",
+  flags: {
+    map: "FILE|ID  a Moving AI .map file or a demo map id (default yard)",
+    path:
+      "FILE  a PlanResponse (or {segments}, or a segment array) in JSON; else --from/--to plan in-process",
+    from: "X,Y[,H]  start pose (tiles, radians) for the in-process plan",
+    to: "X,Y[,H]  goal for the in-process plan",
+    unit: "NAME  built-in profile (default agent): soldier, jeep, tank, truck, boat",
+    radius: "R  footprint radius override",
+    "turning-radius": "R  turning radius override",
+    width: "W  rectangle footprint width override (with --length)",
+    length: "L  rectangle footprint length override (with --width)",
+    headings: "N  heading count override",
+    "can-reverse": "let the unit back up",
+    planner: "NAME  grid | smooth | curved | hybrid | directional | hierarchical (default curved)",
+    tighter: "curved planner: tighter turns",
+    backing: "curved planner: allow backing up",
+    ignore: "curved planner: ignore obstacles in curves",
+    spacing: "S  footprint sample spacing in tiles (default 0.5)",
+    scale: "PX  pixels per tile (default 12)",
+    out: "FILE  SVG output (default render.svg)",
+    png: "FILE  PNG output too",
+  },
+};
+
+/** The command line as a map of flag to value ("true" for a boolean); --help and usage errors exit. */
 function parseFlags(args: string[]): Map<string, string> {
-  const flags = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith("--")) continue;
-    const next = args[i + 1];
-    if (next === undefined || next.startsWith("--")) flags.set(a.slice(2), "true");
-    else flags.set(a.slice(2), next), i++;
-  }
-  return flags;
+  const { values } = parseCli(RENDER_HELP, { args, options: RENDER_OPTIONS });
+  return new Map(
+    Object.entries(values).filter(([, v]) => v !== undefined && v !== false).map(([k, v]) => [k, String(v)]),
+  );
 }
 
 function numbers(v: string): number[] {
@@ -462,4 +514,12 @@ export function main(args: string[]): void {
   }
 }
 
-if (import.meta.main) main(Deno.args);
+if (import.meta.main) {
+  try {
+    main(Deno.args);
+  } catch (e) {
+    // A bad value (unknown unit, unreadable file, not a number) is a message, not a stack trace.
+    console.error(`render: ${(e as Error).message}`);
+    Deno.exit(1);
+  }
+}

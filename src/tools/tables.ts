@@ -10,6 +10,7 @@ import type { TableProfile } from "../search/hitCheckTable.ts";
 import { BUILTIN_PROFILES } from "../units/profiles.ts";
 import { tableBytes, tableProfileOf } from "../planning/directional.ts";
 import { compressTables, TABLE_DIR, tableFileName } from "../service/directionalTables.ts";
+import { parseCli } from "./cli.ts";
 
 /** Neighbourhoods whose tables are committed. */
 export const COMMITTED_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [8, 24];
@@ -46,4 +47,12 @@ export function generateTables(dir: URL = TABLE_DIR): string[] {
   return names;
 }
 
-if (import.meta.main) generateTables();
+if (import.meta.main) {
+  parseCli({
+    usage: "deno task tables",
+    about:
+      "Regenerates tables/: the directional hit-check and heuristic tables of the built-in profiles with a " +
+      "turning radius (Directional-8 and -24). Takes no flags; minutes of CPU.",
+  }, { args: Deno.args, options: {} });
+  generateTables();
+}
