@@ -4,7 +4,7 @@
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
  *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-plan-many N] [--max-fleet-units N] [--no-demo] [--test-hooks]
  *        [--test-write-jitter-ms N] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tls-reload-ms N]
- *        [--health-listen HOST:PORT] [--auth-tokens FILE]
+ *        [--health-listen HOST:PORT] [--auth-tokens FILE] [--metrics-listen HOST:PORT]
  *
  * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
  *
@@ -23,6 +23,7 @@ import { Arcpath } from "./server/handlers.ts";
 import { createServer } from "./server/server.ts";
 import { ReloadingCertificates } from "./server/tls.ts";
 import { TokenFile } from "./server/auth.ts";
+import { Metrics } from "./server/metrics.ts";
 
 /** What `--help` prints (every flag of the options below is listed; describe a new one here). */
 const SERVER_HELP: CliHelp = {
@@ -47,9 +48,10 @@ const SERVER_HELP: CliHelp = {
     "tls-reload-ms": "N  how often the TLS files are checked for changes (default 2000)",
     "health-listen": "HOST:PORT  also serve grpc.health.v1.Health in plaintext (for probes without TLS)",
     "auth-tokens": "FILE  bearer tokens, one 'TOKEN TENANT [ROLE]' a line (default: no authentication)",
+    "metrics-listen": "HOST:PORT  serve Prometheus metrics as plain HTTP at /metrics (default: off)",
   },
   footer:
-    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS and auth flags; ARCPATH_LOG_LEVEL " +
+    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth and metrics flags; ARCPATH_LOG_LEVEL " +
     "(pino level, default info).\nREADME.md, 'Running the server', says more.",
 };
 
@@ -74,6 +76,7 @@ const { values: args } = parseCli(SERVER_HELP, {
     "tls-reload-ms": { type: "string" },
     "health-listen": { type: "string" },
     "auth-tokens": { type: "string" },
+    "metrics-listen": { type: "string" },
   },
 });
 
@@ -115,7 +118,11 @@ const store = new MapStore({
   fs: writeJitterMs > 0 ? jitteredFs(denoFs, writeJitterMs) : denoFs,
 });
 const pool = new WorkerPool({ size: workers, maxQueue, maxQueueWaitMs, log: (f, m) => log.warn(f, m) });
-store.onEvict((keys) => pool.forget(keys));
+let metrics: Metrics | null = null;
+store.onEvict((keys) => {
+  pool.forget(keys);
+  metrics?.evicted(keys.length);
+});
 const planService = new PlanService(
   store,
   pool,
@@ -178,7 +185,21 @@ if (authTokens !== undefined) {
   Deno.addSignalListener("SIGHUP", () => tokens!.reload("SIGHUP"));
 }
 
-const { server, health } = createServer(app, log, {
+// Prometheus text at /metrics on its own plain HTTP listener (off by default).
+const metricsListen = opt("metrics-listen");
+if (metricsListen !== undefined) {
+  metrics = new Metrics({ pool, workers, store, streams: app.streams });
+  try {
+    const mp = await metrics.listen(metricsListen);
+    log.info({ metricsListen, port: mp }, "metrics at /metrics");
+    console.log(`ARCPATH_METRICS_READY port=${mp}`);
+  } catch (e) {
+    console.error(`--metrics-listen ${metricsListen}: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+}
+
+const { server, health } = createServer(app, metrics ? metrics.logger(log) : log, {
   maxMessageBytes: maxMessageMb * 1024 * 1024,
   authenticate: tokens?.authenticate,
 });
@@ -246,6 +267,7 @@ async function shutdown(signal: string): Promise<void> {
   healthServer?.forceShutdown();
   certs?.close();
   tokens?.close();
+  metrics?.close();
   pool.close();
   Deno.exit(0);
 }

@@ -76,6 +76,7 @@ export class WorkerPool {
   readonly #opts: PoolOptions;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
+  readonly #waitListeners = new Set<(micros: number) => void>();
   #nextJobId = 1;
   #closed = false;
   #recentCrashes: number[] = [];
@@ -93,6 +94,11 @@ export class WorkerPool {
   /** Jobs waiting. */
   get queued(): number {
     return this.#queue.length;
+  }
+
+  /** Tells `cb` each started job's queue wait in microseconds (metrics). */
+  onQueueWait(cb: (micros: number) => void): void {
+    this.#waitListeners.add(cb);
   }
 
   /** Workers busy. */
@@ -238,6 +244,7 @@ export class WorkerPool {
     }
     const queueMicros = Math.round((performance.now() - job.enqueuedAt) * 1000);
     (job as Job & { queueMicros: number }).queueMicros = queueMicros;
+    for (const cb of this.#waitListeners) cb(queueMicros);
     slot.worker.postMessage(
       { type: "job", jobId: slot.jobId, cancel: slot.cancel, task: job.task } satisfies WorkerRequest,
     );

@@ -22,6 +22,7 @@ export class StreamHub {
   readonly #opts: StreamOptions;
   readonly #streams = new Set<PathStream>();
   readonly #unsub: (() => void)[] = [];
+  readonly #updateListeners = new Set<(kind: string) => void>();
 
   /** Creates the hub and subscribes to map patches and deletions. */
   constructor(plans: PlanService, store: MapStore, opts: StreamOptions) {
@@ -49,12 +50,22 @@ export class StreamHub {
         `streams: ${this.#streams.size} open (limit ${this.#opts.maxStreams})`,
       );
     }
-    const s = new PathStream(this.#plans, this.#store, emit, (err) => {
+    const listeners = this.#updateListeners;
+    const sent: Emit = listeners.size === 0 ? emit : (u) => {
+      for (const cb of listeners) cb(u.kind);
+      emit(u);
+    };
+    const s = new PathStream(this.#plans, this.#store, sent, (err) => {
       this.#streams.delete(s);
       end(err);
     });
     this.#streams.add(s);
     return s;
+  }
+
+  /** Tells `cb` the kind of every update streams opened from now on send (metrics count replans with it). */
+  onUpdate(cb: (kind: string) => void): void {
+    this.#updateListeners.add(cb);
   }
 
   /** Ends every stream with a final "shutdown" status. */
