@@ -50,8 +50,16 @@ export interface FleetUnitState {
   message: string;
 }
 
-/** Steps of the start delays tried, seconds. */
+/** The first step of the start delays (and waits at a refuge) tried, seconds. */
 const DELAY_STEP = 0.25;
+
+/**
+ * The next delay to try: steps of DELAY_STEP, growing by 15% of the delay so far, so a wait of a minute costs
+ * about 30 tries, not 240 (a unit may wait up to 15% longer than it must).
+ */
+function nextDelay(d: number): number {
+  return d + Math.max(DELAY_STEP, d * 0.15);
+}
 
 /** Keeps every unit's trajectory and the reservations, and reschedules. */
 export class FleetScheduler {
@@ -137,7 +145,7 @@ export class FleetScheduler {
       return true;
     }
     const horizon = this.table.lastMotion + 2 * this.table.dt;
-    for (let delay = 0;; delay += DELAY_STEP) {
+    for (let delay = 0;; delay = nextDelay(delay)) {
       const traj: Trajectory = { startTime: time + delay, startPose: pose, segments: u.path };
       const hit = this.table.firstConflict(this.#reservation(u, traj), time);
       if (hit === null) {
@@ -160,8 +168,8 @@ export class FleetScheduler {
     const refuge = legOne[legOne.length - 1].end;
     const horizon = this.table.lastMotion + 2 * this.table.dt;
     const legOneTime = legOne.reduce((d, s) => d + (s.duration ?? 0), 0);
-    for (let delay = 0; time + delay <= horizon; delay += DELAY_STEP) {
-      for (let wait = 0; time + delay + legOneTime + wait <= horizon + DELAY_STEP; wait += DELAY_STEP) {
+    for (let delay = 0; time + delay <= horizon; delay = nextDelay(delay)) {
+      for (let wait = 0; time + delay + legOneTime + wait <= horizon + DELAY_STEP; wait = nextDelay(wait)) {
         const segments = wait > 0 ? [...legOne, waitSegment(refuge, wait), ...legTwo] : u.path;
         const traj: Trajectory = { startTime: time + delay, startPose: pose, segments };
         const hit = this.table.firstConflict(this.#reservation(u, traj), time);
@@ -192,10 +200,11 @@ export class FleetScheduler {
   /**
    * Reschedules `dirty` units at `time` (each already halted: standing where it is, `path` what it has left),
    * lowest order first. A unit with no start time stays standing ("waiting"); units whose reservations would hit
-   * it are halted and rescheduled in turn. Then waiting units are retried until none more can start. Returns
+   * it are halted and rescheduled in turn. Then (with `retry`) waiting units are retried until none more can
+   * start (a repair after a delay skips that: it frees no room). Returns
    * the ids whose trajectories changed.
    */
-  settle(time: number, dirty: Iterable<string>): Set<string> {
+  settle(time: number, dirty: Iterable<string>, retry = true): Set<string> {
     const changed = new Set<string>();
     const queue = new Set<string>(dirty);
     const byOrder = (a: string, b: string) => this.units.get(a)!.order - this.units.get(b)!.order;
@@ -231,7 +240,7 @@ export class FleetScheduler {
       }
       this.commit(u, still);
     }
-    for (const id of this.retryWaiting(time)) changed.add(id);
+    if (retry) { for (const id of this.retryWaiting(time)) changed.add(id); }
     return changed;
   }
 

@@ -168,7 +168,8 @@ export class FleetSession {
           this.#flush(this.#sched!.retryWaiting(this.#clock));
         } else if (m.kind === "progress") {
           this.#guard(m.id, () => this.#progress(m.id, m.pose, m.time));
-          await this.#planAndSettle();
+          // A repair: the late unit and those it now stands in the way of; nobody else is retried.
+          await this.#planAndSettle(false);
         } else if (m.kind === "sync") {
           this.#guard("", () => this.#advance(m.time, "sync.time"));
           this.#flush([], m.time);
@@ -322,8 +323,11 @@ export class FleetSession {
     }
   }
 
-  /** Plans the paths asked for (in parallel), then settles the schedule and sends what changed. */
-  async #planAndSettle(): Promise<void> {
+  /**
+   * Plans the paths asked for (in parallel), then settles the schedule and sends what changed; with `retry`,
+   * waiting units are retried and given refuges too.
+   */
+  async #planAndSettle(retry = true): Promise<void> {
     const sched = this.#sched!;
     const ids = [...this.#toPlan.keys()].filter((id) => sched.units.has(id));
     const reqs: PlanRequest[] = ids.map((id) => {
@@ -366,8 +370,8 @@ export class FleetSession {
     });
     const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
     this.#dirty.clear();
-    const changed = sched.settle(this.#clock, dirty);
-    for (const id of await this.#stepAside()) changed.add(id);
+    const changed = sched.settle(this.#clock, dirty, retry);
+    if (retry) { for (const id of await this.#stepAside()) changed.add(id); }
     this.#flush(changed);
   }
 
@@ -410,10 +414,12 @@ export class FleetSession {
         if (Math.hypot(end.x - legTwo[0].start.x, end.y - legTwo[0].start.y) > 1e-6) continue;
         w.path = [...a.outcome.segments, ...legTwo];
         w.legOne = a.outcome.segments.length;
-        for (const id of sched.settle(this.#clock, [w.id])) changed.add(id);
+        for (const id of sched.settle(this.#clock, [w.id], false)) changed.add(id);
         break;
       }
     }
+    // Units that stepped aside may let others start (and then go on themselves).
+    if (changed.size > 0) { for (const id of sched.retryWaiting(this.#clock)) changed.add(id); }
     return changed;
   }
 

@@ -213,9 +213,30 @@ export function checkFleet(
     return c === undefined || c === "@" || c === "T" || c === "O";
   };
   const seenPair = new Set<string>(), seenWall = new Set<string>();
+  const cell = 2 *
+    Math.max(...units.map((u) => isRect(u) ? Math.hypot(u.width, u.length) / 2 : u.radius), 0.5);
   for (let k = 0; k * step <= until + 1e-9; k++) {
     const time = k * step;
     const poses = units.map((u) => unitPose(u, time).pose);
+    // Broad phase: units bucketed in cells as wide as the largest pair reach; pairs from the 3x3 cells around.
+    const buckets = new Map<number, number[]>();
+    const cellOf = (p: CPose) => Math.floor(p.x / cell) * 65536 + Math.floor(p.y / cell);
+    poses.forEach((p, i) => {
+      const k = cellOf(p);
+      const list = buckets.get(k);
+      if (list) list.push(i);
+      else buckets.set(k, [i]);
+    });
+    const neighbours = (i: number): number[] => {
+      const p = poses[i], cx = Math.floor(p.x / cell), cy = Math.floor(p.y / cell);
+      const out: number[] = [];
+      for (let dx = -1; dx <= 1; dx++) {
+        for (let dy = -1; dy <= 1; dy++) {
+          for (const j of buckets.get((cx + dx) * 65536 + cy + dy) ?? []) if (j > i) out.push(j);
+        }
+      }
+      return out;
+    };
     for (let i = 0; i < units.length; i++) {
       const a = units[i], pa = poses[i];
       const reach = isRect(a) ? Math.hypot(a.width, a.length) / 2 : a.radius;
@@ -230,7 +251,7 @@ export function checkFleet(
           }
         }
       }
-      for (let j = i + 1; j < units.length; j++) {
+      for (const j of neighbours(i)) {
         const key = `${a.id}|${units[j].id}`;
         if (seenPair.has(key)) continue;
         const depth = footprintDepth(a, pa, units[j], poses[j]);

@@ -1,0 +1,156 @@
+/**
+ * Fleet at scale: N soldiers (disc radius 0.3, 2 tiles/s) with random starts and random goals 20-80 tiles away on
+ * a 512x512 Moving AI map, all added at time 0 over one Fleet stream, then a sync. Reported: time to the first
+ * trajectories and to the sync's acknowledgement (every unit answered), the independent checker's collisions
+ * and wall contacts (test/helpers/fleetCheck.ts, 20 ms steps), arrivals, statuses, the makespan against the
+ * slowest unit's driving time, and the server's time to repair after one unit reports a delay.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, startBenchServer, unary } from "./server.ts";
+import { checkFleet, type CUnit, unitPose } from "../test/helpers/fleetCheck.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+interface Spec {
+  id: string;
+  x: number;
+  y: number;
+  gx: number;
+  gy: number;
+}
+
+function pick(rows: string[], n: number, seed: number): Spec[] {
+  let s = seed;
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const open = (x: number, y: number) => rows[y]?.[x] === "." || rows[y]?.[x] === "G";
+  const used = new Set<number>();
+  const free = (x: number, y: number) => open(x, y) && !used.has(y * 512 + x);
+  const out: Spec[] = [];
+  while (out.length < n) {
+    const x = Math.floor(rnd() * 512), y = Math.floor(rnd() * 512);
+    if (!free(x, y)) continue;
+    for (let tries = 0; tries < 50; tries++) {
+      const a = rnd() * 2 * Math.PI, d = 20 + rnd() * 60;
+      const gx = Math.floor(x + d * Math.cos(a)), gy = Math.floor(y + d * Math.sin(a));
+      if (!free(gx, gy) || (gx === x && gy === y)) continue;
+      used.add(y * 512 + x);
+      used.add(gy * 512 + gx);
+      out.push({ id: `u${out.length}`, x: x + 0.5, y: y + 0.5, gx: gx + 0.5, gy: gy + 0.5 });
+      break;
+    }
+  }
+  return out;
+}
+
+async function run(client: Any, mapId: string, rows: string[], n: number): Promise<string> {
+  const specs = pick(rows, n, 7 + n);
+  const call = client.Fleet();
+  const updates: Any[] = [];
+  let firstAt = 0;
+  const acks = new Map<number, (u: Any) => void>();
+  call.on("data", (u: Any) => {
+    updates.push(u);
+    if (!firstAt && u.trajectories.length > 0) firstAt = performance.now();
+    if (u.synced) acks.get(u.synced_time)?.(u);
+  });
+  call.on("error", () => {});
+  const sync = (time: number) =>
+    new Promise<Any>((res) => {
+      acks.set(time, res);
+      call.write({ sync: { time } });
+    });
+  call.write({ open: { map: { id: mapId } } });
+  const t0 = performance.now();
+  for (const s of specs) {
+    call.write({
+      unit: {
+        id: s.id,
+        unit: { name: "soldier" },
+        pose: { x: s.x, y: s.y },
+        goal: { x: s.gx, y: s.gy },
+        time: 0,
+      },
+    });
+  }
+  await sync(0);
+  const allMs = performance.now() - t0;
+  const toUnits = (): CUnit[] =>
+    specs.map((s) => ({
+      id: s.id,
+      radius: 0.3,
+      width: 0,
+      length: 0,
+      start: { x: s.x, y: s.y, heading: 0 },
+      goal: { x: s.gx, y: s.gy },
+      trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === s.id),
+    }));
+  // One unit reports a delay: at t = 6 it is where it should have been at t = 4.
+  const latest = new Map<string, Any>();
+  for (const u of updates) for (const t of u.trajectories) latest.set(t.unit_id, t);
+  const mover = specs.find((s) => latest.get(s.id)?.status === "moving" && latest.get(s.id).end_time > 10);
+  let repair = "-";
+  if (mover) {
+    const unit = toUnits().find((u) => u.id === mover.id)!;
+    const before = updates.length;
+    const r0 = performance.now();
+    call.write({ progress: { id: mover.id, pose: unitPose(unit, 4).pose, time: 6 } });
+    await sync(6);
+    const wall = performance.now() - r0;
+    const server = updates.slice(before).reduce((m: number, u: Any) => Math.max(m, Number(u.micros)), 0);
+    const changed = updates.slice(before).reduce((c: number, u: Any) => c + u.trajectories.length, 0);
+    repair = `${(server / 1000).toFixed(1)} ms server (${
+      wall.toFixed(0)
+    } ms round trip), ${changed} trajectories`;
+  }
+  call.end();
+  const units = toUnits();
+  for (const u of units) {
+    latest.set(u.id, u.trajectories.at(-1));
+  }
+  const report = checkFleet(rows, units, { step: 0.02 });
+  const statuses = new Map<string, number>();
+  for (const t of latest.values()) {
+    statuses.set(t?.status ?? "none", (statuses.get(t?.status ?? "none") ?? 0) + 1);
+  }
+  let slowest = 0;
+  for (const t of latest.values()) {
+    const drive = (t?.segments ?? []).filter((s: Any) => s.length > 0).reduce(
+      (d: number, s: Any) => d + s.duration,
+      0,
+    );
+    slowest = Math.max(slowest, drive);
+  }
+  return `| ${n} | ${(firstAt - t0).toFixed(0)} | ${allMs.toFixed(0)} | ${report.overlaps.length} | ` +
+    `${report.wallContacts.length} | ${(100 * report.arrived.length / n).toFixed(1)}% | ` +
+    `${[...statuses].map(([k, v]) => `${k} ${v}`).join(", ")} | ${report.makespan.toFixed(1)} s / ` +
+    `${slowest.toFixed(1)} s = ${(report.makespan / slowest).toFixed(2)} | ${repair} |`;
+}
+
+/** Runs the fleet scenarios; returns a markdown table. */
+export async function benchFleet(sizes = [100, 500]): Promise<string> {
+  const srv = await startBenchServer(["--max-fleet-units", "1000"]);
+  try {
+    const lines = [
+      "| units | first trajectories ms | all answered ms | collisions | wall contacts | arrived | final status | " +
+      "makespan / slowest driving time | repair after one delay |",
+      "| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
+    ];
+    for (const name of ["8room_000", "random512-10-0"]) {
+      const text = readFileSync(join(ROOT, `../shared/data/movingai/${name}.map`), "utf8");
+      await unary(srv.client, "PutMap", { id: name, movingai: text });
+      const rows = text.split(/\r?\n/);
+      const grid = rows.slice(rows.indexOf("map") + 1, rows.indexOf("map") + 513);
+      lines.push(`| **${name}** | | | | | | | | |`);
+      for (const n of sizes) lines.push(await run(srv.client, name, grid, n));
+    }
+    return lines.join("\n") +
+      "\n\nSoldiers (disc r 0.3, 2 tiles/s), random starts, random goals 20-80 tiles away, all added at t = 0; " +
+      "checker: exact discs every 20 ms on the latest trajectories.";
+  } finally {
+    await srv.stop();
+  }
+}
