@@ -43,20 +43,20 @@ async function outcome(method: string, req: unknown, token: string | null) {
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
-/** A Stream's first answer: the first update's kind, or the status it ended with. */
-async function streamOutcome(mapId: string, token: string | null) {
-  const st = srv.client.Stream(md(token));
+/** A Stream's (or Fleet's) first answer: the first update's kind (map version), or the status it ended with. */
+async function streamOutcome(mapId: string, token: string | null, method = "Stream") {
+  const st = srv.client[method](md(token));
   const r = await new Promise<{ code: number; details: string; kind?: string }>((res) => {
     const timer = setTimeout(() => res({ code: -1, details: "timeout" }), 20_000);
     st.on("data", (u: Any) => {
       clearTimeout(timer);
-      res({ code: 0, details: "", kind: u.kind });
+      res({ code: 0, details: "", kind: u.kind ?? u.map_version });
     });
     st.on("error", (e: grpc.ServiceError) => {
       clearTimeout(timer);
       res({ code: e.code, details: e.details });
     });
-    st.write({ plan: planReq(mapId) });
+    st.write(method === "Stream" ? { plan: planReq(mapId) } : { open: { map: { id: mapId } } });
   });
   st.cancel();
   return r;
@@ -125,6 +125,7 @@ const EXPECTED: Record<string, Record<Case, number>> = {
   PlanMany: { own: OK, other: OK, none: UNAUTHENTICATED, bad: UNAUTHENTICATED, ro: OK },
   Curve: { own: OK, other: OK, none: UNAUTHENTICATED, bad: UNAUTHENTICATED, ro: OK },
   Stream: { own: OK, other: NOT_FOUND, none: UNAUTHENTICATED, bad: UNAUTHENTICATED, ro: OK },
+  Fleet: { own: OK, other: NOT_FOUND, none: UNAUTHENTICATED, bad: UNAUTHENTICATED, ro: OK },
 };
 
 /** Bob's maps as bob sees them (their versions must never change by alice's calls). */
@@ -152,7 +153,7 @@ describe("authentication and tenants", () => {
             .toBe(0);
         }
         let r: { code: number; details: string; value?: Any; kind?: string };
-        if (rpc === "Stream") r = await streamOutcome(own, tok);
+        if (rpc === "Stream" || rpc === "Fleet") r = await streamOutcome(own, tok, rpc);
         else {
           const reqs: Record<string, unknown> = {
             GetMap: { map: { id: own } },
@@ -184,6 +185,12 @@ describe("authentication and tenants", () => {
         }
         if (rpc === "GetMap" && r.code === 0) expect(r.value.id, label).toBe(own);
         if (rpc === "Stream" && r.code === 0) expect(r.kind, label).toBe("UPDATE_KIND_INITIAL");
+        if (rpc === "Fleet" && r.code === 0) {
+          // The fleet opened on alice's map: the answer to open carries its version.
+          expect(r.kind, label).toBe(
+            (await outcome("GetMap", { map: { id: own } }, TOKENS.alice)).value.version,
+          );
+        }
       }
       // Alice's PutMap of bob's id made her own map of that id: deleting it leaves bob's.
       if (rpc === "PutMap") {
@@ -214,9 +221,12 @@ describe("authentication and tenants", () => {
         ).replaceAll("nobody-map", "ID");
       expect(norm(a), rpc).toBe(norm(b));
     }
-    const a = await streamOutcome("bob-only", TOKENS.alice);
-    const b = await streamOutcome("nobody-map", TOKENS.alice);
-    expect(a.details.replace("bob-only", "ID")).toBe(b.details.replace("nobody-map", "ID"));
+    for (const rpc of ["Stream", "Fleet"]) {
+      const a = await streamOutcome("bob-only", TOKENS.alice, rpc);
+      const b = await streamOutcome("nobody-map", TOKENS.alice, rpc);
+      expect(a.code, rpc).toBe(b.code);
+      expect(a.details.replace("bob-only", "ID"), rpc).toBe(b.details.replace("nobody-map", "ID"));
+    }
   });
 
   test("same id, two tenants: each sees its own map", async () => {
