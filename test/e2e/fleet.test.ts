@@ -240,6 +240,70 @@ describe("Fleet", () => {
   });
 });
 
+describe("Fleet with turning radii and rectangles", () => {
+  test(
+    "jeeps (rectangles) and tanks (discs, turning radius) crossing the field: no overlap, all arrive",
+    async () => {
+      const f = openFleet("field");
+      const units = [
+        { id: "j0", profile: "jeep", x: 3.5, y: 4.5, h: 0, gx: 20.5, gy: 19.5 },
+        { id: "j1", profile: "jeep", x: 20.5, y: 4.5, h: Math.PI, gx: 3.5, gy: 19.5 },
+        { id: "t0", profile: "tank", x: 3.5, y: 19.5, h: 0, gx: 20.5, gy: 4.5 },
+        { id: "t1", profile: "tank", x: 20.5, y: 19.5, h: Math.PI, gx: 3.5, gy: 4.5 },
+      ];
+      for (const u of units) {
+        f.send({
+          unit: {
+            id: u.id,
+            unit: { name: u.profile },
+            pose: { x: u.x, y: u.y, heading: u.h },
+            goal: { x: u.gx, y: u.gy },
+            time: 0,
+          },
+        });
+      }
+      await f.sync(0);
+      f.close();
+      const cunits: CUnit[] = units.map((u) => ({
+        id: u.id,
+        radius: u.profile === "tank" ? 0.9 : 0,
+        width: u.profile === "jeep" ? 0.8 : 0,
+        length: u.profile === "jeep" ? 1.4 : 0,
+        start: { x: u.x, y: u.y, heading: u.h },
+        goal: { x: u.gx, y: u.gy },
+        trajectories: f.updates.flatMap((x: Any) => x.trajectories).filter((t: Any) => t.unit_id === u.id),
+      }));
+      const report = checkFleet(FIELD, cunits);
+      expect(report.contractErrors).toEqual([]);
+      expect(report.overlaps).toEqual([]);
+      expect(report.wallContacts).toEqual([]);
+      expect(report.arrived.sort()).toEqual(["j0", "j1", "t0", "t1"]);
+    },
+    60_000,
+  );
+
+  test("a goal change mid-way: a new trajectory from the change's time, still collision-free", async () => {
+    const f = openFleet("field");
+    const units = [
+      { id: "a", x: 2.5, y: 12.5, gx: 21.5, gy: 12.5 },
+      { id: "b", x: 12.5, y: 2.5, gx: 12.5, gy: 21.5 },
+    ];
+    addAll(f, units);
+    await f.sync(0);
+    f.send({ unit: { id: "a", unit: SOLDIER, pose: { x: 0, y: 0 }, goal: { x: 4.5, y: 20.5 }, time: 3 } });
+    const ack = await f.sync(3);
+    f.close();
+    const before = f.updates.indexOf(ack);
+    const changed = f.updates.slice(0, before).flatMap((u: Any) => u.trajectories).filter((t: Any) =>
+      t.unit_id === "a" && t.start_time === 3
+    );
+    expect(changed).toHaveLength(1);
+    const report = checkFleet(FIELD, checkerUnits([{ ...units[0], gx: 4.5, gy: 20.5 }, units[1]], f.updates));
+    expect(report.overlaps).toEqual([]);
+    expect(report.arrived.sort()).toEqual(["a", "b"]);
+  });
+});
+
 describe("the fleet checker can fail", () => {
   const seg = (x: number, y: number, heading: number, length: number, speed: number) => ({
     start: { x, y, heading },
