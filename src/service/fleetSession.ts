@@ -15,6 +15,7 @@ import type { MapStore, MapVersion } from "./mapStore.ts";
 import type { PlanService } from "./planService.ts";
 import { requireFits } from "./poseGate.ts";
 import { refuges } from "./fleetRefuge.ts";
+import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { GoalSpec, MapRef, PlannerChoice, PlanRequest } from "./requests.ts";
 import { FleetScheduler, type FleetUnitState, remainingPath, trajectoryFrom } from "./fleetScheduler.ts";
 
@@ -34,7 +35,9 @@ export type FleetMessage =
   | { kind: "progress"; id: string; pose: Pose; time: number }
   | { kind: "sync"; time: number }
   /** A message the decoder refused: answered with an error update in its turn. */
-  | { kind: "invalid"; id: string; error: ServiceError };
+  | { kind: "invalid"; id: string; error: ServiceError }
+  /** The map was patched (from the store, never from the wire). */
+  | { kind: "patch"; to: MapVersion };
 
 /** A unit's new trajectory as the client gets it. */
 export interface UnitTrajectoryOut {
@@ -89,6 +92,18 @@ const ON_SCHEDULE = 0.1;
 /** A reported pose this close to the planned path (tiles) resumes it from there; farther, the path is replanned. */
 const ON_PATH = 0.3;
 
+/** A fleet unit's path: the planner's defaults, the server's limits, no waypoints. */
+const FLEET_PLAN_OPTIONS: PlanRequest["options"] = {
+  ...{
+    neighborhood: 0,
+    maxExpansions: 0,
+    maxMillis: 0,
+    nearestFallback: false,
+    ignoreObstaclesInCurves: false,
+  },
+  ...{ tighterTurns: false, allowBackingUp: false, keepToRoads: false, wantWaypoints: false },
+};
+
 /** Waiting units given a refuge per batch of messages. */
 const REFUGE_ROUNDS = 4;
 /** One fleet stream's state. */
@@ -125,6 +140,36 @@ export class FleetSession {
     this.#mv = mv;
     this.#unpin = this.#store.pin(mv);
     this.#sched = new FleetScheduler(mv.map.width, mv.map.height);
+    // Opened on the latest version: patches reach the fleet (an explicit version keeps it).
+    if (!map.version) {
+      this.#unsubPatch = this.#store.onPatch((e) => {
+        if (!this.#closed && e.id === this.#mv?.id) void this.onMessage({ kind: "patch", to: e.to });
+      });
+    }
+  }
+
+  #unsubPatch: (() => void) | null = null;
+
+  /**
+   * A patch: the fleet moves to the new version; units whose remaining path now touches a blocked tile stop where
+   * they are at the fleet clock and are replanned, and units without a path (unreachable) are replanned too.
+   */
+  #patch(to: MapVersion): void {
+    const sched = this.#sched!;
+    this.#unpin?.();
+    this.#mv = to;
+    this.#unpin = this.#store.pin(to);
+    for (const u of sched.units.values()) {
+      const layer = this.#store.layerFor(to, u.unit).layer;
+      const rest = u.traj.segments.length > 0 ? remainingPath(u.traj, this.#clock, u.unit) : u.path;
+      const hit = rest.some((seg) => seg.length > 0 && segmentHitsBlocked(layer, seg, u.unit.footprint));
+      if (!hit && u.status !== "unreachable") continue;
+      const pose = sched.haltAt(u, this.#clock);
+      sched.commit(u, u.traj);
+      u.legOne = undefined;
+      this.#toPlan.set(u.id, pose);
+      this.#dirty.add(u.id);
+    }
   }
 
   /** The map version the fleet plans on. */
@@ -142,6 +187,8 @@ export class FleetSession {
   /** Ends the session. */
   close(): void {
     this.#closed = true;
+    this.#unsubPatch?.();
+    this.#unsubPatch = null;
     this.#unpin?.();
     this.#unpin = null;
   }
@@ -173,6 +220,9 @@ export class FleetSession {
         } else if (m.kind === "sync") {
           this.#guard("", () => this.#advance(m.time, "sync.time"));
           this.#flush([], m.time);
+        } else if (m.kind === "patch") {
+          this.#guard("", () => this.#patch(m.to));
+          await this.#planAndSettle();
         } else if (m.kind === "invalid") {
           this.#errors.push({ unitId: m.id, code: m.error.code, message: m.error.message });
           this.#flush([]);
@@ -432,17 +482,7 @@ export class FleetSession {
       start,
       goal,
       planner,
-      options: {
-        neighborhood: 0,
-        maxExpansions: 0,
-        maxMillis: 0,
-        nearestFallback: false,
-        ignoreObstaclesInCurves: false,
-        tighterTurns: false,
-        allowBackingUp: false,
-        keepToRoads: false,
-        wantWaypoints: false,
-      },
+      options: FLEET_PLAN_OPTIONS,
     };
   }
 

@@ -304,6 +304,39 @@ describe("Fleet with turning radii and rectangles", () => {
   });
 });
 
+describe("Fleet and map patches", () => {
+  test("a wall patched across a unit's path: it is replanned around, still collision-free", async () => {
+    const rows = [...FIELD];
+    await call(srv.client, "PutMap", { id: "patched", movingai: mapText(rows) });
+    const f = openFleet("patched");
+    const units = [
+      { id: "a", x: 2.5, y: 12.5, gx: 21.5, gy: 12.5 },
+      { id: "b", x: 2.5, y: 20.5, gx: 21.5, gy: 20.5 },
+    ];
+    addAll(f, units);
+    await f.sync(0);
+    const count = f.updates.length;
+    // A wall at x = 12 from y = 0 to 18: a's straight path is cut, b's is not.
+    await call(srv.client, "PatchMap", {
+      map: { id: "patched" },
+      edits: [{ x: 12, y: 0, width: 1, height: 19, tile: "@" }],
+    });
+    for (let i = 0; i < 100 && !f.updates.slice(count).some((u: Any) => u.trajectories.length > 0); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await f.sync(0);
+    f.close();
+    const replanned = f.updates.slice(count).flatMap((u: Any) => u.trajectories).map((t: Any) => t.unit_id);
+    expect(replanned).toContain("a");
+    expect(replanned).not.toContain("b");
+    const patchedRows = rows.map((r, y) => (y <= 18 ? r.slice(0, 12) + "@" + r.slice(13) : r));
+    const report = checkFleet(patchedRows, checkerUnits(units, f.updates));
+    expect(report.wallContacts).toEqual([]);
+    expect(report.overlaps).toEqual([]);
+    expect(report.arrived.sort()).toEqual(["a", "b"]);
+  });
+});
+
 describe("the fleet checker can fail", () => {
   const seg = (x: number, y: number, heading: number, length: number, speed: number) => ({
     start: { x, y, heading },
