@@ -22,7 +22,8 @@ import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
 import { createServer } from "./server/server.ts";
 import { ReloadingCertificates } from "./server/tls.ts";
-import { TokenFile } from "./server/auth.ts";
+import { authenticator, TokenFile } from "./server/auth.ts";
+import { JwksFile } from "./server/jwt.ts";
 import { Metrics } from "./server/metrics.ts";
 
 /** What `--help` prints (every flag of the options below is listed; describe a new one here). */
@@ -48,6 +49,9 @@ const SERVER_HELP: CliHelp = {
     "tls-reload-ms": "N  how often the TLS files are checked for changes (default 2000)",
     "health-listen": "HOST:PORT  also serve grpc.health.v1.Health in plaintext (for probes without TLS)",
     "auth-tokens": "FILE  bearer tokens, one 'TOKEN TENANT [ROLE]' a line (default: no authentication)",
+    "auth-jwks": "FILE  also accept JWT bearer tokens signed by a key of this JWKS (claims tenant, role)",
+    "auth-jwt-issuer": "ISS  with --auth-jwks: required iss claim",
+    "auth-jwt-audience": "AUD  with --auth-jwks: required aud claim",
     "metrics-listen": "HOST:PORT  serve Prometheus metrics as plain HTTP at /metrics (default: off)",
   },
   footer:
@@ -76,6 +80,9 @@ const { values: args } = parseCli(SERVER_HELP, {
     "tls-reload-ms": { type: "string" },
     "health-listen": { type: "string" },
     "auth-tokens": { type: "string" },
+    "auth-jwks": { type: "string" },
+    "auth-jwt-issuer": { type: "string" },
+    "auth-jwt-audience": { type: "string" },
     "metrics-listen": { type: "string" },
   },
 });
@@ -184,6 +191,27 @@ if (authTokens !== undefined) {
   tokens.watch(1000);
   Deno.addSignalListener("SIGHUP", () => tokens!.reload("SIGHUP"));
 }
+// JWT bearer tokens verified against a JWKS file (public keys), re-read on change or SIGHUP.
+const authJwks = opt("auth-jwks");
+let jwks: JwksFile | null = null;
+if (authJwks !== undefined) {
+  try {
+    jwks = new JwksFile(
+      authJwks,
+      { issuer: opt("auth-jwt-issuer"), audience: opt("auth-jwt-audience") },
+      (f, m) => log.warn(f, m),
+    );
+  } catch (e) {
+    console.error(`--auth-jwks ${authJwks}: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+  jwks.watch(1000);
+  Deno.addSignalListener("SIGHUP", () => jwks!.reload("SIGHUP"));
+} else if (opt("auth-jwt-issuer") !== undefined || opt("auth-jwt-audience") !== undefined) {
+  console.error("--auth-jwt-issuer and --auth-jwt-audience need --auth-jwks");
+  Deno.exit(2);
+}
+const authOn = tokens !== null || jwks !== null;
 
 // Prometheus text at /metrics on its own plain HTTP listener (off by default).
 const metricsListen = opt("metrics-listen");
@@ -201,7 +229,7 @@ if (metricsListen !== undefined) {
 
 const { server, health } = createServer(app, metrics ? metrics.logger(log) : log, {
   maxMessageBytes: maxMessageMb * 1024 * 1024,
-  authenticate: tokens?.authenticate,
+  authenticate: authOn ? authenticator(tokens, jwks) : undefined,
 });
 const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
   new Promise<number>((resolve, reject) =>
@@ -227,7 +255,7 @@ log.info(
     listen,
     port,
     tls: certs ? (certs.mutual ? "mtls" : "tls") : "off",
-    auth: tokens ? `tokens (${tokens.size})` : "off",
+    auth: authOn ? [tokens && `tokens (${tokens.size})`, jwks && "jwt"].filter(Boolean).join(", ") : "off",
     workers,
     maxQueue,
     maxQueueWaitMs,
@@ -237,7 +265,7 @@ log.info(
   },
   "arcpath listening",
 );
-if (!tokens) {
+if (!authOn) {
   log.warn(
     { listen },
     "authentication is off: every client that reaches the port reads and writes every map (--auth-tokens)",
@@ -267,6 +295,7 @@ async function shutdown(signal: string): Promise<void> {
   healthServer?.forceShutdown();
   certs?.close();
   tokens?.close();
+  jwks?.close();
   metrics?.close();
   pool.close();
   Deno.exit(0);

@@ -1,5 +1,5 @@
 /**
- * Bearer-token authentication: a token file of lines `TOKEN TENANT [ROLE]` (ROLE `rw`, the default, or `ro`;
+ * Bearer-token authentication (and the combination with JWTs, jwt.ts): a token file of lines `TOKEN TENANT [ROLE]` (ROLE `rw`, the default, or `ro`;
  * blank lines and `#` comments ignored) maps each token to a principal. Calls carry metadata
  * `authorization: Bearer TOKEN`; without a known token they fail UNAUTHENTICATED (the token is never echoed).
  * The file is re-read when it changes (size or modification time, polled) and on SIGHUP; a file that does not
@@ -15,8 +15,8 @@ import { ServiceError } from "../service/errors.ts";
 import { validTenant } from "../service/mapKeys.ts";
 import type { Principal, Role } from "../service/tenancy.ts";
 
-/** Turns a call's metadata into its principal, or throws UNAUTHENTICATED. */
-export type Authenticator = (md: grpc.Metadata) => Principal;
+/** Turns a call's metadata into its principal, or throws (rejects) UNAUTHENTICATED. */
+export type Authenticator = (md: grpc.Metadata) => Principal | Promise<Principal>;
 
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -109,8 +109,24 @@ export class TokenFile {
     clearInterval(this.#timer);
   }
 
-  /** The authenticator over the current tokens. */
-  readonly authenticate: Authenticator = (md) => {
+  /** The principal of a token, if the file holds it. */
+  lookup(token: string): Principal | undefined {
+    return this.#tokens.get(digest(token));
+  }
+}
+
+/** Verifies JWTs (jwt.ts); declared here so this module does not import jose. */
+export interface JwtVerifier {
+  /** The principal of a JWT, or rejects UNAUTHENTICATED. */
+  verify(token: string): Promise<Principal>;
+}
+
+/**
+ * The authenticator over a token file and/or JWT keys: a token the file holds is accepted at once (no await);
+ * otherwise a token shaped like a JWT is verified against the keys.
+ */
+export function authenticator(tokens: TokenFile | null, jwt: JwtVerifier | null): Authenticator {
+  return (md) => {
     const token = bearer(md);
     if (token === null) {
       throw new ServiceError(
@@ -118,8 +134,9 @@ export class TokenFile {
         "authorization: expected metadata `authorization: Bearer <token>`",
       );
     }
-    const p = this.#tokens.get(digest(token));
-    if (!p) throw new ServiceError("UNAUTHENTICATED", "authorization: unknown bearer token");
-    return p;
+    const p = tokens?.lookup(token);
+    if (p) return p;
+    if (jwt && token.split(".").length === 3) return jwt.verify(token);
+    throw new ServiceError("UNAUTHENTICATED", "authorization: unknown bearer token");
   };
 }

@@ -80,11 +80,12 @@ function unary<Req, Res>(
       );
     }
     // Through a promise so a synchronous throw is mapped like a rejection.
-    Promise.resolve().then(() => {
-      const principal = authenticate ? authenticate(call.metadata) : OPEN_PRINCIPAL;
-      if (authenticate) fields.tenant = principal.tenant;
-      return fn(call.request, ac.signal, fields, principal);
-    }).then(
+    Promise.resolve().then(() => authenticate ? authenticate(call.metadata) : OPEN_PRINCIPAL).then(
+      (principal) => {
+        if (authenticate) fields.tenant = principal.tenant;
+        return fn(call.request, ac.signal, fields, principal);
+      },
+    ).then(
       (res) => {
         clearTimeout(timer);
         log.info({ ...fields, status: "OK", micros: Math.round((performance.now() - t0) * 1000) });
@@ -109,24 +110,35 @@ function unary<Req, Res>(
 }
 
 /**
- * The principal of a streaming call (the open one without authentication), or null after ending the call
- * UNAUTHENTICATED.
+ * Runs `start` with a streaming call's principal (the open one without authentication, at once), or ends the
+ * call UNAUTHENTICATED. Messages that arrive while a JWT is verified wait in the call's buffer; a call
+ * cancelled meanwhile is not started.
  */
-export function streamPrincipal(
+export function withStreamPrincipal(
   call: grpc.ServerDuplexStream<unknown, unknown>,
   log: Logger,
   method: string,
-  authenticate?: Authenticator,
-): Principal | null {
-  if (!authenticate) return OPEN_PRINCIPAL;
-  try {
-    return authenticate(call.metadata);
-  } catch (e) {
+  authenticate: Authenticator | undefined,
+  start: (p: Principal) => void,
+): void {
+  if (!authenticate) return start(OPEN_PRINCIPAL);
+  const t0 = performance.now();
+  const fail = (e: unknown) => {
     const ge = toGrpcError(e);
-    log.info({ method, status: grpc.status[ge.code], error: ge.message, micros: 0 });
+    const micros = Math.round((performance.now() - t0) * 1000);
+    log.info({ method, status: grpc.status[ge.code], error: ge.message, micros });
     call.emit("error", ge);
-    return null;
+  };
+  let p: Principal | Promise<Principal>;
+  try {
+    p = authenticate(call.metadata);
+  } catch (e) {
+    return fail(e);
   }
+  if (!(p instanceof Promise)) return start(p);
+  p.then((principal) => {
+    if (!call.cancelled) start(principal);
+  }, fail);
 }
 
 /** Builds a grpc.Server with the Pathfinder service, health and reflection. */
@@ -171,14 +183,16 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
       return app.planMany(req, signal, f, p);
     }, auth),
     // Streaming RPCs authenticate when they open (an unknown token ends the call UNAUTHENTICATED).
-    Stream: (call: grpc.ServerDuplexStream<Any, Any>) => {
-      const p = streamPrincipal(call, log, "Stream", auth);
-      if (p) app.stream(call, log, toGrpcError, p);
-    },
-    Fleet: (call: grpc.ServerDuplexStream<Any, Any>) => {
-      const p = streamPrincipal(call, log, "Fleet", auth);
-      if (p) app.fleet(call, log, toGrpcError, (id) => readKey(app.store, p, id, "open.map.id"));
-    },
+    Stream: (call: grpc.ServerDuplexStream<Any, Any>) =>
+      withStreamPrincipal(call, log, "Stream", auth, (p) => app.stream(call, log, toGrpcError, p)),
+    Fleet: (call: grpc.ServerDuplexStream<Any, Any>) =>
+      withStreamPrincipal(
+        call,
+        log,
+        "Fleet",
+        auth,
+        (p) => app.fleet(call, log, toGrpcError, (id) => readKey(app.store, p, id, "open.map.id")),
+      ),
   });
   const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });
   health.addToServer(server);
