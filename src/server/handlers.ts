@@ -324,7 +324,7 @@ export class Arcpath {
     });
     call.on("end", () => {
       // Answer what was sent, then end cleanly.
-      (opening ?? Promise.resolve()).then(() => session?.onMessage({ kind: "sync", time: -1 })).then(
+      (opening ?? Promise.resolve()).then(() => session?.drained()).then(
         () => finish(),
         (e) => finish(asError(e)),
       );

@@ -181,8 +181,16 @@ export class FleetSession {
   onMessage(m: FleetMessage): Promise<void> {
     this.#queue.push(m);
     if (this.#running) return Promise.resolve();
-    return this.#run();
+    this.#current = this.#run();
+    return this.#current;
   }
+
+  /** Resolves once every message queued so far has been answered. */
+  drained(): Promise<void> {
+    return this.#current;
+  }
+
+  #current: Promise<void> = Promise.resolve();
 
   /** Ends the session. */
   close(): void {

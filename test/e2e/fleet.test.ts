@@ -304,6 +304,26 @@ describe("Fleet with turning radii and rectangles", () => {
   });
 });
 
+describe("Fleet stream end", () => {
+  test("a client that ends the stream gets every answer first, then a clean end", async () => {
+    const f = openFleet("field");
+    addAll(f, [{ id: "a", x: 2.5, y: 2.5, gx: 20.5, gy: 2.5 }, {
+      id: "b",
+      x: 2.5,
+      y: 5.5,
+      gx: 20.5,
+      gy: 5.5,
+    }]);
+    const ended = new Promise<void>((res) => f.call.on("end", () => res()));
+    f.close();
+    await ended;
+    expect(f.failed()).toBeNull();
+    const ids = f.updates.flatMap((u: Any) => u.trajectories.map((t: Any) => t.unit_id)).sort();
+    expect(ids).toEqual(["a", "b"]);
+    expect(f.updates.flatMap((u: Any) => u.errors)).toEqual([]);
+  });
+});
+
 describe("Fleet and map patches", () => {
   test("a wall patched across a unit's path: it is replanned around, still collision-free", async () => {
     const rows = [...FIELD];
