@@ -42,6 +42,10 @@ export function refuges(layer: PassLayer, sched: FleetScheduler, w: FleetUnitSta
     mark(start.x, start.y, r);
     for (const segs of [o.traj.segments, o.path]) {
       for (const seg of segs) {
+        // A segment stays within its length of its start: skip those that cannot reach the window.
+        const dx = Math.max(x0 - seg.start.x, seg.start.x - x1 - 1, 0);
+        const dy = Math.max(y0 - seg.start.y, seg.start.y - y1 - 1, 0);
+        if (Math.hypot(dx, dy) > seg.length + r) continue;
         for (let u = 0; u <= seg.length + 0.25; u += 0.25) {
           const p = poseAlong(seg, u);
           mark(p.x, p.y, r);

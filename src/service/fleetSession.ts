@@ -104,6 +104,9 @@ const FLEET_PLAN_OPTIONS: PlanRequest["options"] = {
   ...{ tighterTurns: false, allowBackingUp: false, keepToRoads: false, wantWaypoints: false },
 };
 
+/** Expansions allowed for the leg to a refuge. */
+const REFUGE_EXPANSIONS = 4000;
+
 /** Waiting units given a refuge per batch of messages. */
 const REFUGE_ROUNDS = 4;
 /** One fleet stream's state. */
@@ -455,8 +458,11 @@ export class FleetSession {
       const candidates = refuges(this.#store.layerFor(this.#mv!, w.unit).layer, sched, w, pose);
       if (candidates.length === 0) continue;
       const base = this.#planRequest(w, pose, goal.goal, goal.planner);
+      // The leg to a refuge is short by construction: a small budget keeps a refuge behind a wall from costing
+      // a long search.
+      const toRefuge = { ...base.options, maxExpansions: REFUGE_EXPANSIONS };
       const reqs = candidates.flatMap((c) => [
-        { ...base, goal: { ...goal.goal, x: c.x, y: c.y, heading: undefined } },
+        { ...base, options: toRefuge, goal: { ...goal.goal, x: c.x, y: c.y, heading: undefined } },
         { ...base, start: c, goal: goal.goal },
       ]);
       const res = await this.#plans.planMany(reqs);
