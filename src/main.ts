@@ -6,7 +6,8 @@
  *        [--test-write-jitter-ms N] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tls-reload-ms N]
  *        [--health-listen HOST:PORT] [--auth-tokens FILE] [--metrics-listen HOST:PORT]
  *
- * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_LOG_LEVEL.
+ * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_STORE (--store),
+ * ARCPATH_LOG_LEVEL.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
 import { denoFs, jitteredFs } from "./service/mapPersistence.ts";
+import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
@@ -25,6 +27,7 @@ import { ReloadingCertificates } from "./server/tls.ts";
 import { authenticator, TokenFile } from "./server/auth.ts";
 import { JwksFile } from "./server/jwt.ts";
 import { Metrics } from "./server/metrics.ts";
+import { parseExporter, startTracing } from "./server/tracing.ts";
 
 /** What `--help` prints (every flag of the options below is listed; describe a new one here). */
 const SERVER_HELP: CliHelp = {
@@ -33,6 +36,8 @@ const SERVER_HELP: CliHelp = {
   flags: {
     listen: "HOST:PORT  where to serve gRPC (default 0.0.0.0:50051; port 0 picks a free one)",
     data: "DIR  where uploaded maps persist (default ./data)",
+    store:
+      "redis://HOST:PORT[/DB]  share maps with other replicas through Redis instead of --data (distributed mode)",
     workers: "N  planner worker threads (default: the number of cores)",
     queue: "N  plans that may wait for a worker; past it RESOURCE_EXHAUSTED (default 256)",
     "max-queue-wait-ms": "N  longest a plan waits for a worker (default 10000)",
@@ -53,9 +58,11 @@ const SERVER_HELP: CliHelp = {
     "auth-jwt-issuer": "ISS  with --auth-jwks: required iss claim",
     "auth-jwt-audience": "AUD  with --auth-jwks: required aud claim",
     "metrics-listen": "HOST:PORT  serve Prometheus metrics as plain HTTP at /metrics (default: off)",
+    "otel-exporter": "otlp|console|none  OpenTelemetry traces of RPCs, queue and worker (default: none)",
+    "otel-endpoint": "URL  OTLP/HTTP traces endpoint (default http://localhost:4318/v1/traces)",
   },
   footer:
-    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth and metrics flags; ARCPATH_LOG_LEVEL " +
+    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth, metrics and otel flags; ARCPATH_LOG_LEVEL " +
     "(pino level, default info).\nREADME.md, 'Running the server', says more.",
 };
 
@@ -64,6 +71,7 @@ const { values: args } = parseCli(SERVER_HELP, {
   options: {
     listen: { type: "string" },
     data: { type: "string" },
+    store: { type: "string" },
     workers: { type: "string" },
     queue: { type: "string" },
     "max-queue-wait-ms": { type: "string" },
@@ -84,6 +92,8 @@ const { values: args } = parseCli(SERVER_HELP, {
     "auth-jwt-issuer": { type: "string" },
     "auth-jwt-audience": { type: "string" },
     "metrics-listen": { type: "string" },
+    "otel-exporter": { type: "string" },
+    "otel-endpoint": { type: "string" },
   },
 });
 
@@ -117,7 +127,22 @@ const writeJitterMs = args["test-hooks"]
   ? intArg("test-write-jitter-ms", args["test-write-jitter-ms"], 0, 0)
   : 0;
 
+// Distributed mode: maps live in a shared Redis (README, "Distributed mode"); else in the data directory.
+const storeUrl = opt("store");
+let backend: RedisBackend | undefined;
+if (storeUrl !== undefined) {
+  try {
+    backend = new RedisBackend({ url: storeUrl, limits: DEFAULT_LIMITS, log: (f, m) => log.warn(f, m) });
+    await backend.connect();
+  } catch (e) {
+    console.error(`--store ${storeUrl}: ${(e as Error).message}`);
+    await backend?.close();
+    Deno.exit(2);
+  }
+}
+
 const store = new MapStore({
+  backend,
   dataDir,
   budgetBytes: budgetMb * 1024 * 1024,
   limits: DEFAULT_LIMITS,
@@ -227,9 +252,20 @@ if (metricsListen !== undefined) {
   }
 }
 
+// OpenTelemetry traces (off by default): a span per unary RPC with queue and worker spans under it.
+let stopTracing: (() => Promise<void>) | null = null;
+try {
+  const exporter = parseExporter(opt("otel-exporter") ?? "none");
+  if (exporter) stopTracing = startTracing({ exporter, endpoint: opt("otel-endpoint") });
+} catch (e) {
+  console.error((e as Error).message);
+  Deno.exit(2);
+}
+
 const { server, health } = createServer(app, metrics ? metrics.logger(log) : log, {
   maxMessageBytes: maxMessageMb * 1024 * 1024,
   authenticate: authOn ? authenticator(tokens, jwks) : undefined,
+  tracing: stopTracing !== null,
 });
 const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
   new Promise<number>((resolve, reject) =>
@@ -255,11 +291,12 @@ log.info(
     listen,
     port,
     tls: certs ? (certs.mutual ? "mtls" : "tls") : "off",
+    tracing: opt("otel-exporter") ?? "none",
     auth: authOn ? [tokens && `tokens (${tokens.size})`, jwks && "jwt"].filter(Boolean).join(", ") : "off",
     workers,
     maxQueue,
     maxQueueWaitMs,
-    dataDir,
+    store: store.storeName,
     maps: store.ids().length,
     restored,
   },
@@ -297,7 +334,9 @@ async function shutdown(signal: string): Promise<void> {
   tokens?.close();
   jwks?.close();
   metrics?.close();
+  await stopTracing?.().catch(() => {});
   pool.close();
+  await store.close();
   Deno.exit(0);
 }
 Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));

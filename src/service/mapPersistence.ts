@@ -230,23 +230,7 @@ export class MapFiles {
 
   /** Decodes a file's text; throws if it is malformed, over the limits or its content hash differs. */
   decode(text: string): StoredMap {
-    const rec = JSON.parse(text) as PersistedMap;
-    checkMapKey(rec.id, "id");
-    const tiles = fromBase64(rec.tiles);
-    const parsed = rawGrid(rec.width, rec.height, tiles, this.#limits);
-    const terrain: TerrainTable = {
-      cost: Float64Array.from(rec.terrain.cost),
-      impassable: Uint8Array.from(rec.terrain.impassable),
-      road: Uint8Array.from(rec.terrain.road),
-    };
-    if (terrain.cost.length !== 256 || terrain.impassable.length !== 256 || terrain.road.length !== 256) {
-      throw new Error("terrain table must have 256 entries");
-    }
-    const map: GridMap = { width: parsed.width, height: parsed.height, tiles: parsed.tiles, terrain };
-    if (mapVersion(map.tiles, map.width, map.height, terrain) !== rec.version) {
-      throw new Error(`content hash differs from the recorded version ${rec.version}`);
-    }
-    return { id: rec.id, map, terrainInput: rec.terrainInput ?? [] };
+    return decodeMap(text, this.#limits);
   }
 
   /**
@@ -255,20 +239,7 @@ export class MapFiles {
    * RESOURCE_EXHAUSTED (disk full) or UNAVAILABLE naming the data directory.
    */
   async write(mv: MapVersion): Promise<void> {
-    const rec: PersistedMap = {
-      id: mv.id,
-      version: mv.version,
-      width: mv.map.width,
-      height: mv.map.height,
-      terrain: {
-        cost: [...mv.map.terrain.cost],
-        impassable: [...mv.map.terrain.impassable],
-        road: [...mv.map.terrain.road],
-      },
-      terrainInput: mv.terrainInput,
-      tiles: toBase64(mv.map.tiles),
-    };
-    const data = new TextEncoder().encode(JSON.stringify(rec));
+    const data = new TextEncoder().encode(encodeMap(mv));
     const dir = this.#dirOf(mv.id);
     const final = this.path(mv.id);
     const tmp = join(dir, `${displayId(mv.id)}${TMP_MARK}${Deno.pid}-${++tmpCounter}`);
@@ -316,6 +287,45 @@ export class MapFiles {
       ? new ServiceError("RESOURCE_EXHAUSTED", `data directory ${dir}: disk full (${why}); ${what}`)
       : new ServiceError("UNAVAILABLE", `data directory ${dir}: ${why}; ${what}`);
   }
+}
+
+/** A version as the JSON record persistence stores (its exact tiles and full terrain table). */
+export function encodeMap(mv: MapVersion): string {
+  const rec: PersistedMap = {
+    id: mv.id,
+    version: mv.version,
+    width: mv.map.width,
+    height: mv.map.height,
+    terrain: {
+      cost: [...mv.map.terrain.cost],
+      impassable: [...mv.map.terrain.impassable],
+      road: [...mv.map.terrain.road],
+    },
+    terrainInput: mv.terrainInput,
+    tiles: toBase64(mv.map.tiles),
+  };
+  return JSON.stringify(rec);
+}
+
+/** Decodes a record of {@link encodeMap}; throws if it is malformed, over `limits` or its content hash differs. */
+export function decodeMap(text: string, limits: MapLimits): StoredMap {
+  const rec = JSON.parse(text) as PersistedMap;
+  checkMapKey(rec.id, "id");
+  const tiles = fromBase64(rec.tiles);
+  const parsed = rawGrid(rec.width, rec.height, tiles, limits);
+  const terrain: TerrainTable = {
+    cost: Float64Array.from(rec.terrain.cost),
+    impassable: Uint8Array.from(rec.terrain.impassable),
+    road: Uint8Array.from(rec.terrain.road),
+  };
+  if (terrain.cost.length !== 256 || terrain.impassable.length !== 256 || terrain.road.length !== 256) {
+    throw new Error("terrain table must have 256 entries");
+  }
+  const map: GridMap = { width: parsed.width, height: parsed.height, tiles: parsed.tiles, terrain };
+  if (mapVersion(map.tiles, map.width, map.height, terrain) !== rec.version) {
+    throw new Error(`content hash differs from the recorded version ${rec.version}`);
+  }
+  return { id: rec.id, map, terrainInput: rec.terrainInput ?? [] };
 }
 
 function closeQuietly(file: MapFileHandle): void {

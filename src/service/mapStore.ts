@@ -32,7 +32,9 @@ import {
   regionBytes,
 } from "./mapLayers.ts";
 import { applyEdits, type PatchEvent, patchLayers, type TileEditSpec } from "./mapPatch.ts";
-import { MapFiles, type MapFs } from "./mapPersistence.ts";
+import { MapFiles, type MapFs, type StoredMap } from "./mapPersistence.ts";
+import { type CommitResult, LocalBackend, type MapBackend, type WriteNote } from "./mapBackend.ts";
+import { SharedSync, type SyncHost } from "./mapSync.ts";
 import { checkMapKey, displayId } from "./mapKeys.ts";
 
 export type { LayerEntry, MapVersion } from "./mapCache.ts";
@@ -69,6 +71,8 @@ export interface MapStoreOptions {
   log?: (fields: Record<string, unknown>, msg: string) => void;
   /** The file system under the data directory (Deno's by default; tests inject failures). */
   fs?: MapFs;
+  /** Where maps persist instead of `dataDir` (a shared store such as Redis: redisBackend.ts). */
+  backend?: MapBackend;
 }
 
 /** How a new version is flagged. */
@@ -81,7 +85,10 @@ interface VersionFlags {
 export class MapStore {
   readonly #opts: MapStoreOptions;
   readonly #cache: VersionCache;
-  readonly #files: MapFiles | null;
+  /** Where uploaded maps persist (null: memory only). */
+  readonly #backend: MapBackend | null;
+  /** Keeps this process in step with other processes (shared backends only). */
+  readonly #sync: SharedSync | null;
   readonly #patchListeners = new Set<(e: PatchEvent) => void>();
   readonly #deleteListeners = new Set<(id: string) => void>();
   /** The tail of each map id's queue of writes. */
@@ -92,9 +99,13 @@ export class MapStore {
   /** Creates an empty store. */
   constructor(opts: MapStoreOptions) {
     this.#opts = opts;
-    this.#files = opts.dataDir ? new MapFiles(opts.dataDir, opts.limits, opts.fs) : null;
-    // Without a data directory a latest version could not be reloaded, so the cache must keep it.
-    this.#cache = new VersionCache(opts.budgetBytes, this.#files !== null, opts.log);
+    this.#backend = opts.backend ??
+      (opts.dataDir
+        ? new LocalBackend(new MapFiles(opts.dataDir, opts.limits, opts.fs), opts.dataDir)
+        : null);
+    // Without a backend a latest version could not be reloaded, so the cache must keep it.
+    this.#cache = new VersionCache(opts.budgetBytes, this.#backend !== null, opts.log);
+    this.#sync = this.#backend?.shared ? new SharedSync(this.#syncHost(this.#backend)) : null;
     // An ephemeral map dropped for room no longer exists: streams on it end as on a delete.
     this.#cache.onDropMap((id) => {
       for (const cb of this.#deleteListeners) cb(id);
@@ -169,7 +180,7 @@ export class MapStore {
       for (const cls of builtinClasses()) this.#buildRegions(mv, entry, cls);
     });
     this.#cache.touch(mv);
-    await this.#makeLatest(mv, flags.persist !== false);
+    await this.#makeLatest(mv, flags.persist !== false, null, { kind: "put" });
     if (mv.builtin) this.#builtins.add(id);
     else this.#builtins.delete(id);
     return mv;
@@ -202,6 +213,26 @@ export class MapStore {
   }
 
   async #patchNow(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
+    // A shared store may have a newer latest version than this process knows: start from the store's, and
+    // if another process commits first, start again from its version (a conditional patch fails instead).
+    for (let attempt = 0;; attempt++) {
+      const latest = this.#cache.latest(id);
+      const ephemeral = latest !== undefined && this.#cache.peek(id, latest)?.ephemeral;
+      if (this.#sync && !ephemeral) await this.#sync.catchUpNow(id, true);
+      const event = await this.#patchOnce(id, expectedVersion, edits);
+      if (event) return event;
+      if (attempt >= 100) {
+        throw new ServiceError(
+          "UNAVAILABLE",
+          `${this.#backend!.name}: too much contention patching ${formatValue(displayId(id))}; retry`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
+    }
+  }
+
+  /** One try of a patch; null if a shared store's latest version moved meanwhile (unconditional: retry). */
+  async #patchOnce(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent | null> {
     const from = await this.#getNow(id, "", "map");
     if (expectedVersion !== "" && expectedVersion !== from.version) {
       throw new ServiceError(
@@ -224,7 +255,18 @@ export class MapStore {
       flags,
       (to) => patchLayers(from, to, rects),
     );
-    await this.#makeLatest(to, true);
+    const seq = await this.#makeLatest(to, true, from.version, { kind: "patch", rects });
+    if (seq === null) {
+      if (expectedVersion !== "") {
+        throw new ServiceError(
+          "FAILED_PRECONDITION",
+          `map.version: ${formatValue(expectedVersion)} is not the latest version of ${
+            formatValue(displayId(id))
+          } (another replica patched it first)`,
+        );
+      }
+      return null;
+    }
     const event: PatchEvent = {
       id,
       from,
@@ -242,9 +284,12 @@ export class MapStore {
    */
   async get(id: string, version: string, field = "map"): Promise<MapVersion> {
     checkMapKey(id, `${field}.id`);
+    // A shared store may hold a newer latest version than news has brought yet: ask it (if it answers).
+    if (this.#sync && (version === "" || !this.#cache.peek(id, version))) await this.#sync.catchUp(id);
     const latest = this.#cache.latest(id);
     const cached = latest === undefined ? undefined : this.#cache.peek(id, version === "" ? latest : version);
-    const reload = latest !== undefined && (version === "" || version === latest) && !cached && this.#files;
+    const reload = latest !== undefined && (version === "" || version === latest || this.#backend?.shared) &&
+      !cached && this.#backend;
     return reload
       ? await this.#serial(id, () => this.#getNow(id, version, field))
       : await this.#getNow(id, version, field);
@@ -261,9 +306,10 @@ export class MapStore {
       this.#cache.touch(mv);
       return mv;
     }
-    if (v === latest && this.#files) {
-      // The latest version was evicted from memory: it is on disk.
-      const reloaded = await this.#loadFile(this.#files.path(id));
+    if (this.#backend && (v === latest || this.#backend.shared)) {
+      // The latest version was evicted from memory (it is on disk), or a shared store holds the version.
+      const stored = await this.#backend.read(id, v);
+      const reloaded = stored ? this.#loadStored(stored, false) : null;
       if (reloaded && reloaded.version === v) return reloaded;
     }
     throw new ServiceError(
@@ -363,8 +409,16 @@ export class MapStore {
   async delete(id: string): Promise<boolean> {
     checkMapKey(id, "map.id");
     return await this.#serial(id, async () => {
-      if (this.#cache.latest(id) === undefined) return false;
-      if (this.#files) await this.#files.remove(id);
+      await this.#sync?.catchUpNow(id, true);
+      const latest = this.#cache.latest(id);
+      if (latest === undefined) return false;
+      const mv = this.#cache.peek(id, latest);
+      // Built-in and ephemeral maps live in this process only.
+      const local = this.#builtins.has(id) || (mv?.ephemeral ?? false);
+      if (this.#backend && !(local && this.#backend.shared)) {
+        const seq = await this.#backend.remove(id);
+        this.#sync?.committed(id, seq);
+      }
       this.#cache.forgetLatest(id);
       this.#builtins.delete(id);
       for (const cb of this.#deleteListeners) cb(id);
@@ -378,14 +432,36 @@ export class MapStore {
    * crash interrupted. Corrupt files are logged and skipped.
    */
   async loadPersisted(): Promise<number> {
-    if (!this.#files) return 0;
-    const swept = await this.#files.sweepTemporary();
-    if (swept > 0) this.#opts.log?.({ files: swept }, "removed temporary files of interrupted writes");
+    if (!this.#backend) return 0;
     let n = 0;
-    for await (const path of this.#files.paths()) {
-      if (await this.#loadFile(path)) n++;
+    for await (const item of this.#backend.restore(this.#opts.log)) {
+      if ("stored" in item) {
+        try {
+          this.#loadStored(item.stored, true);
+          n++;
+        } catch (e) {
+          this.#opts.log?.({ map: item.stored.id, err: String(e) }, "skipping unreadable persisted map");
+        }
+      } else if (item.pointer.version !== null) {
+        // A shared store's versions load when first asked for.
+        this.#cache.setLatest(item.pointer.id, item.pointer.version);
+        this.#builtins.delete(item.pointer.id);
+        this.#sync?.committed(item.pointer.id, item.pointer.seq);
+        n++;
+      }
     }
+    this.#sync?.listen();
     return n;
+  }
+
+  /** The name of the backend maps persist in (null: memory only). */
+  get storeName(): string | null {
+    return this.#backend?.name ?? null;
+  }
+
+  /** Closes the backend's connections. */
+  async close(): Promise<void> {
+    await this.#backend?.close();
   }
 
   /**
@@ -426,31 +502,92 @@ export class MapStore {
 
   /**
    * Persists a version when asked (unless built-in or ephemeral), then makes it the latest of its map. If the
-   * write fails the version is dropped (unless it was cached before) and the error thrown.
+   * write fails the version is dropped (unless it was cached before) and the error thrown. With a shared
+   * backend the write is a compare-and-set against `expected` (null: any): null is returned, and nothing
+   * changed, if another process changed the latest version first. Otherwise the change counter (0 unshared).
    */
-  async #makeLatest(mv: MapVersion, persist: boolean): Promise<void> {
-    if (persist && !mv.builtin && !mv.ephemeral && this.#files) {
+  async #makeLatest(
+    mv: MapVersion,
+    persist: boolean,
+    expected: string | null,
+    note: WriteNote,
+  ): Promise<number | null> {
+    let seq = 0;
+    if (persist && !mv.builtin && !mv.ephemeral && this.#backend) {
+      let result: CommitResult;
       try {
-        await this.#files.write(mv);
+        result = await this.#backend.commit(mv, expected, note);
       } catch (e) {
         if (mv.pins === 0) this.#cache.dropVersion(mv);
         throw e;
       }
+      if (!result.ok) {
+        if (mv.pins === 0) this.#cache.dropVersion(mv);
+        return null;
+      }
+      seq = result.seq;
+      this.#sync?.committed(mv.id, seq);
     }
     this.#cache.setLatest(mv.id, mv.version);
+    return seq;
   }
 
-  async #loadFile(path: string): Promise<MapVersion | null> {
-    const text = await this.#files!.readText(path);
-    if (text === null) return null;
-    try {
-      const stored = this.#files!.decode(text);
-      // Called at start or from a queued read of this id: no write to it can be running.
-      return await this.#putNow(stored.id, stored.map, stored.terrainInput, { persist: false });
-    } catch (e) {
-      this.#opts.log?.({ path, err: String(e) }, "skipping unreadable persisted map");
-      return null;
+  /** What the shared-store sync may do to this store. */
+  #syncHost(backend: MapBackend): SyncHost {
+    return {
+      backend,
+      cache: this.#cache,
+      serial: (id, fn) => this.#serial(id, fn),
+      pointTo: (id, version) => {
+        this.#cache.setLatest(id, version);
+        this.#builtins.delete(id);
+      },
+      isLocal: (id) => {
+        const latest = this.#cache.latest(id);
+        return this.#builtins.has(id) || (latest !== undefined && !!this.#cache.peek(id, latest)?.ephemeral);
+      },
+      patched: (e) => {
+        for (const cb of this.#patchListeners) cb(e);
+      },
+      deleted: (id) => {
+        this.#cache.forgetLatest(id);
+        this.#builtins.delete(id);
+        for (const cb of this.#deleteListeners) cb(id);
+        this.#cache.dropVersions(id);
+      },
+      loadStored: (stored) => this.#loadStored(stored, false),
+      patchedVersion: (from, stored, rects) => {
+        const { map, terrainInput } = stored;
+        const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
+        const to = this.#newVersion(
+          from.id,
+          version,
+          map,
+          terrainInput,
+          {},
+          (to) => patchLayers(from, to, rects),
+        );
+        this.#cache.touch(to);
+        return to;
+      },
+      log: this.#opts.log,
+    };
+  }
+
+  /** Adds a version read back from the backend, as the latest of its map or not. */
+  #loadStored(stored: StoredMap, latest: boolean): MapVersion {
+    const { id, map, terrainInput } = stored;
+    const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
+    const mv = this.#newVersion(id, version, map, terrainInput, {}, (mv) => {
+      const entry = this.#buildLayer(mv, map.terrain);
+      for (const cls of builtinClasses()) this.#buildRegions(mv, entry, cls);
+    });
+    this.#cache.touch(mv);
+    if (latest) {
+      this.#cache.setLatest(id, version);
+      this.#builtins.delete(id);
     }
+    return mv;
   }
 
   #buildLayer(mv: MapVersion, terrain: TerrainTable): LayerEntry {

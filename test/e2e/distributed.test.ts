@@ -1,0 +1,399 @@
+/**
+ * Distributed mode end to end, with real processes on loopback: a real redis-server (append-only) and three
+ * arcpath replicas started with `--store redis://127.0.0.1:PORT`. Upload on A, plan on B, patch on C: a stream
+ * open on A replans within 100 ms; 3 replicas x 20 concurrent unconditional patches of distinct tiles all land
+ * in the latest version (checked on every replica and in Redis itself); conditional patches racing from the
+ * three replicas: exactly one wins; a delete reaches every replica; Redis killed: PatchMap UNAVAILABLE naming
+ * the store, Plan on a cached version still answers; Redis restarted on its append-only file: writes work again
+ * without restarting a replica, and the acknowledged version is still the latest. With nginx installed, calls
+ * through the shipped deploy/nginx/arcpath.conf (grpc_pass) reach every replica round-robin, and the
+ * map-affine upstream sends one map's calls to one replica.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import * as grpc from "@grpc/grpc-js";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { loadPathfinder } from "../../src/server/proto.ts";
+import { call, callError, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+
+/** A free loopback port. */
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** Path of a binary, or null. */
+function which(bin: string): string | null {
+  for (const dir of ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"]) {
+    try {
+      execFileSync("test", ["-x", join(dir, bin)]);
+      return join(dir, bin);
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** Installs a Debian package when its binary is missing and we are root; null if it stays missing. */
+function ensure(bin: string, pkg: string): string | null {
+  const found = which(bin);
+  if (found) return found;
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync("apt-get", ["install", "-y", pkg], { stdio: "ignore", timeout: 300_000 });
+    } catch {
+      try {
+        execFileSync("apt-get", ["update"], { stdio: "ignore", timeout: 300_000 });
+        execFileSync("apt-get", ["install", "-y", pkg], { stdio: "ignore", timeout: 300_000 });
+      } catch {
+        // reported by the caller
+      }
+    }
+  }
+  return which(bin);
+}
+
+const redisBin = ensure("redis-server", "redis-server");
+if (!redisBin) {
+  throw new Error(
+    "test/e2e/distributed.test.ts needs redis-server: install it with `apt-get install -y redis-server`",
+  );
+}
+
+const redisDir = mkdtempSync(join(tmpdir(), "arcpath-redis-"));
+let redisPort = 0;
+let redis: ChildProcess | null = null;
+
+/** Starts redis-server (append-only, in redisDir) on redisPort and waits until it answers. */
+async function startRedis(): Promise<void> {
+  redis = spawn(redisBin!, [
+    "--port",
+    String(redisPort),
+    "--bind",
+    "127.0.0.1",
+    "--appendonly",
+    "yes",
+    "--appendfsync",
+    "always",
+    "--save",
+    "",
+    "--dir",
+    redisDir,
+  ], { stdio: ["ignore", "pipe", "pipe"] });
+  const p = redis;
+  let out = "";
+  await new Promise<void>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`redis-server did not start in 10 s:\n${out}`)), 10_000);
+    p.stdout!.on("data", (d) => {
+      out += d.toString();
+      if (out.includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        res();
+      }
+    });
+    p.once("exit", (code) => {
+      clearTimeout(timer);
+      rej(new Error(`redis-server exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** SIGKILLs redis-server and waits for it to exit. */
+async function killRedis(): Promise<void> {
+  const p = redis!;
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  await new Promise<void>((res) => {
+    p.once("exit", () => res());
+    p.kill("SIGKILL");
+  });
+}
+
+let a: TestServer, b: TestServer, c: TestServer;
+let url = "";
+beforeAll(async () => {
+  redisPort = await freePort();
+  await startRedis();
+  url = `redis://127.0.0.1:${redisPort}`;
+  [a, b, c] = await Promise.all(
+    [0, 1, 2].map(() => startServer(["--no-demo", "--workers", "1", "--store", url])),
+  );
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([a, b, c].map((s) => s?.stop()));
+  await killRedis().catch(() => {});
+});
+
+/** An open w x h field with a border. */
+function field(w = 40, h = 20): string {
+  const rows: string[] = [];
+  for (let y = 0; y < h; y++) {
+    let r = "";
+    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
+    rows.push(r);
+  }
+  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
+}
+
+// deno-lint-ignore no-explicit-any
+type Update = any;
+
+/** Opens a stream on `srv`; `next()` resolves with the next update and the time it came (null after `ms`). */
+function openStream(srv: TestServer, first: object) {
+  const s = srv.client.Stream();
+  const queue: { u: Update; at: number }[] = [];
+  const waiters: ((x: { u: Update; at: number } | null) => void)[] = [];
+  let closed: string | null = null;
+  const done = (e?: grpc.ServiceError) => {
+    closed ??= e ? grpc.status[e.code] : "OK";
+    for (const w of waiters.splice(0)) w(null);
+  };
+  s.on("data", (u: Update) => {
+    const x = { u, at: performance.now() };
+    const w = waiters.shift();
+    if (w) w(x);
+    else queue.push(x);
+  });
+  s.on("error", (e: grpc.ServiceError) => done(e));
+  s.on("end", () => done());
+  s.write({ plan: first });
+  return {
+    stream: s,
+    /** How the stream ended (a status name), or null while open. */
+    get closed() {
+      return closed;
+    },
+    next(ms = 10_000): Promise<{ u: Update; at: number } | null> {
+      if (queue.length > 0) return Promise.resolve(queue.shift()!);
+      return new Promise((res) => {
+        const timer = setTimeout(() => res(null), ms);
+        waiters.push((x) => {
+          clearTimeout(timer);
+          res(x);
+        });
+      });
+    },
+  };
+}
+
+const plan = (id: string) => ({
+  map: { id },
+  start: { x: 2.5, y: 10.5 },
+  goal: { x: 37.5, y: 10.5 },
+  planner: "PLANNER_SMOOTH",
+});
+
+describe("distributed mode (3 replicas on one Redis)", () => {
+  test("upload on A, plan on B, patch on C: a stream on A replans within 100 ms", async () => {
+    const up = await call(a.client, "PutMap", { id: "shared", movingai: field() });
+    const onB = await call(b.client, "Plan", plan("shared"));
+    expect(onB.status).toBe("PLAN_STATUS_FOUND");
+    expect(onB.map_version).toBe(up.version);
+
+    const st = openStream(a, plan("shared"));
+    expect((await st.next())!.u.kind).toBe("UPDATE_KIND_INITIAL");
+    expect((await st.next())!.u.kind).toBe("UPDATE_KIND_REFINED");
+    // A wall across the straight path, with a gap at the bottom.
+    const sent = performance.now();
+    const patched = await call(c.client, "PatchMap", {
+      map: { id: "shared" },
+      edits: [{ x: 20, y: 1, width: 1, height: 16, tile: "@" }],
+    });
+    const acked = performance.now();
+    const next = await st.next(5000);
+    expect(next, "no update on A after the patch on C").not.toBeNull();
+    expect(next!.u.kind).toBe("UPDATE_KIND_REPLANNED");
+    expect(next!.u.plan.map_version).toBe(patched.version);
+    const sinceAck = next!.at - acked;
+    console.log(
+      `distributed: REPLANNED on A ${sinceAck.toFixed(1)} ms after C acknowledged the patch ` +
+        `(${(next!.at - sent).toFixed(1)} ms after it was sent)`,
+    );
+    expect(sinceAck).toBeLessThan(100);
+    st.stream.end();
+    // B plans on the new version without being told by the client.
+    const after = await call(b.client, "Plan", plan("shared"));
+    expect(after.map_version).toBe(patched.version);
+  });
+
+  test("3 replicas x 20 concurrent unconditional patches of distinct tiles: all 60 edits in the latest", async () => {
+    const up = await call(a.client, "PutMap", { id: "storm", movingai: field() });
+    const tiles: { x: number; y: number }[] = [];
+    for (let i = 0; i < 60; i++) tiles.push({ x: 2 + (i % 30), y: 2 + 2 * Math.floor(i / 30) });
+    const replicas = [a, b, c];
+    const acks = await Promise.all(
+      tiles.map((t, i) =>
+        call(replicas[i % 3].client, "PatchMap", { map: { id: "storm" }, edits: [{ ...t, tile: "@" }] })
+      ),
+    );
+    expect(new Set(acks.map((r) => r.version)).size).toBe(60);
+    const infos = await Promise.all(replicas.map((s) => call(s.client, "GetMap", { map: { id: "storm" } })));
+    for (const info of infos) {
+      expect(info.passable_tiles).toBe(up.passable_tiles - 60);
+      expect(info.version).toBe(infos[0].version);
+    }
+    // Redis itself holds that version as the latest, its blob with every edit.
+    const r = new Redis({ port: redisPort, host: "127.0.0.1" });
+    try {
+      expect(await r.hget("arcpath:latest", "storm")).toBe(infos[0].version);
+      const blob = JSON.parse((await r.get(`arcpath:v:storm:${infos[0].version}`))!);
+      const bytes = Uint8Array.from(atob(blob.tiles), (ch) => ch.charCodeAt(0));
+      // Every patched tile is a wall like the border; an untouched interior tile is not.
+      expect(tiles.filter((t) => bytes[t.y * 40 + t.x] !== bytes[0])).toEqual([]);
+      expect(bytes[15 * 40 + 35]).not.toBe(bytes[0]);
+    } finally {
+      r.disconnect();
+    }
+  });
+
+  test("conditional patches racing from three replicas: exactly one wins", async () => {
+    const up = await call(a.client, "PutMap", { id: "race", movingai: field() });
+    const replicas = [a, b, c, a, b, c, a, b, c];
+    const results = await Promise.allSettled(replicas.map((s, i) =>
+      call(s.client, "PatchMap", {
+        map: { id: "race", version: up.version },
+        edits: [{ x: 3 + i, y: 3, tile: "@" }],
+      })
+    ));
+    const ok = results.filter((r) => r.status === "fulfilled");
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(ok.length).toBe(1);
+    for (const f of failed) {
+      expect((f.reason as grpc.ServiceError).code).toBe(grpc.status.FAILED_PRECONDITION);
+    }
+    const info = await call(c.client, "GetMap", { map: { id: "race" } });
+    expect(info.passable_tiles).toBe(up.passable_tiles - 1);
+  });
+
+  test("a delete on one replica reaches the others (their streams end)", async () => {
+    await call(b.client, "PutMap", { id: "doomed", movingai: field() });
+    const st = openStream(a, plan("doomed"));
+    expect((await st.next())!.u.kind).toBe("UPDATE_KIND_INITIAL");
+    expect((await call(c.client, "DeleteMap", { map: { id: "doomed" } })).deleted).toBe(true);
+    for (const s of [a, b]) {
+      expect((await callError(s.client, "GetMap", { map: { id: "doomed" } })).code).toBe(
+        grpc.status.NOT_FOUND,
+      );
+    }
+    // The stream on A ends rather than planning on a deleted map.
+    for (let i = 0; i < 5 && st.closed === null; i++) await st.next(1000);
+    expect(st.closed).not.toBeNull();
+    console.log(`distributed: the stream on A ended with ${st.closed} after the delete on C`);
+  });
+
+  test(
+    "Redis killed: writes UNAVAILABLE naming the store, cached plans go on; restarted: writes resume",
+    async () => {
+      const before = await call(a.client, "GetMap", { map: { id: "shared" } });
+      await call(b.client, "Plan", plan("shared"));
+      await killRedis();
+      const down = await callError(a.client, "PatchMap", {
+        map: { id: "shared" },
+        edits: [{ x: 5, y: 5, tile: "@" }],
+      });
+      expect(down.code).toBe(grpc.status.UNAVAILABLE);
+      expect(down.details).toContain(`map store redis://127.0.0.1:${redisPort}`);
+      const put = await callError(c.client, "PutMap", { id: "new-while-down", movingai: field() });
+      expect(put.code).toBe(grpc.status.UNAVAILABLE);
+      const cached = await call(b.client, "Plan", plan("shared"));
+      expect(cached.status).toBe("PLAN_STATUS_FOUND");
+      expect(cached.map_version).toBe(before.version);
+
+      await startRedis();
+      // The replicas reconnect by themselves; the acknowledged version survived on the append-only file.
+      const t0 = Date.now();
+      let patched: { version: string } | null = null;
+      while (!patched && Date.now() - t0 < 10_000) {
+        try {
+          patched = await call(a.client, "PatchMap", {
+            map: { id: "shared", version: before.version },
+            edits: [{ x: 5, y: 5, tile: "@" }],
+          });
+        } catch (e) {
+          expect((e as grpc.ServiceError).code).toBe(grpc.status.UNAVAILABLE);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      expect(patched, "writes did not resume within 10 s of Redis coming back").not.toBeNull();
+      const onC = await call(c.client, "Plan", plan("shared"));
+      expect(onC.map_version).toBe(patched!.version);
+    },
+    30_000,
+  );
+});
+
+const nginxBin = ensure("nginx", "nginx");
+describe.skipIf(!nginxBin)("through nginx (deploy/nginx/arcpath.conf, grpc_pass)", () => {
+  let nginx: ChildProcess | null = null;
+  let rrPort = 0;
+  let affinePort = 0;
+  beforeAll(async () => {
+    rrPort = await freePort();
+    affinePort = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "arcpath-nginx-"));
+    // The shipped file, with the replicas' and listeners' addresses of this test.
+    let conf = readFileSync(join(ROOT, "deploy/nginx/arcpath.conf"), "utf8");
+    const servers = [a, b, c].map((s) => `    server 127.0.0.1:${s.port};`).join("\n");
+    conf = conf.replace(/^(\s*server arcpath-\d+:50051[^;]*;\n)+/gm, servers + "\n")
+      .replace(/listen 50051/, `listen 127.0.0.1:${rrPort}`)
+      .replace(/listen 50052/, `listen 127.0.0.1:${affinePort}`);
+    writeFileSync(join(dir, "arcpath.conf"), conf);
+    writeFileSync(
+      join(dir, "nginx.conf"),
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n` +
+        `  client_body_temp_path ${dir};\n  include ${dir}/arcpath.conf;\n}\n`,
+    );
+    nginx = spawn(nginxBin!, ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], {
+      stdio: "ignore",
+    });
+    await new Promise((r) => setTimeout(r, 500));
+  }, 20_000);
+  afterAll(() => {
+    nginx?.kill("SIGTERM");
+  });
+
+  const count = (s: TestServer) => (s.output().match(/"method":"ListMaps"/g) ?? []).length;
+
+  test("round-robin reaches every replica; map-affine sends one map's calls to one replica", async () => {
+    const { Client } = loadPathfinder();
+    const rr = new Client(`127.0.0.1:${rrPort}`, grpc.credentials.createInsecure());
+    const affine = new Client(`127.0.0.1:${affinePort}`, grpc.credentials.createInsecure());
+    try {
+      const before = [a, b, c].map(count);
+      for (let i = 0; i < 9; i++) await call(rr, "ListMaps", {});
+      await new Promise((r) => setTimeout(r, 100));
+      const rrCounts = [a, b, c].map((s, i) => count(s) - before[i]);
+      expect(rrCounts.every((n) => n > 0), `round-robin counts ${rrCounts}`).toBe(true);
+
+      const plans = await Promise.all(
+        Array.from({ length: 6 }, () => {
+          const md = new grpc.Metadata();
+          md.set("x-arcpath-map", "shared");
+          return new Promise((res, rej) =>
+            affine.ListMaps({}, md, (e: Error | null, v: unknown) => e ? rej(e) : res(v))
+          );
+        }),
+      );
+      expect(plans.length).toBe(6);
+      await new Promise((r) => setTimeout(r, 100));
+      const affineCounts = [a, b, c].map((s, i) => count(s) - before[i] - rrCounts[i]);
+      expect(affineCounts.filter((n) => n > 0).length, `map-affine counts ${affineCounts}`).toBe(1);
+      // A whole Plan through the balancer.
+      const p = await call(rr, "Plan", plan("shared"));
+      expect(p.status).toBe("PLAN_STATUS_FOUND");
+    } finally {
+      rr.close();
+      affine.close();
+    }
+  });
+});
