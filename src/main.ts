@@ -27,7 +27,6 @@ import { ReloadingCertificates } from "./server/tls.ts";
 import { authenticator, TokenFile } from "./server/auth.ts";
 import { JwksFile } from "./server/jwt.ts";
 import { Metrics } from "./server/metrics.ts";
-import { parseExporter, startTracing } from "./server/tracing.ts";
 
 /** What `--help` prints (every flag of the options below is listed; describe a new one here). */
 const SERVER_HELP: CliHelp = {
@@ -58,11 +57,9 @@ const SERVER_HELP: CliHelp = {
     "auth-jwt-issuer": "ISS  with --auth-jwks: required iss claim",
     "auth-jwt-audience": "AUD  with --auth-jwks: required aud claim",
     "metrics-listen": "HOST:PORT  serve Prometheus metrics as plain HTTP at /metrics (default: off)",
-    "otel-exporter": "otlp|console|none  OpenTelemetry traces of RPCs, queue and worker (default: none)",
-    "otel-endpoint": "URL  OTLP/HTTP traces endpoint (default http://localhost:4318/v1/traces)",
   },
   footer:
-    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth, metrics and otel flags; ARCPATH_LOG_LEVEL " +
+    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth and metrics flags; ARCPATH_LOG_LEVEL " +
     "(pino level, default info).\nREADME.md, 'Running the server', says more.",
 };
 
@@ -92,8 +89,6 @@ const { values: args } = parseCli(SERVER_HELP, {
     "auth-jwt-issuer": { type: "string" },
     "auth-jwt-audience": { type: "string" },
     "metrics-listen": { type: "string" },
-    "otel-exporter": { type: "string" },
-    "otel-endpoint": { type: "string" },
   },
 });
 
@@ -252,20 +247,9 @@ if (metricsListen !== undefined) {
   }
 }
 
-// OpenTelemetry traces (off by default): a span per unary RPC with queue and worker spans under it.
-let stopTracing: (() => Promise<void>) | null = null;
-try {
-  const exporter = parseExporter(opt("otel-exporter") ?? "none");
-  if (exporter) stopTracing = startTracing({ exporter, endpoint: opt("otel-endpoint") });
-} catch (e) {
-  console.error((e as Error).message);
-  Deno.exit(2);
-}
-
 const { server, health } = createServer(app, metrics ? metrics.logger(log) : log, {
   maxMessageBytes: maxMessageMb * 1024 * 1024,
   authenticate: authOn ? authenticator(tokens, jwks) : undefined,
-  tracing: stopTracing !== null,
 });
 const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
   new Promise<number>((resolve, reject) =>
@@ -291,7 +275,6 @@ log.info(
     listen,
     port,
     tls: certs ? (certs.mutual ? "mtls" : "tls") : "off",
-    tracing: opt("otel-exporter") ?? "none",
     auth: authOn ? [tokens && `tokens (${tokens.size})`, jwks && "jwt"].filter(Boolean).join(", ") : "off",
     workers,
     maxQueue,
@@ -334,7 +317,6 @@ async function shutdown(signal: string): Promise<void> {
   tokens?.close();
   jwks?.close();
   metrics?.close();
-  await stopTracing?.().catch(() => {});
   pool.close();
   await store.close();
   Deno.exit(0);
