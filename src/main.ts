@@ -57,9 +57,11 @@ const SERVER_HELP: CliHelp = {
     "auth-jwt-issuer": "ISS  with --auth-jwks: required iss claim",
     "auth-jwt-audience": "AUD  with --auth-jwks: required aud claim",
     "metrics-listen": "HOST:PORT  serve Prometheus metrics as plain HTTP at /metrics (default: off)",
+    "otel-exporter": "otlp|console|none  OpenTelemetry traces of RPCs, queue and worker (default: none)",
+    "otel-endpoint": "URL  OTLP/HTTP traces endpoint (default http://localhost:4318/v1/traces)",
   },
   footer:
-    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth and metrics flags; ARCPATH_LOG_LEVEL " +
+    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth, metrics and otel flags; ARCPATH_LOG_LEVEL " +
     "(pino level, default info).\nREADME.md, 'Running the server', says more.",
 };
 
@@ -89,6 +91,8 @@ const { values: args } = parseCli(SERVER_HELP, {
     "auth-jwt-issuer": { type: "string" },
     "auth-jwt-audience": { type: "string" },
     "metrics-listen": { type: "string" },
+    "otel-exporter": { type: "string" },
+    "otel-endpoint": { type: "string" },
   },
 });
 
@@ -247,9 +251,25 @@ if (metricsListen !== undefined) {
   }
 }
 
+// OpenTelemetry traces (off by default): a span per unary RPC with queue and worker spans under it.
+let stopTracing: (() => Promise<void>) | null = null;
+try {
+  const kind = opt("otel-exporter") ?? "none";
+  if (kind !== "none") {
+    // Loaded only when asked for: the SDK and exporter stay out of a server that does not trace.
+    const { parseExporter, startTracing } = await import("./server/tracing.ts");
+    const exporter = parseExporter(kind);
+    if (exporter) stopTracing = startTracing({ exporter, endpoint: opt("otel-endpoint") });
+  }
+} catch (e) {
+  console.error((e as Error).message);
+  Deno.exit(2);
+}
+
 const { server, health } = createServer(app, metrics ? metrics.logger(log) : log, {
   maxMessageBytes: maxMessageMb * 1024 * 1024,
   authenticate: authOn ? authenticator(tokens, jwks) : undefined,
+  tracing: stopTracing !== null,
 });
 const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
   new Promise<number>((resolve, reject) =>
@@ -275,6 +295,7 @@ log.info(
     listen,
     port,
     tls: certs ? (certs.mutual ? "mtls" : "tls") : "off",
+    tracing: opt("otel-exporter") ?? "none",
     auth: authOn ? [tokens && `tokens (${tokens.size})`, jwks && "jwt"].filter(Boolean).join(", ") : "off",
     workers,
     maxQueue,
@@ -317,6 +338,7 @@ async function shutdown(signal: string): Promise<void> {
   tokens?.close();
   jwks?.close();
   metrics?.close();
+  await stopTracing?.().catch(() => {});
   pool.close();
   await store.close();
   Deno.exit(0);

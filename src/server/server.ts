@@ -13,6 +13,9 @@ import { loadPackageDefinition, loadPathfinder } from "./proto.ts";
 import { ServiceError } from "../service/errors.ts";
 import type { Arcpath } from "./handlers.ts";
 import type { Authenticator } from "./auth.ts";
+import { context, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
+/** The tracer name of arcpath's spans (service/jobSpans.ts uses the same). */
+const TRACER = "arcpath";
 import { OPEN_PRINCIPAL, type Principal, readKey } from "../service/tenancy.ts";
 
 const STATUS: Record<string, grpc.status> = {
@@ -51,10 +54,31 @@ export interface ServerOptions {
   maxMessageBytes: number;
   /** Authenticates each call (UNAUTHENTICATED otherwise); absent, every call is the open principal. */
   authenticate?: Authenticator;
+  /** Makes a span per unary RPC (server/tracing.ts registered a tracer provider). */
+  tracing?: boolean;
 }
 
 /** Fields a handler adds to its log line. */
 type LogFields = Record<string, unknown>;
+
+/** How unary calls are authenticated and traced. */
+interface CallOptions {
+  /** Absent: every call is the open principal. */
+  authenticate?: Authenticator;
+  /** Absent: no spans (tracing off). */
+  tracer?: Tracer;
+}
+
+/** Ends an RPC span with its status and what the log line says about the call. */
+function endSpan(span: Span, fields: LogFields, code: number, message?: string): void {
+  span.setAttribute("rpc.grpc.status_code", code);
+  for (const k of ["map", "tenant", "planner", "plan_status", "expansions"]) {
+    const v = fields[k];
+    if (typeof v === "string" || typeof v === "number") span.setAttribute(`arcpath.${k}`, v);
+  }
+  if (code !== 0) span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.end();
+}
 
 /**
  * Wraps a unary handler: an AbortSignal that fires on client cancel or deadline, error mapping, one log line.
@@ -63,10 +87,15 @@ function unary<Req, Res>(
   log: Logger,
   method: string,
   fn: (req: Req, signal: AbortSignal, fields: LogFields, principal: Principal) => Promise<Res>,
-  authenticate?: Authenticator,
+  calls: CallOptions,
 ): grpc.handleUnaryCall<Req, Res> {
+  const { authenticate, tracer } = calls;
   return (call, callback) => {
     const t0 = performance.now();
+    const span = tracer?.startSpan(`arcpath.v1.Pathfinder/${method}`, {
+      kind: SpanKind.SERVER,
+      attributes: { "rpc.system": "grpc", "rpc.service": "arcpath.v1.Pathfinder", "rpc.method": method },
+    });
     const ac = new AbortController();
     const fields: LogFields = { method };
     call.on("cancelled", () => ac.abort(new ServiceError("CANCELLED", "request cancelled by the client")));
@@ -83,11 +112,18 @@ function unary<Req, Res>(
     Promise.resolve().then(() => authenticate ? authenticate(call.metadata) : OPEN_PRINCIPAL).then(
       (principal) => {
         if (authenticate) fields.tenant = principal.tenant;
-        return fn(call.request, ac.signal, fields, principal);
+        // The RPC's span is the active one while it runs, so the pool's queue and worker spans are its children.
+        return span
+          ? context.with(
+            trace.setSpan(context.active(), span),
+            () => fn(call.request, ac.signal, fields, principal),
+          )
+          : fn(call.request, ac.signal, fields, principal);
       },
     ).then(
       (res) => {
         clearTimeout(timer);
+        if (span) endSpan(span, fields, 0);
         log.info({ ...fields, status: "OK", micros: Math.round((performance.now() - t0) * 1000) });
         callback(null, res);
       },
@@ -100,6 +136,7 @@ function unary<Req, Res>(
           error: ge.message,
           micros: Math.round((performance.now() - t0) * 1000),
         };
+        if (span) endSpan(span, fields, ge.code, ge.message);
         if (ge.code === grpc.status.INTERNAL) {
           log.error({ ...entry, stack: (e as Error)?.stack }, "rpc failed");
         } else log.info(entry);
@@ -154,7 +191,10 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
   const { service } = loadPathfinder(definition);
   // deno-lint-ignore no-explicit-any
   type Any = any;
-  const auth = opts.authenticate;
+  const auth: CallOptions = {
+    authenticate: opts.authenticate,
+    tracer: opts.tracing ? trace.getTracer(TRACER) : undefined,
+  };
   server.addService(service, {
     PutMap: unary<Any, Any>(log, "PutMap", (req, _s, f, p) => {
       f.map = req.id;
@@ -184,13 +224,19 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
     }, auth),
     // Streaming RPCs authenticate when they open (an unknown token ends the call UNAUTHENTICATED).
     Stream: (call: grpc.ServerDuplexStream<Any, Any>) =>
-      withStreamPrincipal(call, log, "Stream", auth, (p) => app.stream(call, log, toGrpcError, p)),
+      withStreamPrincipal(
+        call,
+        log,
+        "Stream",
+        auth.authenticate,
+        (p) => app.stream(call, log, toGrpcError, p),
+      ),
     Fleet: (call: grpc.ServerDuplexStream<Any, Any>) =>
       withStreamPrincipal(
         call,
         log,
         "Fleet",
-        auth,
+        auth.authenticate,
         (p) => app.fleet(call, log, toGrpcError, (id) => readKey(app.store, p, id, "open.map.id")),
       ),
   });

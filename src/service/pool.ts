@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { jobSettled, jobStarted, type JobTrace, traceJob } from "./jobSpans.ts";
 import { ServiceError } from "./errors.ts";
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
@@ -52,6 +53,8 @@ interface Job {
   startedAt?: number;
   /** The timer that ends its wait at the queue-wait limit. */
   waitTimer?: ReturnType<typeof setTimeout>;
+  /** Its trace spans (null without tracing). */
+  trace?: JobTrace | null;
 }
 
 interface Slot {
@@ -139,6 +142,7 @@ export class WorkerPool {
       };
       const free = this.#slots.find((s) => s.alive && !s.job);
       if (free) {
+        job.trace = traceJob();
         this.#start(free, job);
       } else if (!opts.exemptFromQueueLimit && this.#queue.length >= this.#opts.maxQueue) {
         reject(
@@ -157,6 +161,7 @@ export class WorkerPool {
           Deno.unrefTimer(timer);
           job.waitTimer = timer;
         }
+        job.trace = traceJob();
         this.#queue.push(job);
       }
       if (signal) {
@@ -245,6 +250,7 @@ export class WorkerPool {
     const queueMicros = Math.round((performance.now() - job.enqueuedAt) * 1000);
     (job as Job & { queueMicros: number }).queueMicros = queueMicros;
     for (const cb of this.#waitListeners) cb(queueMicros);
+    if (job.trace) jobStarted(job.trace, job.task.planner);
     slot.worker.postMessage(
       { type: "job", jobId: slot.jobId, cancel: slot.cancel, task: job.task } satisfies WorkerRequest,
     );
@@ -339,6 +345,7 @@ export class WorkerPool {
     job.settled = true;
     clearTimeout(job.waitTimer);
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
+    if (job.trace) jobSettled(job.trace, value?.value ?? null, error);
     if (error) job.reject(error);
     else if (value) job.resolve(value);
   }
