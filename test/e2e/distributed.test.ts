@@ -11,127 +11,28 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as grpc from "@grpc/grpc-js";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { loadPathfinder } from "../../src/server/proto.ts";
 import { call, callError, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { ensureBinary, freePort, startRedis, type TestRedis } from "../helpers/redis.ts";
 
-/** A free loopback port. */
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
-
-/** Path of a binary, or null. */
-function which(bin: string): string | null {
-  for (const dir of ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"]) {
-    try {
-      execFileSync("test", ["-x", join(dir, bin)]);
-      return join(dir, bin);
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-/** Installs a Debian package when its binary is missing and we are root; null if it stays missing. */
-function ensure(bin: string, pkg: string): string | null {
-  const found = which(bin);
-  if (found) return found;
-  if (process.getuid?.() === 0) {
-    try {
-      execFileSync("apt-get", ["install", "-y", pkg], { stdio: "ignore", timeout: 300_000 });
-    } catch {
-      try {
-        execFileSync("apt-get", ["update"], { stdio: "ignore", timeout: 300_000 });
-        execFileSync("apt-get", ["install", "-y", pkg], { stdio: "ignore", timeout: 300_000 });
-      } catch {
-        // reported by the caller
-      }
-    }
-  }
-  return which(bin);
-}
-
-const redisBin = ensure("redis-server", "redis-server");
-if (!redisBin) {
-  throw new Error(
-    "test/e2e/distributed.test.ts needs redis-server: install it with `apt-get install -y redis-server`",
-  );
-}
-
-const redisDir = mkdtempSync(join(tmpdir(), "arcpath-redis-"));
-let redisPort = 0;
-let redis: ChildProcess | null = null;
-
-/** Starts redis-server (append-only, in redisDir) on redisPort and waits until it answers. */
-async function startRedis(): Promise<void> {
-  redis = spawn(redisBin!, [
-    "--port",
-    String(redisPort),
-    "--bind",
-    "127.0.0.1",
-    "--appendonly",
-    "yes",
-    "--appendfsync",
-    "always",
-    "--save",
-    "",
-    "--dir",
-    redisDir,
-  ], { stdio: ["ignore", "pipe", "pipe"] });
-  const p = redis;
-  let out = "";
-  await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`redis-server did not start in 10 s:\n${out}`)), 10_000);
-    p.stdout!.on("data", (d) => {
-      out += d.toString();
-      if (out.includes("Ready to accept connections")) {
-        clearTimeout(timer);
-        res();
-      }
-    });
-    p.once("exit", (code) => {
-      clearTimeout(timer);
-      rej(new Error(`redis-server exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-/** SIGKILLs redis-server and waits for it to exit. */
-async function killRedis(): Promise<void> {
-  const p = redis!;
-  if (p.exitCode !== null || p.signalCode !== null) return;
-  await new Promise<void>((res) => {
-    p.once("exit", () => res());
-    p.kill("SIGKILL");
-  });
-}
-
+let redis: TestRedis;
 let a: TestServer, b: TestServer, c: TestServer;
-let url = "";
+let redisPort = 0;
 beforeAll(async () => {
-  redisPort = await freePort();
-  await startRedis();
-  url = `redis://127.0.0.1:${redisPort}`;
+  redis = await startRedis();
+  redisPort = redis.port;
   [a, b, c] = await Promise.all(
-    [0, 1, 2].map(() => startServer(["--no-demo", "--workers", "1", "--store", url])),
+    [0, 1, 2].map(() => startServer(["--no-demo", "--workers", "1", "--store", redis.url])),
   );
 }, 60_000);
 afterAll(async () => {
   await Promise.all([a, b, c].map((s) => s?.stop()));
-  await killRedis().catch(() => {});
+  await redis?.kill().catch(() => {});
 });
 
 /** An open w x h field with a border. */
@@ -296,7 +197,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
     async () => {
       const before = await call(a.client, "GetMap", { map: { id: "shared" } });
       await call(b.client, "Plan", plan("shared"));
-      await killRedis();
+      await redis.kill();
       const down = await callError(a.client, "PatchMap", {
         map: { id: "shared" },
         edits: [{ x: 5, y: 5, tile: "@" }],
@@ -309,7 +210,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
       expect(cached.status).toBe("PLAN_STATUS_FOUND");
       expect(cached.map_version).toBe(before.version);
 
-      await startRedis();
+      await redis.restart();
       // The replicas reconnect by themselves; the acknowledged version survived on the append-only file.
       const t0 = Date.now();
       let patched: { version: string } | null = null;
@@ -332,7 +233,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
   );
 });
 
-const nginxBin = ensure("nginx", "nginx");
+const nginxBin = ensureBinary("nginx", "nginx");
 describe.skipIf(!nginxBin)("through nginx (deploy/nginx/arcpath.conf, grpc_pass)", () => {
   let nginx: ChildProcess | null = null;
   let rrPort = 0;

@@ -1,0 +1,125 @@
+/**
+ * A real redis-server for distributed-mode tests and benchmarks: installed from Debian's package when missing
+ * (as root), started on a free loopback port with append-only persistence in a temporary directory, killed and
+ * restarted on the same files. Also finds nginx for the balancer tests.
+ *
+ * @module
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** Path of an installed binary, or null. */
+function which(bin: string): string | null {
+  for (const dir of ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"]) {
+    try {
+      execFileSync("test", ["-x", join(dir, bin)]);
+      return join(dir, bin);
+    } catch {
+      // not in this folder
+    }
+  }
+  return null;
+}
+
+/** A binary, installing its Debian package when missing and running as root; null if it stays missing. */
+export function ensureBinary(bin: string, pkg: string): string | null {
+  const found = which(bin);
+  if (found) return found;
+  if (process.getuid?.() === 0) {
+    for (const steps of [[["install", "-y", pkg]], [["update"], ["install", "-y", pkg]]]) {
+      try {
+        for (const s of steps) execFileSync("apt-get", s, { stdio: "ignore", timeout: 300_000 });
+        break;
+      } catch {
+        // try with a fresh package list, then give up (the caller says what to install)
+      }
+    }
+  }
+  return which(bin);
+}
+
+/** A running redis-server. */
+export interface TestRedis {
+  /** Its port on 127.0.0.1. */
+  port: number;
+  /** `redis://127.0.0.1:PORT`. */
+  url: string;
+  /** SIGKILLs it (no shutdown save: only the append-only file remains). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and files. */
+  restart(): Promise<void>;
+}
+
+/**
+ * Starts redis-server with `--appendonly yes --appendfsync always` in a temporary directory; throws saying
+ * what to install when there is none.
+ */
+export async function startRedis(): Promise<TestRedis> {
+  const bin = ensureBinary("redis-server", "redis-server");
+  if (!bin) {
+    throw new Error(
+      "distributed-mode tests need redis-server: install it with `apt-get install -y redis-server`",
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), "arcpath-redis-"));
+  const port = await freePort();
+  let proc: ChildProcess | null = null;
+  const start = async () => {
+    const args = [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "always",
+    ];
+    const p = spawn(bin, [...args, "--save", "", "--dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+    proc = p;
+    let out = "";
+    await new Promise<void>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`redis-server did not start in 10 s:\n${out}`)), 10_000);
+      p.stdout!.on("data", (d) => {
+        out += d.toString();
+        if (out.includes("Ready to accept connections")) {
+          clearTimeout(timer);
+          res();
+        }
+      });
+      p.once("exit", (code) => {
+        clearTimeout(timer);
+        rej(new Error(`redis-server exited with ${code}:\n${out}`));
+      });
+    });
+  };
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    kill: async () => {
+      const p = proc!;
+      if (p.exitCode !== null || p.signalCode !== null) return;
+      await new Promise<void>((res) => {
+        p.once("exit", () => res());
+        p.kill("SIGKILL");
+      });
+    },
+    restart: start,
+  };
+}
