@@ -19,7 +19,9 @@ beforeAll(async () => {
     req.on("data", (d) => (body += d));
     req.on("end", () => {
       for (const rs of JSON.parse(body).resourceSpans ?? []) {
-        for (const ss of rs.scopeSpans ?? []) spans.push(...ss.spans.map((s: Any) => ({ ...s, resource: rs.resource })));
+        for (const ss of rs.scopeSpans ?? []) {
+          spans.push(...ss.spans.map((s: Any) => ({ ...s, resource: rs.resource })));
+        }
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
@@ -27,7 +29,12 @@ beforeAll(async () => {
   const port = await new Promise<number>((r) =>
     collector.listen(0, "127.0.0.1", () => r((collector.address() as Any).port))
   );
-  srv = await startServer(["--otel-exporter", "otlp", "--otel-endpoint", `http://127.0.0.1:${port}/v1/traces`]);
+  srv = await startServer([
+    "--otel-exporter",
+    "otlp",
+    "--otel-endpoint",
+    `http://127.0.0.1:${port}/v1/traces`,
+  ]);
 }, 60_000);
 afterAll(async () => {
   await srv?.stop();
@@ -45,56 +52,63 @@ async function until(pred: () => boolean, ms = 8000): Promise<void> {
 }
 
 describe("traces", () => {
-  test("a pooled Plan is an RPC span with queue and worker children; inline plans and errors have their own", async () => {
-    expect(srv.output()).toMatch(/"tracing":"otlp"/);
-    // Far apart on arena for the jeep: past the inline lane, so it runs on a worker.
-    const pooled = await call(srv.client, "Plan", {
-      map: { id: "arena" },
-      start: { x: 3.5, y: 3.5, heading: 0 },
-      goal: { x: 45.5, y: 45.5 },
-      planner: "PLANNER_HYBRID",
-      unit: { name: "jeep" },
-    });
-    expect(pooled.status).toBe("PLAN_STATUS_FOUND");
-    await call(srv.client, "Plan", {
-      map: { id: "arena" },
-      start: { x: 2.5, y: 2.5 },
-      goal: { x: 8.5, y: 6.5 },
-      planner: "PLANNER_GRID",
-    });
-    expect((await callError(srv.client, "GetMap", { map: { id: "nope" } })).code).toBe(5);
-    await until(() => spans.filter((s) => s.name === "arcpath.v1.Pathfinder/Plan").length >= 2 &&
-      spans.some((s) => s.name === "arcpath.v1.Pathfinder/GetMap"));
+  test(
+    "a pooled Plan is an RPC span with queue and worker children; inline plans and errors have their own",
+    async () => {
+      expect(srv.output()).toMatch(/"tracing":"otlp"/);
+      // Far apart on arena for the jeep: past the inline lane, so it runs on a worker.
+      const pooled = await call(srv.client, "Plan", {
+        map: { id: "arena" },
+        start: { x: 3.5, y: 3.5, heading: 0 },
+        goal: { x: 45.5, y: 45.5 },
+        planner: "PLANNER_HYBRID",
+        unit: { name: "jeep" },
+      });
+      expect(pooled.status).toBe("PLAN_STATUS_FOUND");
+      await call(srv.client, "Plan", {
+        map: { id: "arena" },
+        start: { x: 2.5, y: 2.5 },
+        goal: { x: 8.5, y: 6.5 },
+        planner: "PLANNER_GRID",
+      });
+      expect((await callError(srv.client, "GetMap", { map: { id: "nope" } })).code).toBe(5);
+      await until(() =>
+        spans.filter((s) => s.name === "arcpath.v1.Pathfinder/Plan").length >= 2 &&
+        spans.some((s) => s.name === "arcpath.v1.Pathfinder/GetMap")
+      );
 
-    const plans = spans.filter((s) => s.name === "arcpath.v1.Pathfinder/Plan");
-    expect(plans.length).toBe(2);
-    const hybridRpc = plans.find((s) => attr(s, "arcpath.planner") === "hybrid")!;
-    const gridRpc = plans.find((s) => attr(s, "arcpath.planner") === "grid")!;
-    expect(hybridRpc.kind).toBe(2); // SERVER
-    expect(attr(hybridRpc, "rpc.grpc.status_code")).toBe(0);
-    expect(attr(hybridRpc, "arcpath.map")).toBe("arena");
-    expect(hybridRpc.resource.attributes.find((a: Any) => a.key === "service.name").value.stringValue).toBe(
-      "arcpath",
-    );
-    const children = (p: Any) => spans.filter((s) => s.parentSpanId === p.spanId && s.traceId === p.traceId);
-    const kids = children(hybridRpc);
-    const queue = kids.find((s) => s.name === "queue");
-    const worker = kids.find((s) => s.name === "worker");
-    expect(queue, "queue span under the pooled Plan").toBeDefined();
-    expect(worker, "worker span under the pooled Plan").toBeDefined();
-    expect(attr(worker, "arcpath.planner")).toBe("hybrid");
-    expect(attr(worker, "arcpath.plan_status")).toBe("found");
-    // Queue, then worker, both within the RPC.
-    const t = (s: Any, k: string) => BigInt(s[k]);
-    expect(t(queue, "endTimeUnixNano") <= t(worker, "startTimeUnixNano") + 1_000_000n).toBe(true);
-    expect(t(hybridRpc, "startTimeUnixNano") <= t(queue, "startTimeUnixNano")).toBe(true);
-    expect(t(worker, "endTimeUnixNano") <= t(hybridRpc, "endTimeUnixNano")).toBe(true);
-    // The inline grid plan never reached the pool.
-    expect(children(gridRpc)).toEqual([]);
-    const get = spans.find((s) => s.name === "arcpath.v1.Pathfinder/GetMap");
-    expect(attr(get, "rpc.grpc.status_code")).toBe(5);
-    expect(get.status.code).toBe(2); // ERROR
-  }, 60_000);
+      const plans = spans.filter((s) => s.name === "arcpath.v1.Pathfinder/Plan");
+      expect(plans.length).toBe(2);
+      const hybridRpc = plans.find((s) => attr(s, "arcpath.planner") === "hybrid")!;
+      const gridRpc = plans.find((s) => attr(s, "arcpath.planner") === "grid")!;
+      expect(hybridRpc.kind).toBe(2); // SERVER
+      expect(attr(hybridRpc, "rpc.grpc.status_code")).toBe(0);
+      expect(attr(hybridRpc, "arcpath.map")).toBe("arena");
+      expect(hybridRpc.resource.attributes.find((a: Any) => a.key === "service.name").value.stringValue).toBe(
+        "arcpath",
+      );
+      const children = (p: Any) =>
+        spans.filter((s) => s.parentSpanId === p.spanId && s.traceId === p.traceId);
+      const kids = children(hybridRpc);
+      const queue = kids.find((s) => s.name === "queue");
+      const worker = kids.find((s) => s.name === "worker");
+      expect(queue, "queue span under the pooled Plan").toBeDefined();
+      expect(worker, "worker span under the pooled Plan").toBeDefined();
+      expect(attr(worker, "arcpath.planner")).toBe("hybrid");
+      expect(attr(worker, "arcpath.plan_status")).toBe("found");
+      // Queue, then worker, both within the RPC.
+      const t = (s: Any, k: string) => BigInt(s[k]);
+      expect(t(queue, "endTimeUnixNano") <= t(worker, "startTimeUnixNano") + 1_000_000n).toBe(true);
+      expect(t(hybridRpc, "startTimeUnixNano") <= t(queue, "startTimeUnixNano")).toBe(true);
+      expect(t(worker, "endTimeUnixNano") <= t(hybridRpc, "endTimeUnixNano")).toBe(true);
+      // The inline grid plan never reached the pool.
+      expect(children(gridRpc)).toEqual([]);
+      const get = spans.find((s) => s.name === "arcpath.v1.Pathfinder/GetMap");
+      expect(attr(get, "rpc.grpc.status_code")).toBe(5);
+      expect(get.status.code).toBe(2); // ERROR
+    },
+    60_000,
+  );
 
   test("off by default", async () => {
     const plain = await startServer(["--no-demo"]);
