@@ -11,14 +11,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as grpc from "@grpc/grpc-js";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { loadPathfinder } from "../../src/server/proto.ts";
 import { call, callError, ROOT, startServer, type TestServer } from "../helpers/server.ts";
-import { ensureBinary, freePort, startRedis, type TestRedis } from "../helpers/redis.ts";
+import { ensureBinary, startNginx, startRedis, type TestNginx, type TestRedis } from "../helpers/redis.ts";
 
 let redis: TestRedis;
 let a: TestServer, b: TestServer, c: TestServer;
@@ -235,32 +231,16 @@ describe("distributed mode (3 replicas on one Redis)", () => {
 
 const nginxBin = ensureBinary("nginx", "nginx");
 describe.skipIf(!nginxBin)("through nginx (deploy/nginx/arcpath.conf, grpc_pass)", () => {
-  let nginx: ChildProcess | null = null;
+  let nginx: TestNginx | null = null;
   let rrPort = 0;
   let affinePort = 0;
   beforeAll(async () => {
-    rrPort = await freePort();
-    affinePort = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "arcpath-nginx-"));
-    // The shipped file, with the replicas' and listeners' addresses of this test.
-    let conf = readFileSync(join(ROOT, "deploy/nginx/arcpath.conf"), "utf8");
-    const servers = [a, b, c].map((s) => `    server 127.0.0.1:${s.port};`).join("\n");
-    conf = conf.replace(/^(\s*server arcpath-\d+:50051[^;]*;\n)+/gm, servers + "\n")
-      .replace(/listen 50051/, `listen 127.0.0.1:${rrPort}`)
-      .replace(/listen 50052/, `listen 127.0.0.1:${affinePort}`);
-    writeFileSync(join(dir, "arcpath.conf"), conf);
-    writeFileSync(
-      join(dir, "nginx.conf"),
-      `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n` +
-        `  client_body_temp_path ${dir};\n  include ${dir}/arcpath.conf;\n}\n`,
-    );
-    nginx = spawn(nginxBin!, ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], {
-      stdio: "ignore",
-    });
-    await new Promise((r) => setTimeout(r, 500));
+    nginx = await startNginx(ROOT, [a, b, c].map((s) => s.port));
+    rrPort = nginx!.rrPort;
+    affinePort = nginx!.affinePort;
   }, 20_000);
   afterAll(() => {
-    nginx?.kill("SIGTERM");
+    nginx?.stop();
   });
 
   const count = (s: TestServer) => (s.output().match(/"method":"ListMaps"/g) ?? []).length;

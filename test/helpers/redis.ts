@@ -1,13 +1,13 @@
 /**
  * A real redis-server for distributed-mode tests and benchmarks: installed from Debian's package when missing
  * (as root), started on a free loopback port with append-only persistence in a temporary directory, killed and
- * restarted on the same files. Also finds nginx for the balancer tests.
+ * restarted on the same files; and nginx running the shipped balancer configuration in front of replicas.
  *
  * @module
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -122,4 +122,63 @@ export async function startRedis(): Promise<TestRedis> {
     },
     restart: start,
   };
+}
+
+/** nginx running the shipped deploy/nginx/arcpath.conf in front of loopback replicas. */
+export interface TestNginx {
+  /** The round-robin listener's port. */
+  rrPort: number;
+  /** The map-affine listener's port. */
+  affinePort: number;
+  /** Stops it. */
+  stop(): void;
+}
+
+/**
+ * Starts nginx (null if it is not installed and cannot be) on the shipped deploy/nginx/arcpath.conf, its
+ * `server arcpath-N:50051` lines replaced by `replicaPorts` on 127.0.0.1 and its listeners moved to free ports.
+ */
+export async function startNginx(root: string, replicaPorts: number[]): Promise<TestNginx | null> {
+  const bin = ensureBinary("nginx", "nginx");
+  if (!bin) return null;
+  const [rrPort, affinePort] = [await freePort(), await freePort()];
+  const dir = mkdtempSync(join(tmpdir(), "arcpath-nginx-"));
+  const servers = replicaPorts.map((p) => `    server 127.0.0.1:${p};`).join("\n");
+  const conf = readFileSync(join(root, "deploy/nginx/arcpath.conf"), "utf8")
+    .replace(/^(\s*server arcpath-\d+:50051[^;]*;\n)+/gm, servers + "\n")
+    .replace(/listen 50051/, `listen 127.0.0.1:${rrPort}`)
+    .replace(/listen 50052/, `listen 127.0.0.1:${affinePort}`);
+  writeFileSync(join(dir, "arcpath.conf"), conf);
+  writeFileSync(
+    join(dir, "nginx.conf"),
+    `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n` +
+      `  client_body_temp_path ${dir};\n  include ${dir}/arcpath.conf;\n}\n`,
+  );
+  const proc = spawn(bin, ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], {
+    stdio: "ignore",
+  });
+  // Ready once both listeners accept connections.
+  const t0 = Date.now();
+  for (const port of [rrPort, affinePort]) {
+    while (!(await accepts(port))) {
+      if (Date.now() - t0 > 10_000 || proc.exitCode !== null) {
+        proc.kill("SIGKILL");
+        throw new Error(`nginx did not start: ${readFileSync(join(dir, "error.log"), "utf8").slice(-2000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return { rrPort, affinePort, stop: () => proc.kill("SIGTERM") };
+}
+
+/** Whether a loopback port accepts a TCP connection. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = connect(port, "127.0.0.1");
+    s.once("connect", () => {
+      s.destroy();
+      res(true);
+    });
+    s.once("error", () => res(false));
+  });
 }
