@@ -172,6 +172,30 @@ describe("distributed mode (3 replicas on one Redis)", () => {
     expect(info.passable_tiles).toBe(up.passable_tiles - 1);
   });
 
+  test("a replica that missed news (its subscription dropped) catches up on reconnect and replans", async () => {
+    await call(a.client, "PutMap", { id: "missed", movingai: field() });
+    const st = openStream(a, plan("missed"));
+    expect((await st.next())!.u.kind).toBe("UPDATE_KIND_INITIAL");
+    expect((await st.next())!.u.kind).toBe("UPDATE_KIND_REFINED");
+    const r = new Redis({ port: redisPort, host: "127.0.0.1" });
+    let patched: { version: string };
+    try {
+      // Drop every replica's subscription, then patch at once: the news goes out before they resubscribe.
+      await r.client("KILL", "TYPE", "pubsub");
+      patched = await call(c.client, "PatchMap", {
+        map: { id: "missed" },
+        edits: [{ x: 20, y: 1, width: 1, height: 16, tile: "@" }],
+      });
+    } finally {
+      r.disconnect();
+    }
+    const next = await st.next(5000);
+    expect(next?.u.kind).toBe("UPDATE_KIND_REPLANNED");
+    expect(next!.u.plan.map_version).toBe(patched.version);
+    expect(a.output()).toContain("caught up with the map store");
+    st.stream.end();
+  });
+
   test("a delete on one replica reaches the others (their streams end)", async () => {
     await call(b.client, "PutMap", { id: "doomed", movingai: field() });
     const st = openStream(a, plan("doomed"));
