@@ -203,6 +203,11 @@ export interface DirectionalRequest {
   neighborhood: DirectionalNeighborhood;
   /** Search window (default: around start and goal). */
   window?: TileRect;
+  /**
+   * Look only for paths cheaper than this cost (pathCost units; AUTO's portfolio passes its best answer's):
+   * "no_legal_path" then means none cheaper in the first window, which is not grown.
+   */
+  maxCost?: number;
   /** Only road tiles are open. */
   roadsOnly: boolean;
   /** Reverse allowed. */
@@ -303,6 +308,9 @@ export function directionalSearch(
     spent += run.expansions;
     run.expansions = spent;
     if (run.status !== "no_legal_path" || run.message.startsWith("internal")) return run;
+    if (req.maxCost !== undefined) {
+      return { ...run, message: "no cheaper directional path in the search window" };
+    }
     const whole = window.x0 === 0 && window.y0 === 0 && window.x1 === layer.width &&
       window.y1 === layer.height;
     if (whole) return run;
@@ -390,7 +398,9 @@ function searchOnce(
   });
   space.useWorkspace(ctx.workspace);
   const start = space.snappedStart >= 0 ? space.snappedStart : space.startState;
-  const r = astar(space, ctx.workspace, [start], budget.limits(req.maxExpansions), ctx.result);
+  const limits = budget.limits(req.maxExpansions);
+  if (req.maxCost !== undefined) limits.maxCost = req.maxCost * COST_SCALE;
+  const r = astar(space, ctx.workspace, [start], limits, ctx.result);
   if (r.status === "cancelled") return empty("cancelled", "cancelled", r.expansions);
   let end = -1;
   let status: DirectionalRun["status"] = "found";
@@ -476,11 +486,15 @@ export function directionalOutcome(
   };
 }
 
-/** PLANNER_DIRECTIONAL. */
+/**
+ * PLANNER_DIRECTIONAL. With `maxCost` (AUTO's portfolio) it looks only for a path cheaper than that, in the
+ * first window (see {@link DirectionalRequest.maxCost}).
+ */
 export function planDirectional(
   ctx: PlanContext,
   task: PlanTask,
   budget: PlanBudget = planBudget(task),
+  maxCost?: number,
 ): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
   const mode = directionalMode(layer, task);
@@ -491,6 +505,7 @@ export function planDirectional(
     roadsOnly: mode.roadsOnly,
     reverse: task.unit.canReverse || task.options.allowBackingUp,
     maxExpansions: budget.maxExpansions,
+    ...(maxCost === undefined ? {} : { maxCost }),
   }, budget);
   return directionalOutcome(task, run, run.expansions);
 }

@@ -16,6 +16,7 @@ import { planCurved } from "./curved.ts";
 import { planHierarchical } from "./hierarchical.ts";
 import { planDirectional } from "./directional.ts";
 import { planHybrid } from "./hybrid.ts";
+import { planAuto } from "./auto.ts";
 import { honourUnitSettings } from "./unitSettings.ts";
 
 /** Runs one task; the cancel flag is polled by every search. */
@@ -38,13 +39,14 @@ export function runPlanTask(ctx: PlanContext, task: PlanTask, cancel: Int32Array
       out = planDirectional(ctx, task, budget);
       break;
     case "hybrid":
-      out = planHybrid(ctx, task, budget);
+      out = task.portfolio ? planAuto(ctx, task, budget) : planHybrid(ctx, task, budget);
       break;
     default:
       throw new Error(`planner ${task.planner} is not implemented in the worker`);
   }
   // Fixed-angle art, and settings the planner priced but did not minimise (src/planning/unitSettings.ts).
-  honourUnitSettings(ctx, task, out);
+  // AUTO's portfolio answers with whichever planner's path was cheapest: settings are judged for that planner.
+  honourUnitSettings(ctx, out.planner === task.planner ? task : { ...task, planner: out.planner }, out);
   // Line planners asked for by name for a unit that cannot turn in place: say what the corners are.
   if (
     task.unit.turningRadius > 0 && out.segments.length > 0 &&

@@ -63,6 +63,13 @@ export interface PlanTask {
    * does not depend on which ran it.
    */
   fastLaneOnly?: boolean;
+  /**
+   * PLANNER_AUTO's portfolio (src/planning/auto.ts), with `planner` "hybrid": when the hybrid's answer is not
+   * provably good enough, Directional-24 (then 48) also runs and the cheapest answer by pathCost is returned
+   * (`PlanOutcome.planner` says whose). The service sets it when AUTO resolves to the hybrid for a turning unit;
+   * PLANNER_HYBRID asked for by name runs alone.
+   */
+  portfolio?: boolean;
   /** Test hook: crash the worker. */
   debugCrash?: boolean;
 }

@@ -60,6 +60,11 @@ export interface SearchLimits {
   cancel: Int32Array | null;
   /** Keep the expanded state with the smallest heuristic (for partial paths). */
   trackNearest: boolean;
+  /**
+   * Look only for paths cheaper than this (fixed point): the search ends "exhausted" once the smallest f
+   * reaches it (with an admissible heuristic, no cheaper path is left). Default Infinity.
+   */
+  maxCost?: number;
 }
 
 /** Limits that never stop a search. */
@@ -200,6 +205,7 @@ export function astar(
   const deadline = limits.deadline;
   const cancel = limits.cancel;
   const trackNearest = limits.trackNearest;
+  const maxCost = limits.maxCost ?? Infinity;
   let expansions = 0;
   let status: SearchStatus = "exhausted";
   let goal = -1;
@@ -230,6 +236,7 @@ export function astar(
     } else {
       s = heap.pop();
     }
+    if (f[s] >= maxCost) break;
     closed[s] = gen;
     if (space.isGoal(s)) {
       status = "found";

@@ -202,6 +202,8 @@ export class PlanService {
           keepToRoads: opts.keepToRoads,
         },
         debugCrash,
+        // AUTO's portfolio for turning units (src/planning/auto.ts): PLANNER_HYBRID by name runs alone.
+        portfolio: req.planner === "auto" && planner === "hybrid",
       };
       if (this.#fastLaneFits(task, width)) {
         const inline = this.#runInline(task, entry, regions);

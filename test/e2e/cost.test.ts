@@ -226,6 +226,36 @@ describe("PlanResponse.cost", () => {
   }, 120_000);
 });
 
+describe("PLANNER_AUTO's portfolio", () => {
+  test(
+    "the tank drives forward where the hybrid backs up for more; stats.planner and the message say whose answer",
+    async () => {
+      const req = (planner: string) => ({
+        map: { id: "yard" },
+        unit: { name: "tank" },
+        start: { x: 20.5, y: 19.5, heading: -Math.PI / 2 },
+        goal: { x: 24.5, y: 32.5, heading: Math.PI / 2, tolerance: 0.5, heading_tolerance: 0.2 },
+        planner,
+      });
+      // The control: PLANNER_HYBRID by name runs alone and backs up here.
+      const hybrid: Response = await call(srv.client, "Plan", req("PLANNER_HYBRID"));
+      expect(hybrid.status).toBe("PLAN_STATUS_FOUND");
+      expect(hybrid.cost_breakdown.reverse_length).toBeGreaterThan(0);
+      const auto: Response = await call(srv.client, "Plan", req("PLANNER_AUTO"));
+      expect(auto.status).toBe("PLAN_STATUS_FOUND");
+      expect(auto.stats.planner).toBe("PLANNER_DIRECTIONAL");
+      expect(auto.message).toMatch(
+        /^AUTO: Directional-(24|48)'s answer, the cheapest of PLANNER_HYBRID [\d.]+ \(it reverses/,
+      );
+      expect(auto.segments.every((s: Response) => s.direction === 1)).toBe(true);
+      expect(auto.cost).toBeLessThan(hybrid.cost);
+      // Priced by the one model, as every answer (the yard has no costed terrain).
+      expectCostMatches(auto, PENALTIES.tank, () => 1);
+    },
+    120_000,
+  );
+});
+
 describe("CurveResponse.cost", () => {
   test("no map and no penalties: the cost is the length; the breakdown counts reverse, cusps and turning", async () => {
     const res: Response = await call(srv.client, "Curve", {

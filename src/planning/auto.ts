@@ -1,0 +1,134 @@
+/**
+ * PLANNER_AUTO for turning units: a small portfolio in one worker hop. The hybrid runs first (fast, usually
+ * good); when its answer is not provably good enough — it reverses, has cusps, or costs more than
+ * {@link GOOD_ENOUGH} times a cheap lower bound — Directional-24 also runs under the remaining budget (then
+ * Directional-48 when budget remains and the best answer is still not good enough), and the cheapest legal
+ * answer by the one cost model (motion/pathCost.ts) is returned. `PlanOutcome.planner` names the planner whose
+ * answer it is, and the message says what AUTO compared.
+ *
+ * The lower bound: no path costs less than its length times the layer's cheapest tile cost, and no path is
+ * shorter than the shortest curve the unit can drive to the goal ignoring obstacles (Dubins forward, Reeds-Shepp
+ * for a unit that may reverse; arc-then-line or the straight distance without a goal heading), less the goal's
+ * position tolerance. It is tight in the open over cheap ground, where the hybrid's direct curve answers
+ * outright, so those queries never pay for a second search.
+ *
+ * @module
+ */
+import { dubinsLength } from "../geometry/dubins.ts";
+import { reedsSheppLength } from "../geometry/reedsShepp.ts";
+import { pathCost } from "../motion/pathCost.ts";
+import { PlanBudget } from "./budget.ts";
+import type { PlanContext } from "./context.ts";
+import { directCurve } from "./curved.ts";
+import { planDirectional } from "./directional.ts";
+import { planHybrid } from "./hybrid.ts";
+import type { PlanOutcome, PlanTask } from "./task.ts";
+
+/** An answer within this factor of the lower bound, forward and without cusps, is taken without comparing. */
+export const GOOD_ENOUGH = 1.03;
+/**
+ * Against a forward answer, a directional search looks only for answers at least this much cheaper (a fraction
+ * of the best so far): the bound prunes its search, and answers within it are not worth a different path.
+ * Against one that backs up, any cheaper answer counts.
+ */
+export const MIN_GAIN = 0.02;
+/** Directional neighbourhoods tried after the hybrid, in order (48 only while the best still reverses). */
+export const PORTFOLIO_NEIGHBORHOODS: readonly number[] = [24, 48];
+
+/** True when the task runs AUTO's portfolio (the service sets PlanTask.portfolio for turning units). */
+export function portfolioApplies(task: PlanTask): boolean {
+  const u = task.unit;
+  return task.portfolio === true && u.turningRadius > 0 && u.headings === 0 && !task.options.keepToRoads;
+}
+
+/**
+ * A cheap lower bound on the cost of any path of the task (see the module doc): the shortest curve to the goal
+ * ignoring obstacles, less the position tolerance, times the layer's cheapest tile cost.
+ */
+export function costLowerBound(task: PlanTask, minCost: number): number {
+  const { start, goal, unit } = task;
+  const r = unit.turningRadius;
+  const reverse = unit.canReverse || task.options.allowBackingUp;
+  let len = Math.hypot(goal.x - start.x, goal.y - start.y);
+  if (goal.heading !== undefined) {
+    const g = { x: goal.x, y: goal.y, heading: goal.heading };
+    len = Math.max(len, reverse ? reedsSheppLength(start, g, r) : dubinsLength(start, g, r));
+  } else if (!reverse) {
+    const curve = directCurve(start, goal, r);
+    if (curve) len = Math.max(len, curve.reduce((a, s) => a + s.length, 0));
+  }
+  return Math.max(0, len - goal.tolerance) * minCost;
+}
+
+/** Why an answer is not provably good enough (for the message), or null when it is. */
+function notGoodEnough(out: PlanOutcome, ctx: PlanContext, task: PlanTask, bound: number): string | null {
+  const c = pathCost(out.segments, task.unit, ctx.layer(task.layerKey));
+  if (c.reverseLength > 0) return `it reverses ${c.reverseLength.toFixed(1)} tiles`;
+  if (c.cusps > 0) return `it has ${c.cusps} cusps`;
+  if (c.total > bound * GOOD_ENOUGH) return `its cost is ${(c.total / bound).toFixed(2)}x a lower bound`;
+  return null;
+}
+
+/** True when the answer neither reverses nor has cusps. */
+function drivesForward(out: PlanOutcome, ctx: PlanContext, task: PlanTask): boolean {
+  const c = pathCost(out.segments, task.unit, ctx.layer(task.layerKey));
+  return c.reverseLength === 0 && c.cusps === 0;
+}
+
+const found = (o: PlanOutcome) => (o.status === "found" || o.status === "nearest") && o.segments.length > 0;
+
+/** The label of an answer in AUTO's message. */
+function label(o: PlanOutcome, neighborhood: number): string {
+  return o.planner === "directional" ? `Directional-${neighborhood}` : "PLANNER_HYBRID";
+}
+
+/** AUTO's portfolio (see the module doc); falls back to the hybrid alone when it does not apply. */
+export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOutcome {
+  const hybridTask: PlanTask = { ...task, planner: "hybrid" };
+  const hybrid = planHybrid(ctx, hybridTask, budget);
+  if (!portfolioApplies(task)) return hybrid;
+  // The hybrid's grid route keeps the bounding disc on tile centers: where that finds no route, the
+  // directional search (the exact footprint anywhere) still may.
+  if (!found(hybrid) && hybrid.status !== "unreachable") return hybrid;
+  const layer = ctx.layer(task.layerKey);
+  const bound = costLowerBound(task, layer.minCost);
+  const why = found(hybrid) ? notGoodEnough(hybrid, ctx, task, bound) : "it found no grid route";
+  if (why === null) return hybrid;
+  // The inline lane does not run searches: a hybrid answer that needs comparing goes to the pool, where the
+  // hybrid's same steps come first, so the answer does not depend on which lane ran it.
+  if (task.fastLaneOnly) {
+    return { ...hybrid, status: "budget", segments: [], message: `AUTO compares planners (${why})` };
+  }
+  let best = hybrid, bestN = 0;
+  let bestCost = found(hybrid) ? pathCost(hybrid.segments, task.unit, layer).total : Infinity;
+  let expansions = hybrid.expansions;
+  const tried: string[] = [`PLANNER_HYBRID ${found(hybrid) ? bestCost.toFixed(2) : hybrid.status} (${why})`];
+  for (const n of PORTFOLIO_NEIGHBORHOODS) {
+    const millis = budget.millisLeft();
+    const left = budget.expansionsLeft(expansions);
+    if (budget.cancelled() || millis <= 0 || left <= 0) break;
+    // Directional-48 (slower, and its tables are a one-off build) only while the best answer still backs up.
+    if (n !== PORTFOLIO_NEIGHBORHOODS[0] && found(best) && drivesForward(best, ctx, task)) break;
+    const sub = new PlanBudget(left, Number.isFinite(millis) ? millis : 0, budget.cancel);
+    // Any cheaper answer replaces one that backs up (no reverse where a forward path costs less).
+    const gain = found(best) && drivesForward(best, ctx, task) ? MIN_GAIN : 0;
+    const cap = Number.isFinite(bestCost) ? bestCost * (1 - gain) : undefined;
+    const d = planDirectional(ctx, { ...task, planner: "directional", neighborhood: n }, sub, cap);
+    expansions += d.expansions;
+    if (d.status === "cancelled") return { ...d, expansions };
+    if (!found(d)) {
+      tried.push(
+        `Directional-${n} ${cap !== undefined && d.status === "no_legal_path" ? "none cheaper" : d.status}`,
+      );
+      continue;
+    }
+    const c = pathCost(d.segments, task.unit, layer).total;
+    tried.push(`Directional-${n} ${c.toFixed(2)}`);
+    if (c < bestCost - 1e-9) {
+      best = d, bestN = n, bestCost = c;
+    }
+  }
+  if (!found(best)) return { ...hybrid, expansions };
+  const note = `AUTO: ${label(best, bestN)}'s answer, the cheapest of ${tried.join(", ")}`;
+  return { ...best, expansions, message: [note, best.message].filter((m) => m !== "").join("; ") };
+}
