@@ -81,6 +81,15 @@ export class DirectionalSpace implements SearchSpace {
   /** See {@link uniformCost0}. */
   private uniformCost1: Float64Array = new Float64Array(0);
   private costIsUniform = false;
+  /**
+   * Non-uniform windows: per transition, a lower bound of its fixed-point edge cost (every tile at the layer's
+   * cheapest cost, less one fixed-point unit for rounding), from a forward (0) or reverse (1) state. The
+   * search loop tests a successor against it first and integrates the terrain only for successors that pass
+   * every cheap test (most do not: already reached for less, or blocked).
+   */
+  private lowCost0: Float64Array = new Float64Array(0);
+  /** See {@link lowCost0}. */
+  private lowCost1: Float64Array = new Float64Array(0);
   /** Non-uniform windows: per terrain piece, its local tile offset for the raster's stride. */
   private pieceLocal = new Int32Array(0);
   private pieceLocalOf: TerrainPieces | null = null;
@@ -114,6 +123,7 @@ export class DirectionalSpace implements SearchSpace {
     if (tc !== null) [this.uniformCost0, this.uniformCost1] = uniformCosts(this.terms, tc);
     else {
       // Terrain differs: each transition is charged the tiles it crosses (its pieces), not its end tile.
+      [this.lowCost0, this.lowCost1] = uniformCosts(this.terms, setup.layer.minCost);
       const { pieces } = piecesOf(this.terms, hit, setup.reversePenalty);
       if (this.pieceLocalOf !== pieces || this.pieceLocalStride !== raster.stride) {
         const m = pieces.dx.length;
@@ -230,12 +240,14 @@ export class DirectionalSpace implements SearchSpace {
     const idBase = lt * H * D;
     const uniform = this.costIsUniform;
     const uniformCost = dir === 0 ? this.uniformCost0 : this.uniformCost1;
+    const lowCost = dir === 0 ? this.lowCost0 : this.lowCost1;
     const pieceLocal = this.pieceLocal;
     for (let t = tStart[h], end = tStart[h + 1]; t < end; t++) {
       const child = lt + tl[t];
       const id = idBase + idDelta[t];
       // (A transition into closed tiles has a meaningless but harmless c: the tests below reject it.)
-      const c = uniform ? uniformCost[t] : terrainTransitionCost(terms, t, cost, lt, pieceLocal, dir);
+      // Non-uniform terrain: the lower bound now, the terrain integral only after the cheap tests.
+      let c = uniform ? uniformCost[t] : lowCost[t] - 1;
       // Already reached at no more cost: A* would ignore it, so skip the node and cell tests (most successors
       // end here, so this test comes first).
       if (stamp[id] === gen && g[id] <= gs + c) continue;
@@ -258,6 +270,10 @@ export class DirectionalSpace implements SearchSpace {
           }
         }
         if (!free) continue;
+      }
+      if (!uniform) {
+        c = terrainTransitionCost(terms, t, cost, lt, pieceLocal, dir);
+        if (stamp[id] === gen && g[id] <= gs + c) continue;
       }
       // A state appears at most once per expansion: the A* core would treat a repeated id as already in its
       // heap while it may still be held back as the next state (heap corruption, history-dependent results).
