@@ -369,12 +369,11 @@ export function planHybrid(
             consider(forward.segments, `${note}, forward only`, search.path);
           }
         }
+        // A fit that still backs up is returned as it is: PLANNER_AUTO's portfolio (src/planning/auto.ts)
+        // weighs it against the directional searches, which a second grid route here would only delay (the
+        // 4-connected route's fit cost parking queries 3x the expansions for no better answer).
         const chosen: { segs: Segment[]; note: string; waypoints: Int32Array | null } = best!;
-        // Still backing up: the 4-connected route (its forward fit) may drive forward for less; the inline
-        // lane leaves that to the pool, so both answer alike.
-        const backs = chosen.segs.some((q) => q.direction < 0);
-        if (!backs || neighborhood === 4) return done(chosen.segs, chosen.note, chosen.waypoints);
-        if (fastLaneOnly) break;
+        return done(chosen.segs, chosen.note, chosen.waypoints);
       }
     }
     // No fit: the cheapest direct candidate, settled only where the pool would settle it the same way.

@@ -10,6 +10,7 @@ import { fitCurves } from "../../src/planning/curved.ts";
 import { finalSmoothing, newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
+import { gridSearch } from "../../src/planning/gridRoute.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { checkPath, contextOf, layerOfMap, taskOf } from "../helpers/pathCheck.ts";
 
@@ -142,3 +143,22 @@ function reedsSheppBack(): Segment[] {
   )
     .segments;
 }
+
+describe("hybrid: a fit that backs up is its answer (AUTO's portfolio weighs it)", () => {
+  test("no second grid route: the yard pair's 8-connected fit backs up and is returned as it is", () => {
+    const layer = layerOfMap(Deno.readTextFileSync(new URL("../../demo/maps/yard.map", import.meta.url)));
+    const ctx = contextOf(layer);
+    const start = { x: 20.5, y: 19.5, heading: -Math.PI / 2 },
+      goal = { x: 24.5, y: 32.5, heading: Math.PI / 2 };
+    const task = taskOf(layer, tank, start, goal, { planner: "hybrid" });
+    const trace = newHybridTrace();
+    const out = planHybrid(ctx, task, undefined, { trace });
+    expect(out.status).toBe("found");
+    expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
+    expect(out.segments.some((s) => s.direction < 0)).toBe(true);
+    expect(trace.fitted).toBe(8);
+    // Only the 8-connected route was searched (a 4-connected one tripled the parking bench's expansions).
+    const grid8 = gridSearch(ctx, layer, task, 8, new PlanBudget(0, 10000, null));
+    expect(out.expansions).toBe(grid8.expansions);
+  });
+});
