@@ -20,8 +20,8 @@ import { pathCost } from "../motion/pathCost.ts";
 import { PlanBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
 import { directCurve } from "./curved.ts";
-import { planDirectional } from "./directional.ts";
-import { planHybrid } from "./hybrid.ts";
+import { directionalMode, planDirectional } from "./directional.ts";
+import { newHybridTrace, planHybrid } from "./hybrid.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
 /** An answer within this factor of the lower bound, forward and without cusps, is taken without comparing. */
@@ -85,7 +85,12 @@ function label(o: PlanOutcome, neighborhood: number): string {
 /** AUTO's portfolio (see the module doc); falls back to the hybrid alone when it does not apply. */
 export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOutcome {
   const hybridTask: PlanTask = { ...task, planner: "hybrid" };
-  const hybrid = planHybrid(ctx, hybridTask, budget);
+  const trace = newHybridTrace();
+  const hybrid = planHybrid(ctx, hybridTask, budget, { trace });
+  // The hybrid's last resort is a full directional search in the task's neighbourhood: not run twice.
+  const searched = trace.steps.includes("fallback")
+    ? directionalMode(ctx.layer(task.layerKey), task).neighborhood
+    : 0;
   if (!portfolioApplies(task)) return hybrid;
   // The hybrid's grid route keeps the bounding disc on tile centers: where that finds no route, the
   // directional search (the exact footprint anywhere) still may.
@@ -109,6 +114,10 @@ export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): 
     if (budget.cancelled() || millis <= 0 || left <= 0) break;
     // Directional-48 (slower, and its tables are a one-off build) only while the best answer still backs up.
     if (n !== PORTFOLIO_NEIGHBORHOODS[0] && found(best) && drivesForward(best, ctx, task)) break;
+    if (n === searched) {
+      tried.push(`Directional-${n} (the hybrid's own last resort)`);
+      continue;
+    }
     const sub = new PlanBudget(left, Number.isFinite(millis) ? millis : 0, budget.cancel);
     // Any cheaper answer replaces one that backs up (no reverse where a forward path costs less).
     const gain = found(best) && drivesForward(best, ctx, task) ? MIN_GAIN : 0;

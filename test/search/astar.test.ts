@@ -454,3 +454,29 @@ describe("spaces that list a state twice in one expansion", () => {
     expect(checked).toBeGreaterThan(30);
   });
 });
+
+describe("limits.maxCost", () => {
+  test("only paths cheaper than the bound: below the optimum the search ends exhausted, above it finds it", () => {
+    const rand = rng(7);
+    const layer = randomLayer(rand, 40, 40, 0.2, [1, 2, 5]);
+    const ws = new SearchWorkspace();
+    let checked = 0;
+    for (let q = 0; q < 40; q++) {
+      const from = pickOpen(rand, layer), to = pickOpen(rand, layer);
+      const space = new GridSpace().configure(layer, 0, 8, to);
+      const free = astar(space, ws, [from], unlimited());
+      if (free.status !== "found" || free.cost === 0) continue;
+      const optimum = free.cost;
+      const above = astar(space, ws, [from], { ...unlimited(), maxCost: optimum + 1 });
+      expect(above.status).toBe("found");
+      expect(above.cost).toBe(optimum);
+      const at = astar(space, ws, [from], { ...unlimited(), maxCost: optimum });
+      expect(at.status).toBe("exhausted");
+      expect(at.goal).toBe(-1);
+      // Pruned: it expands no more than the free search.
+      expect(at.expansions).toBeLessThanOrEqual(free.expansions);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+});
