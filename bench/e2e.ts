@@ -66,7 +66,7 @@ async function turningLatency(client: any): Promise<string> {
         (e: unknown) => (e ? rej(e) : res(performance.now() - t0)),
       );
     });
-  const ms: Record<string, number[]> = { PLANNER_SMOOTH: [], PLANNER_HYBRID: [] };
+  const ms: Record<string, number[]> = { PLANNER_SMOOTH: [], PLANNER_HYBRID: [], PLANNER_AUTO: [] };
   for (let round = 0; round < 6; round++) {
     for (const q of pairs) {
       for (const planner of Object.keys(ms)) {
@@ -77,12 +77,13 @@ async function turningLatency(client: any): Promise<string> {
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
-  const s = ms.PLANNER_SMOOTH, h = ms.PLANNER_HYBRID;
+  const s = ms.PLANNER_SMOOTH, h = ms.PLANNER_HYBRID, a = ms.PLANNER_AUTO;
   return [
     "| Plan over gRPC, tank on yard, 1 in flight | median ms | p95 ms |",
     "|---|---:|---:|",
     `| PLANNER_SMOOTH | ${median(s).toFixed(3)} | ${p95(s).toFixed(3)} |`,
     `| PLANNER_HYBRID | ${median(h).toFixed(3)} | ${p95(h).toFixed(3)} |`,
+    `| PLANNER_AUTO (hybrid + portfolio) | ${median(a).toFixed(3)} | ${p95(a).toFixed(3)} |`,
     "",
     `Hybrid / smooth median latency: ${
       (median(h) / median(s)).toFixed(2)
@@ -103,8 +104,9 @@ async function scenarioLatency(client: any): Promise<string> {
       client[method](req, (e: unknown, r: unknown) => (e ? rej(e) : res(r)))
     );
   const rows = [
-    "| scenario set over gRPC, 1 in flight | smooth median ms | hybrid median ms | hybrid / smooth |",
-    "|---|---:|---:|---:|",
+    "| scenario set over gRPC, 1 in flight | smooth median ms | hybrid median ms | hybrid / smooth | " +
+    "auto median ms |",
+    "|---|---:|---:|---:|---:|",
   ];
   let refused = 0;
   for (const [i, sc] of scenarioSpecs().entries()) {
@@ -127,7 +129,7 @@ async function scenarioLatency(client: any): Promise<string> {
       if (await plan(q, "PLANNER_SMOOTH").then(() => true, () => false)) valid.push(q);
     }
     refused += sc.queries.length - valid.length;
-    const ms: Record<string, number[]> = { PLANNER_SMOOTH: [], PLANNER_HYBRID: [] };
+    const ms: Record<string, number[]> = { PLANNER_SMOOTH: [], PLANNER_HYBRID: [], PLANNER_AUTO: [] };
     for (let round = 0; round < 6; round++) {
       for (const q of valid) {
         for (const planner of Object.keys(ms)) {
@@ -138,8 +140,12 @@ async function scenarioLatency(client: any): Promise<string> {
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-    const s = median(ms.PLANNER_SMOOTH), h = median(ms.PLANNER_HYBRID);
-    rows.push(`| ${sc.name} (${sc.unit}) | ${s.toFixed(3)} | ${h.toFixed(3)} | ${(h / s).toFixed(2)} |`);
+    const s = median(ms.PLANNER_SMOOTH), h = median(ms.PLANNER_HYBRID), a = median(ms.PLANNER_AUTO);
+    rows.push(
+      `| ${sc.name} (${sc.unit}) | ${s.toFixed(3)} | ${h.toFixed(3)} | ${(h / s).toFixed(2)} | ${
+        a.toFixed(3)
+      } |`,
+    );
   }
   return rows.join("\n") +
     `\n\n(5 timed rounds over each set's queries, planners alternating query by query; ${refused} queries ` +

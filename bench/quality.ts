@@ -1,7 +1,7 @@
 /**
  * Path quality against the unit's cost model (issue 11), in-process: on costed variants of shared maps (swamp
  * blobs of terrain cost 5-20 placed with a fixed seed), for tank, jeep and truck on random legal start/goal
- * pairs, every planner that returns curves is run (AUTO = HYBRID for turning units, DIRECTIONAL 24 and 48,
+ * pairs, every planner that returns curves is run (AUTO = HYBRID's portfolio for turning units, HYBRID alone, DIRECTIONAL 24 and 48,
  * CURVED with backing up) and each legal answer is priced with pathCost (src/motion/pathCost.ts). Per map and
  * unit: median and p95 of cost(AUTO) / min cost over all planners, the fraction of pairs where AUTO reverses
  * while some planner's forward-only path is cheaper, AUTO's found rate and median time.
@@ -89,11 +89,13 @@ interface Variant {
   planner: PlannerName;
   neighborhood?: number;
   backingUp?: boolean;
+  portfolio?: boolean;
 }
 
-/** AUTO is the hybrid for turning units (service/planService.ts), so the hybrid's run is AUTO's. */
+/** AUTO is the hybrid with the portfolio for turning units (service/planService.ts, planning/auto.ts). */
 const VARIANTS: Variant[] = [
-  { label: "auto/hybrid", planner: "hybrid" },
+  { label: "auto", planner: "hybrid", portfolio: true },
+  { label: "hybrid", planner: "hybrid" },
   { label: "directional24", planner: "directional", neighborhood: 24 },
   { label: "directional48", planner: "directional", neighborhood: 48 },
   { label: "curved+backing", planner: "curved", backingUp: true },
@@ -116,6 +118,7 @@ function taskFor(layer: PassLayer, unit: UnitSpec, q: Pair, v: Variant): PlanTas
   );
   if (v.neighborhood) t.neighborhood = v.neighborhood;
   if (v.backingUp) t.options.allowBackingUp = true;
+  if (v.portfolio) t.portfolio = true;
   // As the service's gate (src/service/planService.ts): when the bounding disc on tile centers does not
   // join start and goal, curve planners' grid routes are guided at the over-approximating class.
   const centers = regionsOf(layer, clearanceClass(unit.boundingRadius));
@@ -185,8 +188,9 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
     `${VARIANTS.map((v) => v.label).join(", ")}; "rev>fwd" = AUTO reverses while a forward-only answer is ` +
     "cheaper; ms = AUTO's median time)",
     "",
-    "| map | unit | AUTO found | median ratio | p95 ratio | rev>fwd | AUTO ms | found per planner |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| map | unit | AUTO found | median ratio | p95 ratio | rev>fwd | AUTO ms | HYBRID median / p95 / ms | " +
+    "found per planner |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   // Which of AUTO's steps gave the answers that reverse where a forward one is cheaper (its message).
   const revSources = new Map<string, number>();
@@ -198,6 +202,8 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
       const qs = pairs(layer, unit, pairsPerCell, 1000 + unitName.length * 7 + m.name.length);
       const ratios: number[] = [];
       const ms: number[] = [];
+      const hybridRatios: number[] = [];
+      const hybridMs: number[] = [];
       const found = VARIANTS.map(() => 0);
       let revWorse = 0;
       for (const q of qs) {
@@ -207,6 +213,7 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
         for (let i = 0; i < VARIANTS.length; i++) {
           const t0 = performance.now();
           const o = runPlanTask(ctx, taskFor(layer, unit, q, VARIANTS[i]), null);
+          if (i === 1) hybridMs.push(performance.now() - t0);
           if (i === 0) {
             ms.push(performance.now() - t0);
             autoMessage = o.message;
@@ -225,6 +232,7 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
         if (auto === null) continue;
         const best = Math.min(...costs.filter((c): c is number => c !== null));
         ratios.push(auto / best);
+        if (costs[1] !== null) hybridRatios.push(costs[1] / best);
         if (!forwardOnly[0] && costs.some((c, i) => c !== null && forwardOnly[i] && c < auto - 1e-9)) {
           revWorse++;
           const why = autoMessage.split(";")[0];
@@ -235,6 +243,8 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
         `| ${m.name} | ${unitName} | ${found[0]}/${qs.length} | ${quantile(ratios, 0.5).toFixed(3)} | ${
           quantile(ratios, 0.95).toFixed(3)
         } | ${revWorse}/${ratios.length} | ${quantile(ms, 0.5).toFixed(2)} | ${
+          quantile(hybridRatios, 0.5).toFixed(3)
+        } / ${quantile(hybridRatios, 0.95).toFixed(3)} / ${quantile(hybridMs, 0.5).toFixed(2)} | ${
           VARIANTS.map((v, i) => `${v.label} ${found[i]}`).join(", ")
         } |`,
       );

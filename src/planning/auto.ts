@@ -25,13 +25,13 @@ import { newHybridTrace, planHybrid } from "./hybrid.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
 /** An answer within this factor of the lower bound, forward and without cusps, is taken without comparing. */
-export const GOOD_ENOUGH = 1.03;
+export const GOOD_ENOUGH = 1.05;
 /**
  * Against a forward answer, a directional search looks only for answers at least this much cheaper (a fraction
  * of the best so far): the bound prunes its search, and answers within it are not worth a different path.
  * Against one that backs up, any cheaper answer counts.
  */
-export const MIN_GAIN = 0.02;
+export const MIN_GAIN = 0.05;
 /** Directional neighbourhoods tried after the hybrid, in order (48 only while the best still reverses). */
 export const PORTFOLIO_NEIGHBORHOODS: readonly number[] = [24, 48];
 
