@@ -35,10 +35,15 @@ export const MIN_GAIN = 0.05;
 /** Directional neighbourhoods tried after the hybrid, in order (48 only while the best still reverses). */
 export const PORTFOLIO_NEIGHBORHOODS: readonly number[] = [24, 48];
 
-/** True when the task runs AUTO's portfolio (the service sets PlanTask.portfolio for turning units). */
+/**
+ * True when the task runs AUTO's portfolio (the service sets PlanTask.portfolio for turning units). Not for
+ * fixed-angle art (paths are rewritten after), roads (the hybrid's roads mode), nor a turn penalty (AUTO asks
+ * DIRECTIONAL first for it and falls back to the hybrid only when that found nothing).
+ */
 export function portfolioApplies(task: PlanTask): boolean {
   const u = task.unit;
-  return task.portfolio === true && u.turningRadius > 0 && u.headings === 0 && !task.options.keepToRoads;
+  return task.portfolio === true && u.turningRadius > 0 && u.headings === 0 && u.turnPenalty === 0 &&
+    !task.options.keepToRoads;
 }
 
 /**

@@ -75,6 +75,24 @@ describe("AUTO's portfolio", () => {
     expect(auto.cost!.total).toBeLessThan(hybrid.cost!.total);
   });
 
+  test("not for settings served another way: a turn penalty, fixed-angle art", () => {
+    const start = { x: 20.5, y: 19.5, heading: -Math.PI / 2 },
+      goal = { x: 24.5, y: 32.5, heading: Math.PI / 2 };
+    const cases: [UnitSpec, Partial<PlanTask>][] = [
+      [{ ...BUILTIN_PROFILES.tank, turnPenalty: 1 }, {}],
+      [{ ...BUILTIN_PROFILES.tank, headings: 16 }, {}],
+    ];
+    for (const [unit, extra] of cases) {
+      const alone = runOn(unit, start, goal, { ...extra, portfolio: false });
+      const auto = runOn(unit, start, goal, extra);
+      expect(auto.out.planner).toBe("hybrid");
+      expect(auto.out.message).toBe(alone.out.message);
+      expect(auto.out.expansions).toBe(alone.out.expansions);
+    }
+    // The control: the plain tank's portfolio does compare here.
+    expect(runOn({ ...BUILTIN_PROFILES.tank }, start, goal).out.message).toMatch(/^AUTO:/);
+  });
+
   test("the inline lane hands a hybrid answer that needs comparing to the pool", () => {
     const truck = { ...BUILTIN_PROFILES.truck };
     const start = { x: 25.5, y: 3.5, heading: 0 }, goal = { x: 50.5, y: 55.5, heading: Math.PI / 2 };
