@@ -181,7 +181,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
     let patched: { version: string };
     try {
       // Drop every replica's subscription, then patch at once: the news goes out before they resubscribe.
-      await r.client("KILL", "TYPE", "pubsub");
+      await r.call("CLIENT", "KILL", "TYPE", "pubsub");
       patched = await call(c.client, "PatchMap", {
         map: { id: "missed" },
         edits: [{ x: 20, y: 1, width: 1, height: 16, tile: "@" }],
