@@ -4,15 +4,19 @@
  * progress and applies the spliced update a map patch causes, and prints "OK <lang>: ..." with how far the
  * followed paths end from the goal and the gap at the splice. Missing Debian packages are installed (apt-get;
  * `apt-get update` only if that fails), or the set-up fails saying what to install. Builds go to
- * $TMPDIR/arcpath-examples/<lang>, kept between runs so a rerun only rebuilds what changed (the C++ build,
+ * $TMPDIR/arcpath-examples/<checkout hash>/<lang>, kept between runs of one checkout so a rerun only rebuilds what changed (the C++ build,
  * Release, takes about a minute the first time).
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
+
+/** Build caches are per checkout (CMake refuses a cache made from another source directory). */
+const CHECKOUT = createHash("sha256").update(ROOT).digest("hex").slice(0, 12);
 
 /** What each example needs: a check that it is there and the Debian packages that provide it. */
 const NEEDS: Record<string, { check: () => boolean; packages: string[] }> = {
@@ -69,13 +73,21 @@ function ensurePackages(): void {
   if (missing.length === 0) return;
   const packages = [...new Set(missing)];
   const install = () =>
-    spawnSync("apt-get", ["install", "-y", "--no-install-recommends", ...packages], {
+    // DPkg::Lock::Timeout: another test file may be installing its own packages at the same time.
+    spawnSync("apt-get", [
+      "-o",
+      "DPkg::Lock::Timeout=600",
+      "install",
+      "-y",
+      "--no-install-recommends",
+      ...packages,
+    ], {
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
       encoding: "utf8",
     });
   let r = install();
   if (r.status !== 0) {
-    spawnSync("apt-get", ["update"], { stdio: "ignore" });
+    spawnSync("apt-get", ["-o", "DPkg::Lock::Timeout=600", "update"], { stdio: "ignore" });
     r = install();
   }
   const still = Object.entries(NEEDS).filter(([, n]) => !n.check()).map(([lang]) => lang);
@@ -100,7 +112,7 @@ afterAll(async () => {
 /** Builds and runs one example; returns its output. */
 function runExample(lang: string): { status: number | null; out: string } {
   const r = spawnSync(join(ROOT, "examples", lang, "run.sh"), [`127.0.0.1:${srv.port}`], {
-    env: { ...process.env, BUILD_DIR: join(tmpdir(), "arcpath-examples", lang) },
+    env: { ...process.env, BUILD_DIR: join(tmpdir(), "arcpath-examples", CHECKOUT, lang) },
     encoding: "utf8",
     timeout: 540_000,
   });

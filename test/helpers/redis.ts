@@ -43,7 +43,14 @@ export function ensureBinary(bin: string, pkg: string): string | null {
   if (process.getuid?.() === 0) {
     for (const steps of [[["install", "-y", pkg]], [["update"], ["install", "-y", pkg]]]) {
       try {
-        for (const s of steps) execFileSync("apt-get", s, { stdio: "ignore", timeout: 300_000 });
+        // Wait for the dpkg lock: another test file may be installing its own packages at the same time.
+        for (const s of steps) {
+          execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=600", ...s], {
+            stdio: "ignore",
+            timeout: 600_000,
+            env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+          });
+        }
         break;
       } catch {
         // try with a fresh package list, then give up (the caller says what to install)
