@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as grpc from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
-import { decodeUnit, type WireUnitProfile } from "../../src/server/decode.ts";
+import { decodeUnit, type WireUnitProfile } from "../../src/server/decodeUnit.ts";
 import type { PlanOutcome } from "../../src/planning/task.ts";
 import { call, PLANNERS, startServer, type TestServer } from "../helpers/server.ts";
 import { checkPath, layerOfMap } from "../helpers/pathCheck.ts";

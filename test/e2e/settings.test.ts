@@ -9,7 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { call, callError, startServer, type TestServer } from "../helpers/server.ts";
 import { checkPath, layerOfMap } from "../helpers/pathCheck.ts";
-import { decodeUnit, type WireUnitProfile } from "../../src/server/decode.ts";
+import { decodeUnit, type WireUnitProfile } from "../../src/server/decodeUnit.ts";
 import type { PlanOutcome } from "../../src/planning/task.ts";
 import type { PassLayer } from "../../src/maps/grid.ts";
 

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOADER_OPTIONS, loadPackageDefinition } from "../../src/server/proto.ts";
-import { decodeUnit, type WireUnitProfile } from "../../src/server/decode.ts";
+import { decodeUnit, type WireUnitProfile } from "../../src/server/decodeUnit.ts";
 
 // deno-lint-ignore no-explicit-any
 type Codec = { serialize: (m: any) => Uint8Array; deserialize: (b: Uint8Array) => any };

@@ -16,7 +16,7 @@ import {
   segmentPathData,
 } from "../../src/tools/render.ts";
 import { segmentToWire } from "../../src/server/wire.ts";
-import { decodeUnit } from "../../src/server/decode.ts";
+import { decodeUnit } from "../../src/server/decodeUnit.ts";
 import { ROOT } from "../helpers/server.ts";
 
 /** A 10 x 8 layer with a wall column at x = 6, rows 0..4. */
