@@ -10,10 +10,10 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
 import { ServiceError } from "../service/errors.ts";
 import { validTenant } from "../service/mapKeys.ts";
 import type { Principal, Role } from "../service/tenancy.ts";
+import { WatchedFile } from "./watchedFile.ts";
 
 /** Turns a call's metadata into its principal, or throws (rejects) UNAUTHENTICATED. */
 export type Authenticator = (md: grpc.Metadata) => Principal | Promise<Principal>;
@@ -49,69 +49,41 @@ function bearer(md: grpc.Metadata): string | null {
 
 /** The tokens of a file, reloaded on change. */
 export class TokenFile {
-  readonly #path: string;
-  readonly #log: (fields: Record<string, unknown>, msg: string) => void;
-  #tokens: Map<string, Principal>;
-  #stamp: string;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  readonly #file: WatchedFile<Map<string, Principal>>;
 
   /** Reads the file now (throws naming the line if it does not parse: a bad config fails at start). */
   constructor(path: string, log: (fields: Record<string, unknown>, msg: string) => void) {
-    this.#path = path;
-    this.#log = log;
-    this.#stamp = this.#currentStamp();
-    this.#tokens = parseTokens(readFileSync(path, "utf8"), path);
+    this.#file = new WatchedFile(path, {
+      parse: parseTokens,
+      log,
+      reloaded: { msg: "auth tokens reloaded", fields: (tokens) => ({ tokens: tokens.size }) },
+      failed: "auth token reload failed; keeping the previous tokens",
+    });
   }
 
   /** Number of tokens. */
   get size(): number {
-    return this.#tokens.size;
-  }
-
-  #currentStamp(): string {
-    try {
-      const s = statSync(this.#path);
-      return `${s.size}:${s.mtimeMs}`;
-    } catch {
-      return "missing";
-    }
+    return this.#file.value.size;
   }
 
   /** Re-reads the file; keeps the previous tokens if it does not parse. Returns whether it took. */
   reload(reason: string): boolean {
-    const stamp = this.#currentStamp();
-    try {
-      this.#tokens = parseTokens(readFileSync(this.#path, "utf8"), this.#path);
-      this.#stamp = stamp;
-      this.#log({ reason, tokens: this.#tokens.size }, "auth tokens reloaded");
-      return true;
-    } catch (e) {
-      // Logged once per change of the file: the next write to it is noticed again.
-      this.#stamp = stamp;
-      this.#log(
-        { reason, err: (e as Error).message },
-        "auth token reload failed; keeping the previous tokens",
-      );
-      return false;
-    }
+    return this.#file.reload(reason);
   }
 
   /** Polls the file every `ms` and reloads it when it changed. */
   watch(ms: number): void {
-    clearInterval(this.#timer);
-    this.#timer = setInterval(() => {
-      if (this.#currentStamp() !== this.#stamp) this.reload("file changed");
-    }, ms);
+    this.#file.watch(ms);
   }
 
   /** Stops watching. */
   close(): void {
-    clearInterval(this.#timer);
+    this.#file.close();
   }
 
   /** The principal of a token, if the file holds it. */
   lookup(token: string): Principal | undefined {
-    return this.#tokens.get(digest(token));
+    return this.#file.value.get(digest(token));
   }
 }
 

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { readFileSync, statSync } from "node:fs";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import { ServiceError } from "../service/errors.ts";
 import { validTenant } from "../service/mapKeys.ts";
 import type { Principal } from "../service/tenancy.ts";
+import { WatchedFile } from "./watchedFile.ts";
 
 /** What a token must say besides its signature. */
 export interface JwtChecks {
@@ -42,63 +42,40 @@ function parseJwks(text: string, path: string): ReturnType<typeof createLocalJWK
 
 /** A JWKS file, reloaded on change, and the verification of tokens against it. */
 export class JwksFile {
-  readonly #path: string;
   readonly #checks: JwtChecks;
-  readonly #log: (fields: Record<string, unknown>, msg: string) => void;
-  #keys: ReturnType<typeof createLocalJWKSet>;
-  #stamp: string;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  readonly #file: WatchedFile<ReturnType<typeof createLocalJWKSet>>;
 
   /** Reads the file now (throws if it does not parse: a bad config fails at start). */
   constructor(path: string, checks: JwtChecks, log: (fields: Record<string, unknown>, msg: string) => void) {
-    this.#path = path;
     this.#checks = checks;
-    this.#log = log;
-    this.#stamp = this.#currentStamp();
-    this.#keys = parseJwks(readFileSync(path, "utf8"), path);
-  }
-
-  #currentStamp(): string {
-    try {
-      const s = statSync(this.#path);
-      return `${s.size}:${s.mtimeMs}`;
-    } catch {
-      return "missing";
-    }
+    this.#file = new WatchedFile(path, {
+      parse: parseJwks,
+      log,
+      reloaded: { msg: "JWKS reloaded" },
+      failed: "JWKS reload failed; keeping the previous keys",
+    });
   }
 
   /** Re-reads the file; keeps the previous keys if it does not parse. Returns whether it took. */
   reload(reason: string): boolean {
-    const stamp = this.#currentStamp();
-    this.#stamp = stamp;
-    try {
-      this.#keys = parseJwks(readFileSync(this.#path, "utf8"), this.#path);
-      this.#log({ reason }, "JWKS reloaded");
-      return true;
-    } catch (e) {
-      this.#log({ reason, err: (e as Error).message }, "JWKS reload failed; keeping the previous keys");
-      return false;
-    }
+    return this.#file.reload(reason);
   }
 
   /** Polls the file every `ms` and reloads it when it changed. */
   watch(ms: number): void {
-    clearInterval(this.#timer);
-    this.#timer = setInterval(() => {
-      if (this.#currentStamp() !== this.#stamp) this.reload("file changed");
-    }, ms);
+    this.#file.watch(ms);
   }
 
   /** Stops watching. */
   close(): void {
-    clearInterval(this.#timer);
+    this.#file.close();
   }
 
   /** The principal of a JWT, or UNAUTHENTICATED saying why (never echoing the token). */
   async verify(token: string): Promise<Principal> {
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, this.#keys, {
+      ({ payload } = await jwtVerify(token, this.#file.value, {
         algorithms: ALGORITHMS,
         issuer: this.#checks.issuer,
         audience: this.#checks.audience,
