@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { call, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { walledRoomText } from "../helpers/movingai.ts";
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -164,16 +165,7 @@ test("live Curve and Plan responses follow the segment contract in Python", asyn
 test(
   "a stream's updates, applied in Python as a client would, give one joined path to the goal",
   async () => {
-    const rows: string[] = [];
-    for (let y = 0; y < 20; y++) {
-      let r = "";
-      for (let x = 0; x < 40; x++) r += x === 0 || y === 0 || x === 39 || y === 19 ? "@" : ".";
-      rows.push(r);
-    }
-    await call(srv.client, "PutMap", {
-      id: "follow-stream",
-      movingai: `type octile\nheight 20\nwidth 40\nmap\n${rows.join("\n")}\n`,
-    });
+    await call(srv.client, "PutMap", { id: "follow-stream", movingai: walledRoomText(40, 20) });
     const start = { x: 3.5, y: 10.5, heading: 0 };
     const goal = { x: 36.5, y: 10.5, tolerance: 0.5 };
     const st = srv.client.Stream();

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
 import { sampledPathCost } from "../helpers/pathCheck.ts";
+import { walledRoomText } from "../helpers/movingai.ts";
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -108,16 +109,7 @@ describe("the timing identity on every answer", () => {
   test(
     "Stream: initial, refined and spliced updates; a spliced update's cost is its replacement's",
     async () => {
-      const rows: string[] = [];
-      for (let y = 0; y < 20; y++) {
-        let r = "";
-        for (let x = 0; x < 40; x++) r += x === 0 || y === 0 || x === 39 || y === 19 ? "@" : ".";
-        rows.push(r);
-      }
-      await call(srv.client, "PutMap", {
-        id: "timing-stream",
-        movingai: `type octile\nheight 20\nwidth 40\nmap\n${rows.join("\n")}\n`,
-      });
+      await call(srv.client, "PutMap", { id: "timing-stream", movingai: walledRoomText(40, 20) });
       let spliced = 0;
       for (const [name, planner] of [["tank", "PLANNER_HYBRID"], ["jeep", "PLANNER_DIRECTIONAL"]]) {
         const st = srv.client.Stream();

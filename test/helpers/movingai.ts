@@ -119,3 +119,16 @@ export function firstCollision(g: BlockGrid, segs: WireSeg[], r: number): { x: n
   }
   return null;
 }
+
+/** The Moving AI text of an open `width` x `height` room walled on every side. */
+export function walledRoomText(width: number, height: number): string {
+  const rows: string[] = [];
+  for (let y = 0; y < height; y++) {
+    let r = "";
+    for (let x = 0; x < width; x++) {
+      r += x === 0 || y === 0 || x === width - 1 || y === height - 1 ? "@" : ".";
+    }
+    rows.push(r);
+  }
+  return `type octile\nheight ${height}\nwidth ${width}\nmap\n${rows.join("\n")}\n`;
+}
