@@ -256,3 +256,19 @@ export function sampledPathCost(
   const total = terrain + reverseExtra + cusps * penalties.cuspPenalty + turning * penalties.turnPenalty;
   return { total, terrain, reverseExtra, reverseLength, cusps, turning };
 }
+
+/** Rows with '.' open, '@' blocked and 's' swamp of cost `swamp`. */
+export function costedLayer(rows: string[], swamp: number): PassLayer {
+  const height = rows.length, width = rows[0].length;
+  const tiles = new Uint8Array(new SharedArrayBuffer(width * height));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) tiles[y * width + x] = rows[y].charCodeAt(x);
+  }
+  const terrain = withOverrides(movingAiTerrain(), [{
+    code: 115,
+    cost: swamp,
+    impassable: false,
+    road: false,
+  }]);
+  return buildPassLayer({ width, height, tiles }, terrain);
+}

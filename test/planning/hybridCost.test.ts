@@ -3,8 +3,6 @@ import { describe, expect, test } from "vitest";
 import { dubinsShortest } from "../../src/geometry/dubins.ts";
 import { reedsSheppShortest } from "../../src/geometry/reedsShepp.ts";
 import type { Pose, Segment } from "../../src/geometry/types.ts";
-import { buildPassLayer } from "../../src/maps/layer.ts";
-import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
 import { fitCurves } from "../../src/planning/curved.ts";
 import { finalSmoothing, newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
@@ -12,23 +10,7 @@ import { PlanBudget } from "../../src/planning/budget.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
 import { gridSearch } from "../../src/planning/gridRoute.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import { checkPath, contextOf, layerOfMap, taskOf } from "../helpers/pathCheck.ts";
-
-/** Rows with '.' open, '@' blocked and 's' swamp of cost `swamp`. */
-function costedLayer(rows: string[], swamp: number) {
-  const height = rows.length, width = rows[0].length;
-  const tiles = new Uint8Array(new SharedArrayBuffer(width * height));
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) tiles[y * width + x] = rows[y].charCodeAt(x);
-  }
-  const terrain = withOverrides(movingAiTerrain(), [{
-    code: 115,
-    cost: swamp,
-    impassable: false,
-    road: false,
-  }]);
-  return buildPassLayer({ width, height, tiles }, terrain);
-}
+import { checkPath, contextOf, costedLayer, layerOfMap, taskOf } from "../helpers/pathCheck.ts";
 
 /** An open w x h map (blocked border) with a swamp rectangle [x0, x1] x [y0, y1]. */
 function swampRows(w: number, h: number, x0: number, y0: number, x1: number, y1: number): string[] {

@@ -14,23 +14,7 @@ import {
 import { IS_REEDS_SHEPP, transitionCurve } from "../../src/search/hitCheckTable.ts";
 import { tableStore } from "../../src/service/directionalTables.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import { checkPath, contextOf, taskOf } from "../helpers/pathCheck.ts";
-
-/** Rows with '.' open, '@' blocked and 's' swamp of cost `swamp`. */
-function costedLayer(rows: string[], swamp: number) {
-  const height = rows.length, width = rows[0].length;
-  const tiles = new Uint8Array(new SharedArrayBuffer(width * height));
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) tiles[y * width + x] = rows[y].charCodeAt(x);
-  }
-  const terrain = withOverrides(movingAiTerrain(), [{
-    code: 115,
-    cost: swamp,
-    impassable: false,
-    road: false,
-  }]);
-  return buildPassLayer({ width, height, tiles }, terrain);
-}
+import { checkPath, contextOf, costedLayer, taskOf } from "../helpers/pathCheck.ts";
 
 const tank = { ...BUILTIN_PROFILES.tank };
 
