@@ -36,6 +36,7 @@ import { applyOverrides } from "../units/unit.ts";
 import { type UnitSpec } from "../units/unit.ts";
 import { type PassLayer } from "../maps/grid.ts";
 import { type CliHelp, parseCli } from "./cli.ts";
+import { cuspIndices, footprintCorners, footprintSamples, segmentStyle } from "../motion/pathDrawing.ts";
 
 /** What to draw. */
 export interface RenderInput {
@@ -57,37 +58,10 @@ export interface RenderInput {
   title?: string;
 }
 
-/**
- * The poses where the footprint is drawn: n + 1 evenly spaced along the path (ends included), n =
- * ceil(length / spacing) (at least 1). An empty path has none.
- */
-export function footprintSamples(segs: readonly Segment[], spacing: number): Pose[] {
-  if (segs.length === 0) return [];
-  let total = 0;
-  for (const s of segs) total += s.length;
-  const n = Math.max(1, Math.ceil(total / spacing));
-  const out: Pose[] = [];
-  for (let i = 0; i <= n; i++) out.push(poseAtDistance(segs, (total * i) / n));
-  return out;
-}
+export { cuspIndices, footprintSamples };
 
-/** Indices of segments that start a cusp (their direction differs from the previous segment's). */
-export function cuspIndices(segs: readonly Segment[]): number[] {
-  const out: number[] = [];
-  for (let i = 1; i < segs.length; i++) if (segs[i].direction !== segs[i - 1].direction) out.push(i);
-  return out;
-}
-
-/** The footprint's outline at a pose as polygon corners, or null for a disc. */
-function rectCorners(p: Pose, fp: Footprint): [number, number][] | null {
-  if (!(fp.width > 0) && !(fp.length > 0)) return null;
-  const hl = (fp.length > 0 ? fp.length : 2 * fp.radius) / 2;
-  const hw = (fp.width > 0 ? fp.width : 2 * fp.radius) / 2;
-  const c = Math.cos(p.heading), s = Math.sin(p.heading);
-  return [[hl, hw], [-hl, hw], [-hl, -hw], [hl, -hw]].map((
-    [a, b],
-  ) => [p.x + a * c - b * s, p.y + a * s + b * c]);
-}
+/** The footprint's outline at a pose (the viewer draws the same, from motion/pathDrawing.ts). */
+const rectCorners = footprintCorners;
 
 const n4 = (v: number) => +v.toFixed(4);
 
@@ -160,14 +134,8 @@ export function renderSvg(input: RenderInput): string {
   parts.push(`<g class="segments" fill="none" stroke-width="${stroke}" stroke-linecap="round">`);
   for (const seg of segments) {
     const kind = seg.direction < 0 ? "reverse" : "forward";
-    const color = seg.touchesBlocked
-      ? "#d0302a"
-      : seg.tightened
-      ? "#8e44ad"
-      : seg.direction < 0
-      ? "#e67e22"
-      : "#1f4e9c";
-    const dash = seg.touchesBlocked ? ` stroke-dasharray="0.2 0.15"` : "";
+    const { color, dashed } = segmentStyle(seg);
+    const dash = dashed ? ` stroke-dasharray="0.2 0.15"` : "";
     parts.push(`<path class="segment ${kind}" stroke="${color}"${dash} d="${segmentPathData(seg)}"/>`);
   }
   parts.push(`</g>`);
@@ -300,13 +268,7 @@ export function renderPng(input: RenderInput): Uint8Array {
     }
   }
   for (const seg of segments) {
-    const color = seg.touchesBlocked
-      ? 0xd0302a
-      : seg.tightened
-      ? 0x8e44ad
-      : seg.direction < 0
-      ? 0xe67e22
-      : 0x1f4e9c;
+    const color = parseInt(segmentStyle(seg).color.slice(1), 16);
     const n = Math.max(1, Math.ceil((seg.length * scale) / 2));
     let prev = seg.start;
     for (let i = 1; i <= n; i++) {
