@@ -156,11 +156,12 @@ export class PathStream {
     this.#end();
   }
 
-  /** Sends a final STATUS update and ends the stream cleanly. */
-  finish(status: string, message: string): void {
+  /** Sends a final STATUS update and ends the stream: cleanly, or with `error` (a drain's UNAVAILABLE). */
+  finish(status: string, message: string, error?: ServiceError): void {
     if (this.#closed) return;
     this.#send("STATUS", null, status, message);
-    this.close();
+    if (error) this.#fail(error);
+    else this.close();
   }
 
   /** A map was patched: replan if the edit touches the remaining path. */

@@ -68,9 +68,14 @@ export class StreamHub {
     this.#updateListeners.add(cb);
   }
 
-  /** Ends every stream with a final "shutdown" status. */
+  /**
+   * Ends every stream with a final "shutdown" status, then the call's status UNAVAILABLE: the client's cue to
+   * open the stream again elsewhere (through the balancer, another replica takes it).
+   */
   shutdown(): void {
-    for (const s of [...this.#streams]) s.finish("shutdown", "server is shutting down");
+    const message = "server is shutting down: open the stream again (another replica will take it)";
+    const err = new ServiceError("UNAVAILABLE", message);
+    for (const s of [...this.#streams]) s.finish("shutdown", message, err);
     for (const u of this.#unsub) u();
   }
 }

@@ -491,7 +491,7 @@ describe("stream endings", () => {
       expect(got[0]?.kind).toBe("UPDATE_KIND_INITIAL");
       expect(err.code).toBe(grpc.status.DEADLINE_EXCEEDED);
 
-      // Shutdown: every open stream gets a final STATUS "shutdown", then ends cleanly.
+      // Shutdown: every open stream gets a final STATUS "shutdown", then UNAVAILABLE (reconnect elsewhere).
       const streams = [0, 1, 2].map(() => {
         const s = own.client.Stream();
         const updates: Update[] = [];
@@ -508,7 +508,7 @@ describe("stream endings", () => {
       }
       own.proc.kill("SIGTERM");
       for (const s of streams) {
-        expect(await s.done).toBe("end");
+        expect(await s.done).toBe(`error ${grpc.status.UNAVAILABLE}`);
         const last = s.updates.at(-1);
         expect(last.kind).toBe("UPDATE_KIND_STATUS");
         expect(last.status).toBe("shutdown");
