@@ -42,6 +42,8 @@ import {
 } from "./decode.ts";
 import { curveToWire, fleetUpdateToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wire.ts";
 import { FleetSession } from "../service/fleetSession.ts";
+import { mapTilesToWire, type WireTileWindow } from "./mapTiles.ts";
+import type { StreamWatch } from "./streamWatch.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -85,6 +87,8 @@ export class Arcpath {
   readonly planner: PlanService;
   readonly streams: StreamHub;
   readonly batch: BatchLimits;
+  /** Open streams as the live viewer sees them (set by main.ts only when the HTTP viewer is on). */
+  watch: StreamWatch | null = null;
 
   /** Creates the handlers over the store and the plan service. */
   constructor(
@@ -127,9 +131,12 @@ export class Arcpath {
   }
 
   /** GetMap. */
-  async getMap(req: { map?: WireMapRef | null }, p: Principal = OPEN_PRINCIPAL) {
+  async getMap(
+    req: { map?: WireMapRef | null; include_tiles?: boolean; window?: WireTileWindow | null },
+    p: Principal = OPEN_PRINCIPAL,
+  ) {
     const mv = await this.store.get(readKey(this.store, p, req.map?.id ?? ""), req.map?.version ?? "");
-    return this.info(mv);
+    return req.include_tiles ? { ...this.info(mv), ...mapTilesToWire(mv.map, req.window) } : this.info(mv);
   }
 
   /** ListMaps (a map deleted or dropped while the list is built is left out, not an error). */
@@ -230,9 +237,11 @@ export class Arcpath {
     const t0 = performance.now();
     let updates = 0;
     let ended = false;
+    const watch = this.watch, watchId = watch?.opened(p.tenant) ?? 0;
     const finish = (err?: ServiceError) => {
       if (ended) return;
       ended = true;
+      watch?.closed(watchId);
       const micros = Math.round((performance.now() - t0) * 1000);
       if (err) {
         log.info({ method: "Stream", status: err.code, error: err.message, updates, micros });
@@ -248,6 +257,7 @@ export class Arcpath {
         if (ended) return;
         updates++;
         call.write(updateToWire(u));
+        watch?.updated(watchId, u);
       }, finish);
     } catch (e) {
       finish(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));

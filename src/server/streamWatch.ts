@@ -1,0 +1,109 @@
+/**
+ * Open streams as the live viewer sees them: each stream's current path (partial updates spliced on as a client
+ * splices them), its map, unit footprint and last status, and listeners told of every change. The gRPC Stream
+ * handler reports to it only when the HTTP viewer is on (Arcpath.watch set), so streams cost nothing extra
+ * otherwise. Listeners see only the streams of their tenant.
+ *
+ * @module
+ */
+import { segmentPiece } from "../geometry/segment.ts";
+import type { Segment } from "../geometry/types.ts";
+import { type PathDrawing, pathDrawing } from "../motion/pathDrawing.ts";
+import { displayId } from "../service/mapKeys.ts";
+import type { StreamUpdate } from "../service/pathStream.ts";
+import type { Footprint } from "../units/footprint.ts";
+
+/** What a listener is told about one stream. */
+export type WatchEvent =
+  | {
+    type: "stream";
+    id: number;
+    map: string;
+    sequence: number;
+    kind: string;
+    status: string;
+    drawing: PathDrawing;
+  }
+  | { type: "closed"; id: number };
+
+interface Watched {
+  tenant: string;
+  map: string;
+  segments: Segment[];
+  footprint: Footprint;
+  last: WatchEvent | null;
+}
+
+/** The open streams and who watches them. */
+export class StreamWatch {
+  readonly #streams = new Map<number, Watched>();
+  readonly #listeners = new Set<{ tenant: string; fn: (ev: WatchEvent) => void }>();
+  #next = 1;
+
+  /** A stream opened for a tenant: its watch id. */
+  opened(tenant: string): number {
+    const id = this.#next++;
+    this.#streams.set(id, {
+      tenant,
+      map: "",
+      segments: [],
+      footprint: { radius: 0.5, width: 0, length: 0 },
+      last: null,
+    });
+    return id;
+  }
+
+  /** An update the stream sent: splices its path (replace_from_segment / distance) and tells the listeners. */
+  updated(id: number, u: StreamUpdate): void {
+    const w = this.#streams.get(id);
+    if (!w) return;
+    const r = u.result;
+    if (r) {
+      w.map = displayId(r.mapVersion.id);
+      w.footprint = r.unit.footprint;
+      const segs = r.outcome.segments;
+      if (u.replaceFromSegment < 0) w.segments = [...segs];
+      else {
+        const kept = w.segments.slice(0, u.replaceFromSegment);
+        const cut = w.segments[u.replaceFromSegment];
+        if (cut && u.replaceFromDistance > 0) kept.push(segmentPiece(cut, 0, u.replaceFromDistance));
+        w.segments = [...kept, ...segs];
+      }
+    }
+    w.last = {
+      type: "stream",
+      id,
+      map: w.map,
+      sequence: u.sequence,
+      kind: u.kind,
+      status: r ? r.outcome.status : u.status,
+      drawing: pathDrawing(w.segments, w.footprint),
+    };
+    this.#tell(w.tenant, w.last);
+  }
+
+  /** The stream ended. */
+  closed(id: number): void {
+    const w = this.#streams.get(id);
+    if (!w) return;
+    this.#streams.delete(id);
+    this.#tell(w.tenant, { type: "closed", id });
+  }
+
+  /** Number of open streams watched. */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** Listens to a tenant's streams: the current state of each at once, then every change. Returns unsubscribe. */
+  subscribe(tenant: string, fn: (ev: WatchEvent) => void): () => void {
+    for (const w of this.#streams.values()) if (w.tenant === tenant && w.last) fn(w.last);
+    const l = { tenant, fn };
+    this.#listeners.add(l);
+    return () => this.#listeners.delete(l);
+  }
+
+  #tell(tenant: string, ev: WatchEvent): void {
+    for (const l of this.#listeners) if (l.tenant === tenant) l.fn(ev);
+  }
+}
