@@ -1,7 +1,7 @@
 /**
  * Distributed mode end to end, with real processes on loopback: a real redis-server (append-only) and three
  * arcpath replicas started with `--store redis://127.0.0.1:PORT`. Upload on A, plan on B, patch on C: a stream
- * open on A replans within 100 ms; 3 replicas x 20 concurrent unconditional patches of distinct tiles all land
+ * open on A replans within 100 ms; 3 replicas x 100 concurrent unconditional patches of distinct tiles all land
  * in the latest version (checked on every replica and in Redis itself); conditional patches racing from the
  * three replicas: exactly one wins; a delete reaches every replica; Redis killed: PatchMap UNAVAILABLE naming
  * the store, Plan on a cached version still answers; Redis restarted on its append-only file: writes work again
@@ -15,6 +15,7 @@ import { Redis } from "ioredis";
 import { loadPathfinder } from "../../src/server/proto.ts";
 import { call, callError, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { ensureBinary, startNginx, startRedis, type TestNginx, type TestRedis } from "../helpers/redis.ts";
+import { field, openStream } from "../helpers/distributed.ts";
 
 let redis: TestRedis;
 let a: TestServer, b: TestServer, c: TestServer;
@@ -31,58 +32,6 @@ afterAll(async () => {
   await redis?.kill().catch(() => {});
 });
 
-/** An open w x h field with a border. */
-function field(w = 40, h = 20): string {
-  const rows: string[] = [];
-  for (let y = 0; y < h; y++) {
-    let r = "";
-    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
-    rows.push(r);
-  }
-  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
-}
-
-// deno-lint-ignore no-explicit-any
-type Update = any;
-
-/** Opens a stream on `srv`; `next()` resolves with the next update and the time it came (null after `ms`). */
-function openStream(srv: TestServer, first: object) {
-  const s = srv.client.Stream();
-  const queue: { u: Update; at: number }[] = [];
-  const waiters: ((x: { u: Update; at: number } | null) => void)[] = [];
-  let closed: string | null = null;
-  const done = (e?: grpc.ServiceError) => {
-    closed ??= e ? grpc.status[e.code] : "OK";
-    for (const w of waiters.splice(0)) w(null);
-  };
-  s.on("data", (u: Update) => {
-    const x = { u, at: performance.now() };
-    const w = waiters.shift();
-    if (w) w(x);
-    else queue.push(x);
-  });
-  s.on("error", (e: grpc.ServiceError) => done(e));
-  s.on("end", () => done());
-  s.write({ plan: first });
-  return {
-    stream: s,
-    /** How the stream ended (a status name), or null while open. */
-    get closed() {
-      return closed;
-    },
-    next(ms = 10_000): Promise<{ u: Update; at: number } | null> {
-      if (queue.length > 0) return Promise.resolve(queue.shift()!);
-      return new Promise((res) => {
-        const timer = setTimeout(() => res(null), ms);
-        waiters.push((x) => {
-          clearTimeout(timer);
-          res(x);
-        });
-      });
-    },
-  };
-}
-
 const plan = (id: string) => ({
   map: { id },
   start: { x: 2.5, y: 10.5 },
@@ -97,7 +46,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
     expect(onB.status).toBe("PLAN_STATUS_FOUND");
     expect(onB.map_version).toBe(up.version);
 
-    const st = openStream(a, plan("shared"));
+    const st = openStream(a.client, plan("shared"));
     expect((await st.next())!.u.kind).toBe("UPDATE_KIND_INITIAL");
     expect((await st.next())!.u.kind).toBe("UPDATE_KIND_REFINED");
     // A wall across the straight path, with a gap at the bottom.
@@ -123,20 +72,21 @@ describe("distributed mode (3 replicas on one Redis)", () => {
     expect(after.map_version).toBe(patched.version);
   });
 
-  test("3 replicas x 20 concurrent unconditional patches of distinct tiles: all 60 edits in the latest", async () => {
+  test("3 replicas x 100 concurrent unconditional patches of distinct tiles: all 300 edits in the latest", async () => {
     const up = await call(a.client, "PutMap", { id: "storm", movingai: field() });
     const tiles: { x: number; y: number }[] = [];
-    for (let i = 0; i < 60; i++) tiles.push({ x: 2 + (i % 30), y: 2 + 2 * Math.floor(i / 30) });
+    // 300 distinct interior tiles (rows 1-18, columns 1-38 hold 684); the test checks one left untouched.
+    for (let i = 0; i < 300; i++) tiles.push({ x: 1 + (i % 38), y: 1 + Math.floor(i / 38) });
     const replicas = [a, b, c];
     const acks = await Promise.all(
       tiles.map((t, i) =>
         call(replicas[i % 3].client, "PatchMap", { map: { id: "storm" }, edits: [{ ...t, tile: "@" }] })
       ),
     );
-    expect(new Set(acks.map((r) => r.version)).size).toBe(60);
+    expect(new Set(acks.map((r) => r.version)).size).toBe(300);
     const infos = await Promise.all(replicas.map((s) => call(s.client, "GetMap", { map: { id: "storm" } })));
     for (const info of infos) {
-      expect(info.passable_tiles).toBe(up.passable_tiles - 60);
+      expect(info.passable_tiles).toBe(up.passable_tiles - 300);
       expect(info.version).toBe(infos[0].version);
     }
     // Redis itself holds that version as the latest, its blob with every edit.
@@ -174,7 +124,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
 
   test("a replica that missed news (its subscription dropped) catches up on reconnect and replans", async () => {
     await call(a.client, "PutMap", { id: "missed", movingai: field() });
-    const st = openStream(a, plan("missed"));
+    const st = openStream(a.client, plan("missed"));
     expect((await st.next())!.u.kind).toBe("UPDATE_KIND_INITIAL");
     expect((await st.next())!.u.kind).toBe("UPDATE_KIND_REFINED");
     const r = new Redis({ port: redisPort, host: "127.0.0.1" });
@@ -198,7 +148,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
 
   test("a delete on one replica reaches the others (their streams end)", async () => {
     await call(b.client, "PutMap", { id: "doomed", movingai: field() });
-    const st = openStream(a, plan("doomed"));
+    const st = openStream(a.client, plan("doomed"));
     expect((await st.next())!.u.kind).toBe("UPDATE_KIND_INITIAL");
     expect((await call(c.client, "DeleteMap", { map: { id: "doomed" } })).deleted).toBe(true);
     for (const s of [a, b]) {
