@@ -2,7 +2,7 @@
  * arcpath server entry point.
  *
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
- *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-plan-many N] [--max-fleet-units N] [--no-demo] [--test-hooks]
+ *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-map-side N] [--max-map-tiles N] [--max-plan-many N] [--max-fleet-units N] [--no-demo] [--test-hooks]
  *        [--test-write-jitter-ms N] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tls-reload-ms N]
  *        [--health-listen HOST:PORT] [--auth-tokens FILE] [--metrics-listen HOST:PORT]
  *
@@ -41,7 +41,9 @@ const SERVER_HELP: CliHelp = {
     queue: "N  plans that may wait for a worker; past it RESOURCE_EXHAUSTED (default 256)",
     "max-queue-wait-ms": "N  longest a plan waits for a worker (default 10000)",
     "map-memory-mb": "N  memory budget of the map cache (default 1024)",
-    "max-message-mb": "N  largest gRPC message (default 64)",
+    "max-message-mb": "N  largest gRPC message (default 64); larger maps upload in pieces with PutMapChunks",
+    "max-map-side": "N  widest and tallest map accepted, tiles (default 8192)",
+    "max-map-tiles": "N  most tiles (width x height) in one map (default 67108864 = 8192 x 8192)",
     "max-plan-many": "N  most plans in one PlanMany call (default 10000)",
     "max-fleet-units": "N  most units in one Fleet (default 1000)",
     "no-demo": "do not load the built-in demo maps (demo/maps/)",
@@ -75,6 +77,8 @@ const { values: args } = parseCli(SERVER_HELP, {
     queue: { type: "string" },
     "max-queue-wait-ms": { type: "string" },
     "map-memory-mb": { type: "string" },
+    "max-map-side": { type: "string" },
+    "max-map-tiles": { type: "string" },
     "max-message-mb": { type: "string" },
     "max-plan-many": { type: "string" },
     "max-fleet-units": { type: "string" },
@@ -121,6 +125,12 @@ const maxQueue = intArg("queue", args.queue, 256, 0);
 const maxQueueWaitMs = intArg("max-queue-wait-ms", args["max-queue-wait-ms"], 10_000, 1);
 const budgetMb = intArg("map-memory-mb", args["map-memory-mb"], 1024, 1);
 const maxMessageMb = intArg("max-message-mb", args["max-message-mb"], 64, 1);
+const maxMapSide = intArg("max-map-side", args["max-map-side"], DEFAULT_LIMITS.maxWidth, 1);
+const limits = {
+  maxWidth: maxMapSide,
+  maxHeight: maxMapSide,
+  maxTiles: intArg("max-map-tiles", args["max-map-tiles"], DEFAULT_LIMITS.maxTiles, 1),
+};
 // Tests only: delay map files' renames at random so concurrent writes race (see test/e2e/durability.test.ts).
 const writeJitterMs = args["test-hooks"]
   ? intArg("test-write-jitter-ms", args["test-write-jitter-ms"], 0, 0)
@@ -131,7 +141,7 @@ const storeUrl = opt("store");
 let backend: RedisBackend | undefined;
 if (storeUrl !== undefined) {
   try {
-    backend = new RedisBackend({ url: storeUrl, limits: DEFAULT_LIMITS, log: (f, m) => log.warn(f, m) });
+    backend = new RedisBackend({ url: storeUrl, limits, log: (f, m) => log.warn(f, m) });
     await backend.connect();
   } catch (e) {
     console.error(`--store ${storeUrl}: ${(e as Error).message}`);
@@ -144,7 +154,7 @@ const store = new MapStore({
   backend,
   dataDir,
   budgetBytes: budgetMb * 1024 * 1024,
-  limits: DEFAULT_LIMITS,
+  limits,
   log: (fields, msg) => log.info(fields, msg),
   fs: writeJitterMs > 0 ? jitteredFs(denoFs, writeJitterMs) : denoFs,
 });

@@ -24,18 +24,28 @@ export interface MapLimits {
 const FIRST_PRINTABLE = 0x20;
 const LAST_PRINTABLE = 0x7e;
 
-/** Throws MapLimitError if the size exceeds the limits (checked before allocating anything). */
-function checkLimits(width: number, height: number, limits: MapLimits, source: string): void {
+/**
+ * Throws MapLimitError if the size exceeds the limits (checked before allocating anything); the message names
+ * the server flag that sets the limit.
+ */
+export function checkMapLimits(width: number, height: number, limits: MapLimits, source: string): void {
   if (width > limits.maxWidth) {
-    throw new MapLimitError("width", `${source}: width ${width} exceeds the limit ${limits.maxWidth}`);
+    throw new MapLimitError(
+      "width",
+      `${source}: width ${width} exceeds the limit ${limits.maxWidth} (server flag --max-map-side)`,
+    );
   }
   if (height > limits.maxHeight) {
-    throw new MapLimitError("height", `${source}: height ${height} exceeds the limit ${limits.maxHeight}`);
+    throw new MapLimitError(
+      "height",
+      `${source}: height ${height} exceeds the limit ${limits.maxHeight} (server flag --max-map-side)`,
+    );
   }
   if (width * height > limits.maxTiles) {
     throw new MapLimitError(
       "tiles",
-      `${source}: ${width} x ${height} = ${width * height} tiles exceeds the limit ${limits.maxTiles}`,
+      `${source}: ${width} x ${height} = ${width * height} tiles exceeds the limit ${limits.maxTiles} ` +
+        "(server flag --max-map-tiles)",
     );
   }
 }
@@ -118,7 +128,7 @@ export function parseMovingAi(text: string, limits: MapLimits): TileGrid {
     if (!present) throw new MapInputError(name, `movingai: missing "${name}" header`);
   }
   if (!sawMap) throw new MapInputError("map", `movingai: missing "map" line before the rows`);
-  checkLimits(width, height, limits, "movingai");
+  checkMapLimits(width, height, limits, "movingai");
 
   // Rows must end before the trailing blank lines (a final newline leaves one empty element).
   let contentEnd = lines.length;
@@ -201,7 +211,7 @@ export function rawGrid(width: number, height: number, bytes: Uint8Array, limits
       throw new MapInputError(name, `raw: ${name} must be a positive integer, got ${value}`);
     }
   }
-  checkLimits(width, height, limits, "raw");
+  checkMapLimits(width, height, limits, "raw");
   if (bytes.length !== width * height) {
     throw new MapInputError(
       "tiles",

@@ -21,6 +21,7 @@ import {
 } from "../service/requests.ts";
 import type { Pose } from "../geometry/types.ts";
 import type { FleetMessage } from "../service/fleetSession.ts";
+import type { ChunkHeader, TileChunkSpec } from "../service/mapChunks.ts";
 import type { PlannerName } from "../planning/task.ts";
 import { PLANNER_WIRE } from "./wire.ts";
 
@@ -180,6 +181,7 @@ export interface WirePutMapRequest {
   raw?: { width?: number; height?: number; tiles?: Uint8Array } | null;
   terrain?: WireTerrainCost[];
   ephemeral?: boolean;
+  prepare?: boolean;
 }
 
 /** Decodes a PutMap request (the grid and terrain themselves are parsed and checked by the store). */
@@ -198,7 +200,63 @@ export function decodePutMap(req: WirePutMapRequest): PutMapRequest {
   } else {
     throw invalid("grid", "unset", "one of movingai or raw is required");
   }
-  return { id: req.id!, grid, terrain: req.terrain ?? [], ephemeral: !!req.ephemeral };
+  return {
+    id: req.id!,
+    grid,
+    terrain: req.terrain ?? [],
+    ephemeral: !!req.ephemeral,
+    prepare: !!req.prepare,
+  };
+}
+
+/** A PutMapChunk on the wire (one message of PutMapChunks). */
+export interface WirePutMapChunk {
+  msg?: "header" | "chunk";
+  header?: {
+    id?: string;
+    width?: number;
+    height?: number;
+    format?: string;
+    terrain?: WireTerrainCost[];
+    ephemeral?: boolean;
+    prepare?: boolean;
+  } | null;
+  chunk?: { x?: number; y?: number; width?: number; height?: number; tiles?: Uint8Array } | null;
+}
+
+/** Decodes the first message of PutMapChunks: it must be the header. */
+export function decodeChunkHeader(msg: WirePutMapChunk): ChunkHeader {
+  const h = msg.msg === "header" ? msg.header : null;
+  if (!h) throw invalid("header", msg.msg ?? "unset", "the first message of PutMapChunks must be the header");
+  checkMapId(h.id ?? "", "header.id");
+  const format = h.format ?? "TILE_FORMAT_RAW";
+  if (format !== "TILE_FORMAT_RAW" && format !== "TILE_FORMAT_MOVINGAI") {
+    throw invalid("header.format", format, "must be TILE_FORMAT_RAW or TILE_FORMAT_MOVINGAI");
+  }
+  return {
+    id: h.id!,
+    width: h.width ?? 0,
+    height: h.height ?? 0,
+    format: format === "TILE_FORMAT_MOVINGAI" ? "movingai" : "raw",
+    terrain: h.terrain ?? [],
+    ephemeral: !!h.ephemeral,
+    prepare: !!h.prepare,
+  };
+}
+
+/** Decodes a later message of PutMapChunks: it must be a chunk (`index` counts chunks, for the message). */
+export function decodeTileChunk(msg: WirePutMapChunk, index: number): TileChunkSpec {
+  const c = msg.msg === "chunk" ? msg.chunk : null;
+  if (!c) {
+    throw invalid(`chunk[${index}]`, msg.msg ?? "unset", "after the header every message must be a chunk");
+  }
+  return {
+    x: c.x ?? 0,
+    y: c.y ?? 0,
+    width: c.width ?? 0,
+    height: c.height ?? 0,
+    tiles: c.tiles ?? new Uint8Array(0),
+  };
 }
 
 /** A PatchMapRequest on the wire. */

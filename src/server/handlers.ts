@@ -7,7 +7,9 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import { ServiceError } from "../service/errors.ts";
+import { invalid, ServiceError } from "../service/errors.ts";
+import { ChunkAssembler } from "../service/mapChunks.ts";
+import { prepareVersion } from "../service/mapPrepare.ts";
 import type { MapStore, MapVersion } from "../service/mapStore.ts";
 import type { PlanService } from "../service/planService.ts";
 import type { PlanRequest, StreamMessage } from "../service/requests.ts";
@@ -24,6 +26,7 @@ import { StreamHub, type StreamOptions } from "../service/streamHub.ts";
 import { shortestCurve } from "../service/curve.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import {
+  decodeChunkHeader,
   decodeCurve,
   decodeFleetMessage,
   decodePatchMap,
@@ -31,12 +34,14 @@ import {
   decodePlanRequest,
   decodePutMap,
   decodeStreamMessage,
+  decodeTileChunk,
   type WireCurveRequest,
   type WireFleetRequest,
   type WireMapRef,
   type WirePatchMapRequest,
   type WirePlanManyRequest,
   type WirePlanRequest,
+  type WirePutMapChunk,
   type WirePutMapRequest,
   type WireStreamRequest,
 } from "./decode.ts";
@@ -117,6 +122,38 @@ export class Arcpath {
     const map = this.store.parse(put.grid, put.terrain);
     const mv = await this.store.put(key, map, put.terrain, { ephemeral: put.ephemeral });
     fields.version = mv.version;
+    if (put.prepare) fields.prepare_ms = await prepareVersion(this.store, this.planner.pool, mv);
+    return this.info(mv);
+  }
+
+  /**
+   * PutMapChunks: a header, then rectangles of tiles; the assembled map is put exactly as PutMap puts one (same
+   * version, same persistence), so nothing is visible until the whole map is stored.
+   */
+  async putMapChunks(
+    stream: AsyncIterable<WirePutMapChunk>,
+    signal: AbortSignal,
+    fields: Record<string, unknown>,
+    p: Principal = OPEN_PRINCIPAL,
+  ) {
+    let assembler: ChunkAssembler | null = null;
+    let key = "";
+    for await (const msg of stream) {
+      if (signal.aborted) throw signal.reason;
+      if (!assembler) {
+        const header = decodeChunkHeader(msg);
+        fields.map = header.id;
+        key = writeKey(this.store, p, header.id, "header.id", "PutMap");
+        assembler = new ChunkAssembler(header, this.store.limits);
+      } else assembler.add(decodeTileChunk(msg, assembler.chunks));
+    }
+    if (!assembler) throw invalid("header", "no messages", "PutMapChunks needs a header and chunks");
+    const { terrain, ephemeral, prepare } = assembler.header;
+    const map = assembler.finish();
+    fields.chunks = assembler.chunks;
+    const mv = await this.store.put(key, map, terrain, { ephemeral });
+    fields.version = mv.version;
+    if (prepare) fields.prepare_ms = await prepareVersion(this.store, this.planner.pool, mv);
     return this.info(mv);
   }
 

@@ -200,6 +200,17 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
       f.map = req.id;
       return app.putMap(req, f, p);
     }, auth),
+    // A client stream wrapped as a unary call whose request is the stream itself (same auth, deadline, log).
+    PutMapChunks: (call: grpc.ServerReadableStream<Any, Any>, callback: grpc.sendUnaryData<Any>) =>
+      unary<Any, Any>(
+        log,
+        "PutMapChunks",
+        (stream, signal, f, p) => app.putMapChunks(stream, signal, f, p),
+        auth,
+      )(
+        Object.assign(call, { request: call }) as Any,
+        callback,
+      ),
     PatchMap: unary<Any, Any>(log, "PatchMap", (req, _s, f, p) => {
       f.map = req.map?.id;
       return app.patchMap(req, f, p);

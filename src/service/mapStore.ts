@@ -19,7 +19,7 @@ import {
 } from "../maps/terrain.ts";
 import { mapVersion } from "../maps/version.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { MapInputError, MapLimitError } from "../maps/errors.ts";
+import { translateMapError } from "./mapErrors.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { formatValue, ServiceError } from "./errors.ts";
 import { type LayerEntry, type MapVersion, VersionCache } from "./mapCache.ts";
@@ -41,6 +41,7 @@ export type { LayerEntry, MapVersion } from "./mapCache.ts";
 export { builtinClasses, SECTOR_SIZE } from "./mapLayers.ts";
 export type { PatchEvent, TileEditSpec } from "./mapPatch.ts";
 export { checkMapId } from "./mapPersistence.ts";
+export { translateMapError } from "./mapErrors.ts";
 export type { MapLimits } from "../maps/movingai.ts";
 
 /**
@@ -51,8 +52,8 @@ export const MAX_OVERRIDE_LAYERS = 4;
 /** Override lists remembered per version (many lists may resolve to the same few layers). */
 const MAX_OVERRIDE_KEYS = 64;
 
-/** Default limits: 4096 x 4096 and 8 M tiles. */
-export const DEFAULT_LIMITS: MapLimits = { maxWidth: 4096, maxHeight: 4096, maxTiles: 8 * 1024 * 1024 };
+/** Default limits (--max-map-side, --max-map-tiles): 8192 x 8192, 64 Mi tiles. */
+export const DEFAULT_LIMITS: MapLimits = { maxWidth: 8192, maxHeight: 8192, maxTiles: 8192 * 8192 };
 
 /** A map's tiles as uploaded. */
 export type GridInput =
@@ -132,6 +133,11 @@ export class MapStore {
   /** Bytes currently held. */
   get bytes(): number {
     return this.#cache.bytes;
+  }
+
+  /** The upload limits (chunked uploads check their header against them). */
+  get limits(): MapLimits {
+    return this.#opts.limits;
   }
 
   /** Number of cached versions. */
@@ -606,16 +612,6 @@ export class MapStore {
     this.#cache.account(mv, regionBytes(table));
     return table;
   }
-}
-
-/** Maps the maps core's errors to service errors (INVALID_ARGUMENT / RESOURCE_EXHAUSTED). */
-export function translateMapError(e: unknown, prefix: string): unknown {
-  if (e instanceof MapLimitError) return new ServiceError("RESOURCE_EXHAUSTED", e.message);
-  if (e instanceof MapInputError) {
-    const msg = e.message.startsWith(prefix) ? e.message : `${prefix}: ${e.message}`;
-    return new ServiceError("INVALID_ARGUMENT", msg);
-  }
-  return e;
 }
 
 /** The terrain entries to report for a version. */

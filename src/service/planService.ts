@@ -88,6 +88,11 @@ export class PlanService {
     this.#testHooks = testHooks;
   }
 
+  /** The worker pool (an upload's `prepare` option posts to every worker). */
+  get pool(): WorkerPool {
+    return this.#pool;
+  }
+
   /** True when the server was started with test hooks (a request may then ask for a worker crash). */
   get testHooks(): boolean {
     return this.#testHooks;

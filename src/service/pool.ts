@@ -58,6 +58,8 @@ interface Job {
 }
 
 interface Slot {
+  /** Preparations posted to this worker and not answered yet, by id. */
+  preparing: Map<number, () => void>;
   worker: Worker;
   cancel: Int32Array;
   job: Job | null;
@@ -178,6 +180,7 @@ export class WorkerPool {
       this.#settle(job, null, new ServiceError("UNAVAILABLE", "shutdown"));
     }
     for (const s of this.#slots) {
+      for (const done of s.preparing.values()) done();
       Atomics.store(s.cancel, 0, 1);
       if (s.job) this.#settle(s.job, null, new ServiceError("UNAVAILABLE", "shutdown"));
       s.alive = false;
@@ -194,6 +197,7 @@ export class WorkerPool {
       jobId: 0,
       known: new Set(),
       alive: true,
+      preparing: new Map(),
     };
     worker.onmessage = (ev: MessageEvent<WorkerReply>) => this.#onReply(slot, ev.data);
     worker.onerror = (ev: ErrorEvent) => {
@@ -256,7 +260,36 @@ export class WorkerPool {
     );
   }
 
+  /**
+   * Asks every worker to build the search tables of a layer's region tables now (the `prepare` option of an
+   * upload), so no first query pays for them. Resolves when every worker answered (or died: preparation is an
+   * optimisation, a worker replaced meanwhile builds its tables on first use as before). Jobs given to a worker
+   * meanwhile wait behind its preparation.
+   */
+  prepare(shared: SharedData[], layerKey: string, regionKeys: string[]): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const slot of this.#slots) {
+      if (!slot.alive) continue;
+      for (const s of shared) {
+        if (!slot.known.has(s.key)) {
+          slot.worker.postMessage({ type: "share", key: s.key, data: s.data } satisfies WorkerRequest);
+          slot.known.add(s.key);
+        }
+      }
+      const prepareId = this.#nextJobId++;
+      waits.push(new Promise((resolve) => slot.preparing.set(prepareId, resolve)));
+      slot.worker.postMessage({ type: "prepare", prepareId, layerKey, regionKeys } satisfies WorkerRequest);
+    }
+    return Promise.all(waits).then(() => {});
+  }
+
   #onReply(slot: Slot, msg: WorkerReply): void {
+    if (msg.type === "prepared") {
+      if (msg.error) this.#opts.log?.({ err: msg.error }, "worker preparation failed");
+      slot.preparing.get(msg.prepareId)?.();
+      slot.preparing.delete(msg.prepareId);
+      return;
+    }
     if (msg.type !== "result" && msg.type !== "error") return;
     const job = slot.job;
     if (!job || msg.jobId !== slot.jobId) return;
@@ -286,6 +319,8 @@ export class WorkerPool {
   #onCrash(slot: Slot, message: string): void {
     if (!slot.alive) return;
     slot.alive = false;
+    for (const done of slot.preparing.values()) done();
+    slot.preparing.clear();
     this.restarts++;
     this.#opts.log?.({ err: message }, "worker crashed; replacing it");
     try {

@@ -105,6 +105,8 @@ export interface PutMapRequest {
   terrain: TerrainEntry[];
   /** Kept in memory only. */
   ephemeral: boolean;
+  /** Build the search tables on every worker before answering. */
+  prepare: boolean;
 }
 
 /** Tile edits on a map version. */

@@ -10,8 +10,10 @@ import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
 import { warmUpPlanners } from "./warmUp.ts";
 import { tableStore } from "./directionalTables.ts";
-import { forgetJumpTables } from "../search/jumpPointSpace.ts";
+import { forgetJumpTables, straightJumps, useJumpPoints } from "../search/jumpPointSpace.ts";
 import { type PassLayer } from "../maps/grid.ts";
+import type { RegionTable } from "../maps/regions.ts";
+import { abstractGraphFor } from "../planning/hierarchical.ts";
 
 const shared = new Map<string, unknown>();
 const ctx = new PlanContext((key) => shared.get(key), tableStore);
@@ -27,6 +29,21 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
       if (data && data.tileCost instanceof Float32Array) forgetJumpTables(data as PassLayer);
       shared.delete(k);
     }
+  } else if (msg.type === "prepare") {
+    const t0 = performance.now();
+    let error: string | undefined;
+    try {
+      const layer = shared.get(msg.layerKey) as PassLayer;
+      for (const key of msg.regionKeys) {
+        const table = shared.get(key) as RegionTable;
+        // What the first hierarchical query and the first 8-connected grid query would build.
+        abstractGraphFor(table, layer, 8);
+        if (useJumpPoints(layer, 8)) straightJumps(layer, table.clearanceClass);
+      }
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    self.postMessage({ type: "prepared", prepareId: msg.prepareId, millis: performance.now() - t0, error });
   } else if (msg.type === "job") {
     let reply: WorkerReply;
     try {

@@ -10,9 +10,12 @@ import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 export type WorkerRequest =
   | { type: "share"; key: string; data: unknown }
   | { type: "drop"; keys: string[] }
-  | { type: "job"; jobId: number; cancel: Int32Array; task: PlanTask };
+  | { type: "job"; jobId: number; cancel: Int32Array; task: PlanTask }
+  /** Build the search tables of a layer's region tables now (hierarchy, landmarks, jump tables). */
+  | { type: "prepare"; prepareId: number; layerKey: string; regionKeys: string[] };
 
 /** Worker to main thread. */
 export type WorkerReply =
   | { type: "result"; jobId: number; value: PlanOutcome }
-  | { type: "error"; jobId: number; message: string };
+  | { type: "error"; jobId: number; message: string }
+  | { type: "prepared"; prepareId: number; millis: number; error?: string };

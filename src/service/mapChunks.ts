@@ -1,0 +1,149 @@
+/**
+ * Chunked map uploads (PutMapChunks): a header, then rectangles of tiles that together cover the map exactly
+ * once. The tiles are assembled into one shared array and the result is an ordinary {@link GridMap}, so a
+ * tiled upload hashes, persists and loads exactly like a single PutMap of the same content.
+ *
+ * @module
+ */
+import { type GridMap, sharedArray } from "../maps/grid.ts";
+import { checkMapLimits, type MapLimits } from "../maps/movingai.ts";
+import { movingAiTerrain, rawTerrain, type TerrainEntry, withOverrides } from "../maps/terrain.ts";
+import { invalid } from "./errors.ts";
+import { translateMapError } from "./mapErrors.ts";
+
+/** How chunk bytes are read: raw terrain codes, or Moving AI characters with Moving AI default costs. */
+export type TileFormat = "raw" | "movingai";
+
+/** The first message of a chunked upload, decoded. */
+export interface ChunkHeader {
+  /** The map's id (checked). */
+  id: string;
+  /** Columns. */
+  width: number;
+  /** Rows. */
+  height: number;
+  /** How the tile bytes are read. */
+  format: TileFormat;
+  /** Terrain overrides of the format's defaults. */
+  terrain: TerrainEntry[];
+  /** Kept in memory only. */
+  ephemeral: boolean;
+  /** Build the search tables before answering. */
+  prepare: boolean;
+}
+
+/** One rectangle of tiles, decoded (`tiles` row-major within the rectangle). */
+export interface TileChunkSpec {
+  /** First column. */
+  x: number;
+  /** First row. */
+  y: number;
+  /** Columns. */
+  width: number;
+  /** Rows. */
+  height: number;
+  /** width * height bytes. */
+  tiles: Uint8Array;
+}
+
+/** First and last printable ASCII codes: what Moving AI rows may hold (as parseMovingAi checks). */
+const FIRST_PRINTABLE = 0x20;
+const LAST_PRINTABLE = 0x7e;
+
+/** Assembles the chunks of one upload; errors name the chunk and field (INVALID_ARGUMENT, RESOURCE_EXHAUSTED). */
+export class ChunkAssembler {
+  readonly header: ChunkHeader;
+  readonly #tiles: Uint8Array;
+  /** One bit per tile: covered by a chunk already (overlaps are refused, gaps found at the end). */
+  readonly #covered: Uint32Array;
+  #coveredCount = 0;
+  #chunks = 0;
+
+  /** Checks the header against the limits (before allocating anything) and allocates the map. */
+  constructor(header: ChunkHeader, limits: MapLimits) {
+    for (const name of ["width", "height"] as const) {
+      const v = header[name];
+      if (!Number.isInteger(v) || v < 1) throw invalid(`header.${name}`, v, "must be a positive integer");
+    }
+    try {
+      checkMapLimits(header.width, header.height, limits, "header");
+    } catch (e) {
+      throw translateMapError(e, "header");
+    }
+    this.header = header;
+    const n = header.width * header.height;
+    this.#tiles = sharedArray(Uint8Array, n);
+    this.#covered = new Uint32Array(Math.ceil(n / 32));
+  }
+
+  /** Copies one rectangle in; refuses one outside the map, of the wrong size, overlapping, or unprintable. */
+  add(c: TileChunkSpec): void {
+    const f = `chunk[${this.#chunks}]`;
+    const { width: W, height: H, format } = this.header;
+    for (const name of ["width", "height"] as const) {
+      if (!Number.isInteger(c[name]) || c[name] < 1) throw invalid(`${f}.${name}`, c[name], "must be >= 1");
+    }
+    if (c.x + c.width > W) {
+      throw invalid(`${f}.x`, c.x, `x + width (${c.width}) must be <= the map width ${W}`);
+    }
+    if (c.y + c.height > H) {
+      throw invalid(`${f}.y`, c.y, `y + height (${c.height}) must be <= the map height ${H}`);
+    }
+    if (c.tiles.length !== c.width * c.height) {
+      throw invalid(
+        `${f}.tiles`,
+        `${c.tiles.length} bytes`,
+        `must hold width * height = ${c.width * c.height}`,
+      );
+    }
+    if (format === "movingai") {
+      for (let i = 0; i < c.tiles.length; i++) {
+        const b = c.tiles[i];
+        if (b < FIRST_PRINTABLE || b > LAST_PRINTABLE) {
+          const at = `(${c.x + (i % c.width)}, ${c.y + Math.floor(i / c.width)})`;
+          throw invalid(`${f}.tiles`, `byte ${b} at tile ${at}`, "Moving AI tiles must be printable ASCII");
+        }
+      }
+    }
+    const covered = this.#covered;
+    for (let r = 0; r < c.height; r++) {
+      const row = (c.y + r) * W + c.x;
+      for (let t = row; t < row + c.width; t++) {
+        if (covered[t >>> 5] & (1 << (t & 31))) {
+          throw invalid(`${f}`, `tile (${t % W}, ${Math.floor(t / W)})`, "chunks may not overlap");
+        }
+        covered[t >>> 5] |= 1 << (t & 31);
+      }
+      this.#tiles.set(c.tiles.subarray(r * c.width, (r + 1) * c.width), row);
+    }
+    this.#coveredCount += c.width * c.height;
+    this.#chunks++;
+  }
+
+  /** Chunks added so far. */
+  get chunks(): number {
+    return this.#chunks;
+  }
+
+  /** The assembled map; INVALID_ARGUMENT naming the first tile no chunk covered. */
+  finish(): GridMap {
+    const { width, height, format, terrain: entries } = this.header;
+    const n = width * height;
+    if (this.#coveredCount !== n) {
+      let t = 0;
+      while (t < n && this.#covered[t >>> 5] & (1 << (t & 31))) t++;
+      throw invalid(
+        "chunk",
+        `${this.#coveredCount} of ${n} tiles`,
+        `the chunks must cover the whole map; tile (${t % width}, ${Math.floor(t / width)}) is missing`,
+      );
+    }
+    try {
+      const base = format === "movingai" ? movingAiTerrain() : rawTerrain();
+      const terrain = entries.length > 0 ? withOverrides(base, entries) : base;
+      return { width, height, tiles: this.#tiles, terrain };
+    } catch (e) {
+      throw translateMapError(e, "header");
+    }
+  }
+}
