@@ -333,6 +333,7 @@ async function shutdown(signal: string): Promise<void> {
   health.setStatus("", "NOT_SERVING");
   // Streams are drained with a final status before the server stops.
   app.streams.shutdown();
+  app.drainFleets();
   await new Promise<void>((resolve) => {
     const force = setTimeout(() => {
       server.forceShutdown();

@@ -94,6 +94,8 @@ export class Arcpath {
   readonly batch: BatchLimits;
   /** Open streams as the live viewer sees them (set by main.ts only when the HTTP viewer is on). */
   watch: StreamWatch | null = null;
+  /** How each open Fleet call ends (a drain ends them all). */
+  readonly #fleetEnds = new Set<(err?: ServiceError) => void>();
 
   /** Creates the handlers over the store and the plan service. */
   constructor(
@@ -113,6 +115,18 @@ export class Arcpath {
     const entry = [...mv.layers.values()][0];
     const regions = this.store.regionsFor(mv, entry, clearanceClass(0));
     return mapInfoToWire(mv, regions);
+  }
+
+  /**
+   * Ends every open Fleet call with UNAVAILABLE telling the client to open it again (the SIGTERM drain; through
+   * the balancer another replica takes it).
+   */
+  drainFleets(): void {
+    const err = new ServiceError(
+      "UNAVAILABLE",
+      "server is shutting down: open the fleet again (another replica will take it)",
+    );
+    for (const end of [...this.#fleetEnds]) end(err);
   }
 
   /** PutMap. */
@@ -326,6 +340,7 @@ export class Arcpath {
     const finish = (err?: ServiceError) => {
       if (ended) return;
       ended = true;
+      this.#fleetEnds.delete(finish);
       session?.close();
       const micros = Math.round((performance.now() - t0) * 1000);
       if (err) {
@@ -336,6 +351,7 @@ export class Arcpath {
         call.end();
       }
     };
+    this.#fleetEnds.add(finish);
     const send = (u: Parameters<typeof fleetUpdateToWire>[0], version = "") => {
       if (ended) return;
       updates++;
