@@ -4,8 +4,8 @@
  * talks to nginx only (the metrics listener tells which replica holds a stream).
  *
  * - SIGTERM (a rolling update, a scale-down): the replica's open stream gets its final STATUS "shutdown" and
- *   ends with UNAVAILABLE saying to open it again; Plans it had already accepted all finish; it takes no new
- *   call. The client opens the stream again through the balancer and gets a path from another replica.
+ *   ends with UNAVAILABLE saying to open it again (an open Fleet likewise); Plans it had already accepted all
+ *   finish; it takes no new call. The client opens the stream again through the balancer and gets a path from another replica.
  * - `kill -9` mid-stream: the stream fails (the status nginx gives is logged); the client opens it again
  *   through the balancer and goes on: a path from a surviving replica, replanned when the map is patched.
  */
@@ -97,6 +97,17 @@ describe("a replica lost or drained behind nginx (3 replicas on one Redis)", () 
     expect((await st.next())?.u.kind).toBe("UPDATE_KIND_INITIAL");
     const victim = await holder(replicas);
 
+    // A Fleet open on the victim too.
+    const fleet = victim.client.Fleet();
+    const fleetEnded = new Promise<grpc.ServiceError | null>((res) => {
+      fleet.on("data", () => {});
+      fleet.on("error", (e: grpc.ServiceError) => res(e));
+      fleet.on("end", () => res(null));
+    });
+    const fleetOpened = new Promise((res) => fleet.once("data", res));
+    fleet.write({ open: { map: { id: "drain" } } });
+    await fleetOpened;
+
     // Six Plans queued on the victim's single worker; once the first is answered, SIGTERM.
     await call(victim.client, "PutMap", { id: "maze", movingai: serpentine(201) });
     const mazePlan = { map: { id: "maze" }, start: { x: 2.5, y: 1.5 }, goal: { x: 2.5, y: 198.5 } };
@@ -131,6 +142,9 @@ describe("a replica lost or drained behind nginx (3 replicas on one Redis)", () 
     expect(last?.status).toBe("shutdown");
     expect(st.closed).toBe("UNAVAILABLE");
     expect(st.error!.details).toContain("open the stream again");
+    const fleetError = await fleetEnded;
+    expect(fleetError?.code).toBe(grpc.status.UNAVAILABLE);
+    expect(fleetError?.details).toContain("open the fleet again");
 
     // The drained replica takes no new call; through the balancer the stream opens on another one.
     await new Promise<void>((res) =>
