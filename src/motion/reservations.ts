@@ -9,7 +9,8 @@
  * @module
  */
 import type { Pose } from "../geometry/types.ts";
-import { type Trajectory, trajectoryEnd, trajectoryEndPose, trajectoryPoseInto } from "./trajectory.ts";
+import { poseAlongInto } from "../geometry/segment.ts";
+import { distanceAtTime, type Trajectory, trajectoryEnd, trajectoryEndPose } from "./trajectory.ts";
 
 /** One unit's trajectory with what the overlap test needs. */
 export interface Reservation {
@@ -41,6 +42,12 @@ interface Sample {
   speed: number;
 }
 
+/** A moving sample in the per-cell index (all times), for testing a standing candidate against it. */
+interface CellSample extends Sample {
+  /** Sample index. */
+  k: number;
+}
+
 interface Span extends Sample {
   /** First sample index it covers. */
   from: number;
@@ -51,6 +58,7 @@ interface Span extends Sample {
 interface Entry {
   res: Reservation;
   keys: number[];
+  cells: Set<number>;
   spans: { cell: number; span: Span }[];
 }
 
@@ -59,13 +67,49 @@ const CELL = 2;
 /** Spatial cells per time slice in the bucket key. */
 const CELL_SPACE = 1 << 22;
 
+/**
+ * Calls `fn(k, x, y)` for the poses of `traj` at sample times k * dt, k = `k0`..`k1`, walking its segments once
+ * (a pose per sample from the start would cost the number of segments each time).
+ */
+function eachSample(
+  traj: Trajectory,
+  k0: number,
+  k1: number,
+  dt: number,
+  fn: (k: number, x: number, y: number) => void,
+): void {
+  const segs = traj.segments;
+  const pose: Pose = { x: 0, y: 0, heading: 0 };
+  let i = 0, segStart = traj.startTime;
+  for (let k = k0; k <= k1; k++) {
+    const t = k * dt;
+    if (t <= traj.startTime || segs.length === 0) {
+      fn(k, traj.startPose.x, traj.startPose.y);
+      continue;
+    }
+    while (i < segs.length && t - segStart >= (segs[i].duration ?? 0)) segStart += segs[i++].duration ?? 0;
+    if (i >= segs.length) {
+      const end = segs[segs.length - 1].end;
+      fn(k, end.x, end.y);
+      continue;
+    }
+    const seg = segs[i];
+    const u = distanceAtTime(seg, t - segStart);
+    poseAlongInto(seg.start.x, seg.start.y, seg.start.heading, seg.curvature, seg.direction, u, pose);
+    fn(k, pose.x, pose.y);
+  }
+}
+
 /** Sampled reservations of many units over time. */
 export class ReservationTable {
   /** Seconds between samples. */
   readonly dt: number;
   readonly #cols: number;
   readonly #rows: number;
-  readonly #moving = new Map<number, Sample[]>();
+  /** Moving samples by sample index, then by cell. */
+  readonly #moving: (Map<number, Sample[]> | undefined)[] = [];
+  /** Moving samples by cell, all times. */
+  readonly #byCell = new Map<number, CellSample[]>();
   readonly #standing = new Map<number, Span[]>();
   readonly #entries = new Map<string, Entry>();
   #maxRadius = 0;
@@ -107,7 +151,7 @@ export class ReservationTable {
     this.remove(res.id);
     const { traj, radius, speed, id } = res;
     const dt = this.dt;
-    const entry: Entry = { res, keys: [], spans: [] };
+    const entry: Entry = { res, keys: [], cells: new Set(), spans: [] };
     this.#maxRadius = Math.max(this.#maxRadius, radius);
     this.#maxSpeed = Math.max(this.#maxSpeed, speed);
     const end = trajectoryEnd(traj);
@@ -131,15 +175,19 @@ export class ReservationTable {
       return;
     }
     standAt(traj.startPose, -Infinity, kStart - 1);
-    const pose: Pose = { x: 0, y: 0, heading: 0 };
-    for (let k = kStart; k <= kEnd; k++) {
-      trajectoryPoseInto(traj, k * dt, pose);
-      const key = k * CELL_SPACE + this.#cell(pose.x, pose.y);
-      let list = this.#moving.get(key);
-      if (!list) this.#moving.set(key, list = []);
-      list.push({ id, x: pose.x, y: pose.y, radius, speed });
-      entry.keys.push(key);
-    }
+    eachSample(traj, kStart, kEnd, dt, (k, x, y) => {
+      const cell = this.#cell(x, y);
+      let slice = this.#moving[k];
+      if (!slice) this.#moving[k] = slice = new Map();
+      let list = slice.get(cell);
+      if (!list) slice.set(cell, list = []);
+      list.push({ id, x, y, radius, speed });
+      let all = this.#byCell.get(cell);
+      if (!all) this.#byCell.set(cell, all = []);
+      all.push({ id, x, y, radius, speed, k });
+      entry.keys.push(k * CELL_SPACE + cell);
+      entry.cells.add(cell);
+    });
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
     standAt(trajectoryEndPose(traj), kEnd + 1, Infinity);
     this.#entries.set(id, entry);
@@ -151,10 +199,17 @@ export class ReservationTable {
     if (!e) return;
     this.#entries.delete(id);
     for (const key of e.keys) {
-      const list = this.#moving.get(key)!;
+      const k = Math.floor(key / CELL_SPACE), cell = key - k * CELL_SPACE;
+      const slice = this.#moving[k]!;
+      const list = slice.get(cell)!;
       const i = list.findIndex((s) => s.id === id);
       if (i >= 0) list.splice(i, 1);
-      if (list.length === 0) this.#moving.delete(key);
+      if (list.length === 0) slice.delete(cell);
+    }
+    for (const cell of e.cells) {
+      const kept = this.#byCell.get(cell)!.filter((s) => s.id !== id);
+      if (kept.length === 0) this.#byCell.delete(cell);
+      else this.#byCell.set(cell, kept);
     }
     for (const { cell, span } of e.spans) {
       const list = this.#standing.get(cell)!;
@@ -165,55 +220,125 @@ export class ReservationTable {
   }
 
   /**
-   * The first sample time from `from` on where `cand` comes too close to a reserved unit (other than
-   * `cand.id` and those in `ignore`), or null if it never does.
+   * The earliest conflict of a candidate standing at (x, y) over samples `k0`..`k1` (k1 may be Infinity), from
+   * the per-cell index: one look at each nearby cell instead of one per sample.
    */
-  firstConflict(cand: Reservation, from: number, ignore?: ReadonlySet<string>): Conflict | null {
-    const dt = this.dt;
-    const k0 = Math.floor(from / dt);
-    // After both the candidate's and every reservation's last moving sample nothing moves any more.
-    const candStart = cand.traj.startTime, candEnd = trajectoryEnd(cand.traj);
-    const still = cand.traj.segments.length === 0;
-    const kLast = Math.max(Math.ceil(candEnd / dt) + 1, this.#lastMovingSample + 1, k0);
-    const reach = cand.radius + this.#maxRadius + (cand.speed + this.#maxSpeed) * dt / 2;
-    const pose: Pose = { x: 0, y: 0, heading: 0 };
-    const half = dt / 2;
-    for (let k = k0; k <= kLast; k++) {
-      const t = k * dt;
-      trajectoryPoseInto(cand.traj, t, pose);
-      // Standing all through the sample's half-step window: it moves nothing there.
-      const cs = still || t + half <= candStart || t - half >= candEnd ? 0 : cand.speed;
-      const x0 = Math.max(0, Math.floor((pose.x - reach) / CELL));
-      const x1 = Math.min(this.#cols - 1, Math.floor((pose.x + reach) / CELL));
-      const y0 = Math.max(0, Math.floor((pose.y - reach) / CELL));
-      const y1 = Math.min(this.#rows - 1, Math.floor((pose.y + reach) / CELL));
-      for (let cy = y0; cy <= y1; cy++) {
-        for (let cx = x0; cx <= x1; cx++) {
-          const cell = cy * this.#cols + cx;
-          const moving = this.#moving.get(k * CELL_SPACE + cell);
-          if (moving) {
-            for (const s of moving) {
-              if (s.id === cand.id || ignore?.has(s.id)) continue;
-              const gap = cand.radius + s.radius + (cs + s.speed) * half;
-              if ((s.x - pose.x) ** 2 + (s.y - pose.y) ** 2 < gap * gap) {
-                return { id: s.id, time: t, forever: false };
-              }
+  #standingConflict(
+    cand: Reservation,
+    x: number,
+    y: number,
+    k0: number,
+    k1: number,
+    ignore?: ReadonlySet<string>,
+  ): Conflict | null {
+    if (k1 < k0) return null;
+    const reach = cand.radius + this.#maxRadius + this.#maxSpeed * this.dt / 2;
+    const x0 = Math.max(0, Math.floor((x - reach) / CELL)),
+      x1 = Math.min(this.#cols - 1, Math.floor((x + reach) / CELL));
+    const y0 = Math.max(0, Math.floor((y - reach) / CELL)),
+      y1 = Math.min(this.#rows - 1, Math.floor((y + reach) / CELL));
+    const half = this.dt / 2;
+    let best: Conflict | null = null, bestK = Infinity;
+    for (let cy = y0; cy <= y1; cy++) {
+      for (let cx = x0; cx <= x1; cx++) {
+        const cell = cy * this.#cols + cx;
+        const moving = this.#byCell.get(cell);
+        if (moving) {
+          for (const s of moving) {
+            if (s.k < k0 || s.k > k1 || s.k >= bestK || s.id === cand.id || ignore?.has(s.id)) continue;
+            const gap = cand.radius + s.radius + s.speed * half;
+            if ((s.x - x) ** 2 + (s.y - y) ** 2 < gap * gap) {
+              bestK = s.k;
+              best = { id: s.id, time: s.k * this.dt, forever: false };
             }
           }
-          const standing = this.#standing.get(cell);
-          if (standing) {
-            for (const s of standing) {
-              if (k < s.from || k > s.to || s.id === cand.id || ignore?.has(s.id)) continue;
-              const gap = cand.radius + s.radius + cs * half;
-              if ((s.x - pose.x) ** 2 + (s.y - pose.y) ** 2 < gap * gap) {
-                return { id: s.id, time: t, forever: s.to === Infinity };
-              }
+        }
+        const standing = this.#standing.get(cell);
+        if (standing) {
+          for (const s of standing) {
+            const k = Math.max(s.from, k0);
+            if (k > s.to || k > k1 || k >= bestK || s.id === cand.id || ignore?.has(s.id)) continue;
+            const gap = cand.radius + s.radius;
+            if ((s.x - x) ** 2 + (s.y - y) ** 2 < gap * gap) {
+              bestK = k;
+              best = { id: s.id, time: k * this.dt, forever: s.to === Infinity };
             }
           }
         }
       }
     }
-    return null;
+    return best;
+  }
+
+  /**
+   * The first sample time from `from` on where `cand` comes too close to a reserved unit (other than
+   * `cand.id` and those in `ignore`), or null if it never does. While the candidate stands (before its start,
+   * after its end) the per-cell index answers; while it moves, the samples of its time slices.
+   */
+  firstConflict(cand: Reservation, from: number, ignore?: ReadonlySet<string>): Conflict | null {
+    const dt = this.dt;
+    const half = dt / 2;
+    const k0 = Math.floor(from / dt);
+    const traj = cand.traj;
+    if (traj.segments.length === 0) {
+      return this.#standingConflict(cand, traj.startPose.x, traj.startPose.y, k0, Infinity, ignore);
+    }
+    const candStart = traj.startTime, candEnd = trajectoryEnd(traj);
+    // Samples whose half-step windows reach into the motion: kA..kB (same test as the reserved side).
+    let kA = Math.floor((candStart - half) / dt);
+    while (kA * dt + half <= candStart) kA++;
+    while ((kA - 1) * dt + half > candStart) kA--;
+    let kB = Math.ceil((candEnd + half) / dt);
+    while ((kB - 1) * dt - half >= candEnd) kB--;
+    while (kB * dt - half < candEnd) kB++;
+    kB--; // last sample whose window reaches into the motion
+    const head = this.#standingConflict(cand, traj.startPose.x, traj.startPose.y, k0, kA - 1, ignore);
+    if (head) return head;
+    const reach = cand.radius + this.#maxRadius + (cand.speed + this.#maxSpeed) * half;
+    let found: Conflict | null = null;
+    const mFrom = Math.max(k0, kA);
+    if (mFrom <= kB) {
+      const cs = cand.speed;
+      // eachSample has no early exit: stop testing once a conflict is found.
+      eachSample(traj, mFrom, kB, dt, (k, px, py) => {
+        if (found) return;
+        const slice = this.#moving[k];
+        const x0 = Math.max(0, Math.floor((px - reach) / CELL));
+        const x1 = Math.min(this.#cols - 1, Math.floor((px + reach) / CELL));
+        const y0 = Math.max(0, Math.floor((py - reach) / CELL));
+        const y1 = Math.min(this.#rows - 1, Math.floor((py + reach) / CELL));
+        for (let cy = y0; cy <= y1 && !found; cy++) {
+          for (let cx = x0; cx <= x1 && !found; cx++) {
+            const cell = cy * this.#cols + cx;
+            const moving = slice?.get(cell);
+            if (moving) {
+              for (const s of moving) {
+                if (s.id === cand.id || ignore?.has(s.id)) continue;
+                const gap = cand.radius + s.radius + (cs + s.speed) * half;
+                if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
+                  found = { id: s.id, time: k * dt, forever: false };
+                  return;
+                }
+              }
+            }
+            const standing = this.#standing.get(cell);
+            if (standing) {
+              for (const s of standing) {
+                if (k < s.from || k > s.to || s.id === cand.id || ignore?.has(s.id)) continue;
+                const gap = cand.radius + s.radius + cs * half;
+                if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
+                  found = { id: s.id, time: k * dt, forever: s.to === Infinity };
+                  return;
+                }
+              }
+            }
+          }
+        }
+      });
+    }
+    if (found) return found;
+    const end = trajectoryEndPose(traj);
+    return this.#standingConflict(cand, end.x, end.y, Math.max(k0, kB + 1), Infinity, ignore);
   }
 
   /** Ids of reserved units whose trajectories come too close to `cand` from `from` on. */

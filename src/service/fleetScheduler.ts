@@ -13,7 +13,7 @@
 import type { Pose, Segment } from "../geometry/types.ts";
 import { segmentPiece } from "../geometry/segment.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
-import { type Reservation, ReservationTable } from "../motion/reservations.ts";
+import { type Conflict, type Reservation, ReservationTable } from "../motion/reservations.ts";
 import {
   distanceAtTime,
   progressAt,
@@ -49,6 +49,9 @@ export interface FleetUnitState {
   /** Why (for waiting and unreachable). */
   message: string;
 }
+
+/** Units a blocked unit may be scheduled ahead of (see FleetScheduler.scheduleAhead). */
+const MAX_BUMPS = 3;
 
 /** The first step of the start delays (and waits at a refuge) tried, seconds. */
 const DELAY_STEP = 0.25;
@@ -137,6 +140,7 @@ export class FleetScheduler {
    * leaves the unit's trajectory as it was.
    */
   schedule(u: FleetUnitState, time: number, pose: Pose): boolean {
+    this.#lastHit = null;
     if (u.legOne !== undefined && u.legOne < u.path.length) return this.#scheduleVia(u, time, pose, u.legOne);
     if (u.path.length === 0) {
       const still = standing(pose, time);
@@ -154,7 +158,10 @@ export class FleetScheduler {
       }
       // Past the last moment anything else moves, or behind a unit that stands there forever, waiting longer
       // changes nothing.
-      if (hit.forever || time + delay > horizon) return false;
+      if (hit.forever || time + delay > horizon) {
+        this.#lastHit = hit;
+        return false;
+      }
     }
   }
 
@@ -185,6 +192,58 @@ export class FleetScheduler {
     return false;
   }
 
+  #lastHit: Conflict | null = null;
+  /** Units rescheduled behind another by {@link scheduleAhead} since the caller last took them. */
+  #bumped = new Set<string>();
+
+  /**
+   * {@link schedule}, and when the unit is stopped for good by a unit that will stand at its goal there but has
+   * not set out yet (an arrival in a doorway on its way), the priority rule: it goes first and that unit starts
+   * later (waiting at its start, so nothing in motion has to stop). Both must find a start, or nothing changes.
+   * Bumped units are reported by {@link takeBumped}.
+   */
+  scheduleAhead(u: FleetUnitState, time: number, pose: Pose): boolean {
+    if (this.schedule(u, time, pose)) return true;
+    const swapped: { o: FleetUnitState; traj: Trajectory; path: Segment[] }[] = [];
+    const revert = () => {
+      for (const s of swapped) {
+        s.o.path = s.path;
+        this.commit(s.o, s.traj);
+      }
+    };
+    for (let i = 0; i < MAX_BUMPS; i++) {
+      const hit = this.#lastHit;
+      const o = hit?.forever ? this.units.get(hit.id) : undefined;
+      if (
+        !o || o.status !== "moving" || o.legOne !== undefined || o.traj.segments.length === 0 ||
+        o.traj.startTime < time || o.traj.segments.some((seg) => seg.length === 0)
+      ) break;
+      swapped.push({ o, traj: o.traj, path: o.path });
+      o.path = o.traj.segments;
+      this.commit(o, standing(o.traj.startPose, time));
+      if (!this.schedule(u, time, pose)) continue;
+      for (const s of swapped) {
+        this.table.remove(s.o.id);
+        if (!this.schedule(s.o, time, s.o.traj.startPose)) {
+          this.table.remove(u.id);
+          revert();
+          return false;
+        }
+      }
+      for (const s of swapped) this.#bumped.add(s.o.id);
+      return true;
+    }
+    revert();
+    return false;
+  }
+
+  /** Ids bumped by {@link scheduleAhead} since the last call (their trajectories changed). */
+  takeBumped(): string[] {
+    const out = [...this.#bumped];
+    this.#bumped.clear();
+    return out;
+  }
+
   /** Parks a unit with a refuge there: its first leg only, at the earliest start that keeps clear. */
   park(u: FleetUnitState, time: number, pose: Pose): boolean {
     if (u.legOne === undefined) return false;
@@ -207,16 +266,20 @@ export class FleetScheduler {
   settle(time: number, dirty: Iterable<string>, retry = true): Set<string> {
     const changed = new Set<string>();
     const queue = new Set<string>(dirty);
-    const byOrder = (a: string, b: string) => this.units.get(a)!.order - this.units.get(b)!.order;
     while (queue.size > 0) {
-      const id = [...queue].sort(byOrder)[0];
+      // The lowest order first (a scan: sorting the whole queue per step costs n^2 log n for a big batch).
+      let id = "", low = Infinity;
+      for (const q of queue) {
+        const order = this.units.get(q)?.order ?? -1;
+        if (order < low) [id, low] = [q, order];
+      }
       queue.delete(id);
       const u = this.units.get(id);
       if (!u) continue;
       changed.add(id);
       const pose = trajectoryPose(u.traj, time);
       this.table.remove(id);
-      if (u.status !== "unreachable" && this.schedule(u, time, pose)) {
+      if (u.status !== "unreachable" && this.scheduleAhead(u, time, pose)) {
         u.status = "moving";
         u.message = "";
         continue;
@@ -241,6 +304,7 @@ export class FleetScheduler {
       this.commit(u, still);
     }
     if (retry) { for (const id of this.retryWaiting(time)) changed.add(id); }
+    for (const id of this.takeBumped()) changed.add(id);
     return changed;
   }
 
@@ -256,10 +320,10 @@ export class FleetScheduler {
         const before = { traj: u.traj, path: u.path, legOne: u.legOne };
         this.restAt(u, time);
         this.table.remove(u.id);
-        if (this.schedule(u, time, pose)) {
+        if (this.scheduleAhead(u, time, pose)) {
           u.status = "moving";
           u.message = "";
-          started.push(u.id);
+          started.push(u.id, ...this.takeBumped());
           progress = true;
         } else {
           u.path = before.path;
