@@ -291,8 +291,16 @@ export class MapStore {
   async get(id: string, version: string, field = "map"): Promise<MapVersion> {
     checkMapKey(id, `${field}.id`);
     // A shared store may hold a newer latest version than news has brought yet: ask it (if it answers).
-    if (this.#sync && (version === "" || !this.#cache.peek(id, version))) await this.#sync.catchUp(id);
+    const asked = this.#sync !== null && (version === "" || !this.#cache.peek(id, version));
+    const answered = asked ? await this.#sync!.catchUp(id) : true;
     const latest = this.#cache.latest(id);
+    if (!answered && latest === undefined) {
+      // Another replica may hold it: "no such map" would be a guess.
+      throw new ServiceError(
+        "UNAVAILABLE",
+        `${this.#backend!.name} is unavailable; map ${formatValue(displayId(id))} is not cached on this replica`,
+      );
+    }
     const cached = latest === undefined ? undefined : this.#cache.peek(id, version === "" ? latest : version);
     const reload = latest !== undefined && (version === "" || version === latest || this.#backend?.shared) &&
       !cached && this.#backend;

@@ -69,12 +69,13 @@ export class SharedSync {
 
   /**
    * Brings a map's latest version in line with a shared store's (in the map's write queue when it differs, so
-   * it never races a write). A store that does not answer leaves the cached latest version in use.
+   * it never races a write). A store that does not answer leaves the cached latest version in use: false then.
    */
-  async catchUp(id: string): Promise<void> {
+  async catchUp(id: string): Promise<boolean> {
     const p = await this.#pointer(id);
-    if (p === null || p.seq <= (this.#latestSeq.get(id) ?? 0)) return;
-    await this.#host.serial(id, () => this.catchUpNow(id, false));
+    if (p === null) return false;
+    if (p.seq > (this.#latestSeq.get(id) ?? 0)) await this.#host.serial(id, () => this.catchUpNow(id, false));
+    return true;
   }
 
   /** {@link catchUp} inside the map's write queue; `strict` throws if the store does not answer. */

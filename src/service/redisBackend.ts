@@ -115,7 +115,8 @@ export class RedisBackend implements MapBackend {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: 10_000,
-      retryStrategy: (times: number) => Math.min(50 * times, 1000),
+      // At most 250 ms between attempts: a replica is back soon after Redis is (see pointer()).
+      retryStrategy: (times: number) => Math.min(50 * times, 250),
     };
     this.#cmd = new Redis(opts.url, common);
     this.#sub = new Redis(opts.url, { ...common, commandTimeout: undefined });
@@ -203,6 +204,9 @@ export class RedisBackend implements MapBackend {
   }
 
   async pointer(id: string): Promise<RemotePointer> {
+    // Redis is back (the subscriber reconnected) but this connection is still reconnecting: wait for it a
+    // little rather than answer from a cache that may be behind what another replica already acknowledged.
+    if (this.#cmd.status !== "ready" && this.#sub.status === "ready") await this.#ready(250);
     const [v, seq] = await this.#cmd.eval(POINTER, 2, LATEST, SEQ, id) as [string, string];
     return { id, version: v === "" ? null : v, seq: Number(seq) };
   }
@@ -257,6 +261,19 @@ export class RedisBackend implements MapBackend {
     this.#sub.disconnect();
     this.#cmd.disconnect();
     await Promise.resolve();
+  }
+
+  /** Resolves when the command connection is ready, or after `ms`. */
+  #ready(ms: number): Promise<void> {
+    return new Promise((res) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#cmd.off("ready", done);
+        res();
+      };
+      const timer = setTimeout(done, ms);
+      this.#cmd.once("ready", done);
+    });
   }
 
   /** Every map's latest state. */
