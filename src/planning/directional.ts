@@ -27,6 +27,7 @@ import {
   isDirectionalNeighborhood,
 } from "../search/directionTable.ts";
 import type { DirectionalGoal } from "../search/directionalSetup.ts";
+import { LazyGridBound } from "../search/directionalBound.ts";
 import { DirectionalSpace } from "../search/directionalSpace.ts";
 import { GridSpace } from "../search/gridSpace.ts";
 import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
@@ -40,6 +41,7 @@ import {
 import type { UnitSpec } from "../units/unit.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
+import { offLatticeFallback } from "./offLattice.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
 /** Turning radius used for units that turn in place (radius 0): a small circle keeps the curves defined. */
@@ -129,6 +131,7 @@ interface DirectionalState {
   gridWorkspace: SearchWorkspace;
   windowed: WindowedGrid;
   bound: Float64Array;
+  lazy: LazyGridBound;
 }
 
 const perContext = new WeakMap<PlanContext, DirectionalState>();
@@ -141,6 +144,7 @@ function stateFor(ctx: PlanContext): DirectionalState {
       gridWorkspace: new SearchWorkspace(),
       windowed: new WindowedGrid(),
       bound: new Float64Array(0),
+      lazy: new LazyGridBound(),
     };
     perContext.set(ctx, s);
   }
@@ -205,7 +209,8 @@ export interface DirectionalRequest {
   window?: TileRect;
   /**
    * Look only for paths cheaper than this cost (pathCost units; AUTO's portfolio passes its best answer's):
-   * "no_legal_path" then means none cheaper in the first window, which is not grown.
+   * "no_legal_path" then means none cheaper exists (the window covers every tile such a path can reach, else
+   * it grows as without a cap, and a search the window cut off answers "budget" saying so).
    */
   maxCost?: number;
   /** Only road tiles are open. */
@@ -268,6 +273,21 @@ export function windowAround(
   }
 }
 
+/** True when the window contains the box of (ax, ay) and (bx, by) grown by `margin` (clipped to the map). */
+function holds(
+  w: TileRect,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  margin: number,
+  layer: PassLayer,
+) {
+  return w.x0 <= Math.max(0, Math.min(ax, bx) - margin) && w.y0 <= Math.max(0, Math.min(ay, by) - margin) &&
+    w.x1 >= Math.min(layer.width, Math.max(ax, bx) + 1 + margin) &&
+    w.y1 >= Math.min(layer.height, Math.max(ay, by) + 1 + margin);
+}
+
 /** True when window a is larger than b and contains it. */
 function grewFrom(a: TileRect, b: TileRect): boolean {
   const contains = a.x0 <= b.x0 && a.y0 <= b.y0 && a.x1 >= b.x1 && a.y1 >= b.y1;
@@ -295,6 +315,17 @@ export function directionalSearch(
   const gx = Math.floor(req.goal.x), gy = Math.floor(req.goal.y);
   const span = Math.max(Math.abs(sx - gx), Math.abs(sy - gy));
   let margin = 16 + (span >> 1);
+  // A path cheaper than maxCost is at most maxCost / minCost long, so it stays inside the ellipse with foci
+  // start and goal of that length: the start-goal box grown by its semi-minor axis (plus a tile for the
+  // tile-center nodes) holds it. A capped search in a window containing that box is complete; the lazy
+  // window raster makes the larger window cost nothing until touched.
+  let capMargin = Infinity;
+  if (req.maxCost !== undefined && Number.isFinite(req.maxCost)) {
+    const a = req.maxCost / layer.minCost / 2;
+    const c = Math.hypot(req.start.x - req.goal.x, req.start.y - req.goal.y) / 2;
+    capMargin = Math.ceil(Math.sqrt(Math.max(0, a * a - c * c))) + 2;
+    margin = Math.max(margin, capMargin);
+  }
   let window = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
   let spent = 0;
   for (;;) {
@@ -308,11 +339,15 @@ export function directionalSearch(
     spent += run.expansions;
     run.expansions = spent;
     if (run.status !== "no_legal_path" || run.message.startsWith("internal")) return run;
-    if (req.maxCost !== undefined) {
-      return { ...run, message: "no cheaper directional path in the search window" };
-    }
     const whole = window.x0 === 0 && window.y0 === 0 && window.x1 === layer.width &&
       window.y1 === layer.height;
+    if (req.maxCost !== undefined && (whole || holds(window, sx, sy, gx, gy, capMargin, layer))) {
+      return {
+        ...run,
+        message: `no directional path cheaper than ${req.maxCost.toFixed(2)} (the search covered every ` +
+          `tile such a path can reach)`,
+      };
+    }
     if (whole) return run;
     margin = 2 * margin + Math.max(layer.width, layer.height);
     const grown = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
@@ -321,10 +356,12 @@ export function directionalSearch(
       const why = spent >= req.maxExpansions || budget.stopped()
         ? "the budget ran out before a larger window was searched"
         : "the map is larger than the search window's state cap";
+      const cheaper = req.maxCost !== undefined ? ` cheaper than ${req.maxCost.toFixed(2)}` : "";
       return {
         ...run,
         status: "budget",
-        message: `no legal directional path within the search window [${window.x0}, ${window.x1}) x ` +
+        message:
+          `no legal directional path${cheaper} within the search window [${window.x0}, ${window.x1}) x ` +
           `[${window.y0}, ${window.y1}); ${why}, so a path outside it is not ruled out`,
       };
     }
@@ -376,7 +413,8 @@ function searchOnce(
     return empty("no_legal_path", "goal outside the search window");
   }
   const st = stateFor(ctx);
-  const bound = gridBound(ctx, layer, window, gy * layer.width + gx, req.roadsOnly);
+  // The grid bound lazily, for the tiles the search touches (the eager gridBound is O(window + map)).
+  const lazy = st.lazy.configure(layer, window, gx, gy, sx, sy, req.roadsOnly);
   const space = st.space.configure({
     layer,
     hit: tables.hit,
@@ -391,7 +429,8 @@ function searchOnce(
     cuspPenalty: unit.cuspPenalty,
     start: req.start,
     goal: req.goal,
-    gridBound: bound,
+    gridBound: null,
+    lazyBound: lazy,
     analyticInterval: req.analyticInterval ?? 8,
     nodeMask: req.nodeMask ?? null,
     pathIndex: req.pathIndex ?? null,
@@ -487,8 +526,8 @@ export function directionalOutcome(
 }
 
 /**
- * PLANNER_DIRECTIONAL. With `maxCost` (AUTO's portfolio) it looks only for a path cheaper than that, in the
- * first window (see {@link DirectionalRequest.maxCost}).
+ * PLANNER_DIRECTIONAL. With `maxCost` (AUTO's portfolio) it looks only for a path cheaper than that (see
+ * {@link DirectionalRequest.maxCost}).
  */
 export function planDirectional(
   ctx: PlanContext,
@@ -507,5 +546,10 @@ export function planDirectional(
     maxExpansions: budget.maxExpansions,
     ...(maxCost === undefined ? {} : { maxCost }),
   }, budget);
-  return directionalOutcome(task, run, run.expansions);
+  const out = directionalOutcome(task, run, run.expansions);
+  // Where the lattice (states on tile centres) found nothing, poses between tile centres may still fit
+  // (offLattice.ts). Not under AUTO's cost cap: there "none" means "none cheaper".
+  if (maxCost !== undefined) return out;
+  const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
+  return offLatticeFallback(layer, task, budget, run.expansions, out, r);
 }

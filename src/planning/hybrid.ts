@@ -24,17 +24,15 @@
  * 5. The three pieces are attached, re-emitted from one chained pose so joins are exact.
  * 6. Final simple smoothing: collinear lines merged, then stretches replaced by one shortest curve (Dubins, or
  *    Reeds-Shepp for reversing units) when it is shorter, no more cusps and its sweep is legal.
- * 7. When any of this fails, a full directional search within the remaining budget (the article's fallback).
+ * 7. When any of this fails, a full directional search within the remaining budget (the article's fallback),
+ *    then, where that lattice found nothing, the continuous-pose search (offLattice.ts).
  *
  * Every returned path is verified with the exact sweep and the curvature limit before "found" (step 0's by the
  * fitting itself, the others by a final check).
  *
  * @module
  */
-import { dubinsLength, dubinsShortest } from "../geometry/dubins.ts";
-import { reedsSheppLength, reedsSheppShortest } from "../geometry/reedsShepp.ts";
-import { arcSegment, lineSegment } from "../geometry/segment.ts";
-import { segmentHitsBlocked } from "../geometry/sweep.ts";
+import { reedsSheppShortest } from "../geometry/reedsShepp.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import { type PassLayer, uniformCost } from "../maps/grid.ts";
 import { pathCost } from "../motion/pathCost.ts";
@@ -51,7 +49,9 @@ import {
 } from "./directional.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
+import { chain, finalSmoothing, legalPath, radiusOf } from "./finalSmoothing.ts";
 import { type GridSearch, gridSearch } from "./gridRoute.ts";
+import { offLatticeFallback } from "./offLattice.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /**
@@ -76,8 +76,6 @@ export const PRESMOOTH_EXPANSIONS_PER_TILE = 40;
  * profile's reverse penalty.
  */
 export const MAX_DIRECT_REVERSE = Math.PI;
-/** Curve checks the final smoothing may spend. */
-const SMOOTH_CHECKS = 48;
 
 interface HybridScratch {
   mask: Uint8Array;
@@ -101,101 +99,13 @@ function flipped(p: Pose): Pose {
   return { x: p.x, y: p.y, heading: p.heading + Math.PI };
 }
 
-/** Re-emits `segs` chained from `from` (exact joins); with `reversed`, the time-reversed, heading-flipped path. */
-function chain(out: Segment[], from: Pose, segs: readonly Segment[], reversed: boolean): Pose {
-  let pose = from;
-  const n = segs.length;
-  for (let i = 0; i < n; i++) {
-    const s = reversed ? segs[n - 1 - i] : segs[i];
-    const k = reversed ? -s.curvature : s.curvature;
-    const next = k === 0
-      ? lineSegment(pose, s.length, s.direction)
-      : arcSegment(pose, k, s.length, s.direction);
-    out.push(next);
-    pose = next.end;
-  }
-  return pose;
-}
-
 /** True when every segment is within the curvature limit, untightened and unflagged (no sweep). */
 function withinCurvature(task: PlanTask, segs: readonly Segment[]): boolean {
-  const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
+  const r = radiusOf(task);
   for (const s of segs) {
     if (Math.abs(s.curvature) > 1 / r + 1e-9 || s.tightened || s.touchesBlocked) return false;
   }
   return true;
-}
-
-/** True when every segment is within the curvature limit and its exact sweep is free. */
-function legalPath(layer: PassLayer, task: PlanTask, segs: readonly Segment[]): boolean {
-  const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
-  for (const s of segs) {
-    if (Math.abs(s.curvature) > 1 / r + 1e-9) return false;
-    if (s.tightened || s.touchesBlocked) return false;
-    if (segmentHitsBlocked(layer, s, task.unit.footprint)) return false;
-  }
-  return true;
-}
-
-function cusps(segs: readonly Segment[], from: number, to: number): number {
-  let c = 0;
-  for (let i = from + 1; i < to; i++) if (segs[i].direction !== segs[i - 1].direction) c++;
-  return c;
-}
-
-/**
- * The final simple smoothing: merges collinear lines, then greedily replaces stretches by one shortest curve
- * when it costs less by the unit's cost model (pathCost: terrain integrated, reverse, cusps, turning), has no
- * more cusps and sweeps only open tiles. Joins stay exact.
- */
-export function finalSmoothing(
-  layer: PassLayer,
-  task: PlanTask,
-  segs: Segment[],
-  reverse: boolean,
-): Segment[] {
-  // Collinear line merge.
-  const merged: Segment[] = [];
-  for (const s of segs) {
-    const last = merged[merged.length - 1];
-    if (
-      last && last.curvature === 0 && s.curvature === 0 && last.direction === s.direction &&
-      Math.abs(Math.sin(last.start.heading - s.start.heading)) < 1e-9 &&
-      Math.cos(last.start.heading - s.start.heading) > 0
-    ) {
-      merged[merged.length - 1] = lineSegment(last.start, last.length + s.length, last.direction);
-    } else merged.push(s);
-  }
-  const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
-  let budget = SMOOTH_CHECKS;
-  let out = merged;
-  const unit = task.unit;
-  // Per segment of `out`: its cost alone (terrain, reverse, turning); a stretch adds its cusps.
-  let segCost = out.map((q) => pathCost([q], unit, layer).total);
-  for (let i = 0; i < out.length - 1 && budget > 0; i++) {
-    for (let j = out.length; j >= i + 2 && budget > 0; j--) {
-      let cost = cusps(out, i, j) * unit.cuspPenalty;
-      for (let k = i; k < j; k++) cost += segCost[k];
-      const a = out[i].start, b = out[j - 1].end;
-      // Cheap refusals first: no curve costs less than its length over the cheapest terrain, nor is shorter
-      // than the straight distance, and the length alone (no allocation) decides before segments are built.
-      const floor = cost / layer.minCost - 1e-6;
-      if (Math.hypot(b.x - a.x, b.y - a.y) >= floor) continue;
-      if ((reverse ? reedsSheppLength(a, b, r) : dubinsLength(a, b, r)) >= floor) continue;
-      const curve = reverse ? reedsSheppShortest(a, b, r) : dubinsShortest(a, b, r);
-      if (pathCost(curve.segments, unit, layer).total >= cost - 1e-6) continue;
-      if (cusps(curve.segments, 0, curve.segments.length) > cusps(out, i, j)) continue;
-      budget--;
-      if (!legalPath(layer, task, curve.segments)) continue;
-      const next: Segment[] = out.slice(0, i);
-      let pose = chain(next, a, curve.segments, false);
-      pose = chain(next, pose, out.slice(j), false);
-      out = next;
-      segCost = out.map((q) => pathCost([q], unit, layer).total);
-      break;
-    }
-  }
-  return out;
 }
 
 /**
@@ -425,7 +335,12 @@ export function planHybrid(
   }, budget);
   expansions += run.expansions;
   note.push("full directional search");
-  return directionalOutcome(task, run, expansions, note.filter((s) => s !== "").join("; "));
+  const lattice = directionalOutcome(task, run, expansions, note.filter((s) => s !== "").join("; "));
+  // Where the lattice (tile-centre states) found nothing, poses between tile centres may still fit.
+  return offLatticeFallback(layer, task, budget, expansions, lattice, radiusOf(task), (segs) => {
+    const smoothed = finalSmoothing(layer, task, segs, reverse);
+    return legalPath(layer, task, smoothed) ? smoothed : segs;
+  });
 }
 
 interface Stitch {
@@ -565,6 +480,9 @@ function stitch(
     note: "pre-smoothing both ways, Directional-8 stitch",
   };
 }
+
+/** Re-exported for tests: the final smoothing (finalSmoothing.ts). */
+export { finalSmoothing };
 
 /** Re-exported for tests: the run type the hybrid composes. */
 export type { DirectionalRun };

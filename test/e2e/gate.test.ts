@@ -95,6 +95,8 @@ function straightCorridor(cy: number, width: number, height: number): ReturnType
 
 interface Case {
   name: string;
+  /** A corridor with a bend (the goal's y is the constructed path's end), else a straight one (its x). */
+  bend: boolean;
   unit: UnitSpec;
   corridor: ReturnType<typeof bendCorridor>;
   /** How far the unit may leave the centre line (on the straights) before it hits a wall. */
@@ -108,6 +110,7 @@ const cases: Case[] = [
   {
     // 1 wide, centre lines at half tiles: the jeep (0.8 wide) has 0.1 on either side.
     name: "jeep",
+    bend: true,
     unit: jeep,
     corridor: bendCorridor({ wide: 1, cy: 2.5, ax: 10.5, radius: 2, reach: 1, width: 16, height: 18 }),
     start: { x: 2.5, y: 2.5, heading: 0 },
@@ -118,6 +121,7 @@ const cases: Case[] = [
     // 2 wide, the centre line on a tile border: the tank (radius 0.9) has 0.1 on either side, and no tile
     // center of the corridor is a legal pose for it (the bounding disc at tile centres refused it).
     name: "tank",
+    bend: false,
     unit: tank,
     corridor: straightCorridor(3, 30, 7),
     slack: 0.1,
@@ -127,11 +131,34 @@ const cases: Case[] = [
   {
     // 2 wide: the truck (1.0 wide, 2.4 long; bounding disc 1.3) on the centre line.
     name: "truck",
+    bend: false,
     unit: truck,
     corridor: straightCorridor(3, 30, 7),
     slack: 0.5,
     start: { x: 3.5, y: 3, heading: 0 },
     goal: { x: 26, y: 3, heading: 0 },
+  },
+  {
+    // 2 wide with a 90-degree bend of radius 2 (the tank turns at 1.5): the centre lines run on tile borders,
+    // so no tile centre fits the tank anywhere in it; the lattice finds nothing and the off-lattice search
+    // (src/planning/offLattice.ts) places the footprint between tile centres.
+    name: "tank-bend",
+    bend: true,
+    unit: tank,
+    corridor: bendCorridor({ wide: 2, cy: 3, ax: 10, radius: 2, reach: 1, width: 16, height: 21 }),
+    slack: 0.1,
+    start: { x: 3.5, y: 3, heading: 0 },
+    goal: { x: 12, y: 18, heading: Math.PI / 2 },
+  },
+  {
+    // The truck (half diagonal 1.3) round a bend of its turning radius 4 in a 2-wide corridor.
+    name: "truck-bend",
+    bend: true,
+    unit: truck,
+    corridor: bendCorridor({ wide: 2, cy: 3, ax: 10, radius: 4, reach: 1.4, width: 18, height: 23 }),
+    slack: 0.5,
+    start: { x: 3.5, y: 3, heading: 0 },
+    goal: { x: 14, y: 20, heading: Math.PI / 2 },
   },
 ];
 
@@ -139,7 +166,7 @@ describe("corridors built so that a legal path exists are found", () => {
   for (const c of cases) {
     const layer = layerOf(c.corridor.rows);
     test(`${c.name}: the constructed centre-line path is legal (independent checker)`, () => {
-      const segs = c.corridor.path(c.start.x, c.unit === jeep ? c.goal.y : c.goal.x);
+      const segs = c.corridor.path(c.start.x, c.bend ? c.goal.y : c.goal.x);
       const out = { segments: segs } as unknown as PlanOutcome;
       expect(checkPath(layer, c.unit, out, c.start, { ...c.goal, tolerance: 1e-6 })).toEqual([]);
       // The corridor is tight: a little more than the slack off the centre line the same path hits a wall.
@@ -162,7 +189,7 @@ describe("corridors built so that a legal path exists are found", () => {
           const goal = withHeading ? c.goal : { x: c.goal.x, y: c.goal.y };
           const res = await call(srv.client, "Plan", {
             map: { id },
-            unit: { name: c.name },
+            unit: { name: c.unit.name },
             start: c.start,
             goal,
             planner,
