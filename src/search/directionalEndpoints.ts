@@ -100,6 +100,7 @@ export class DirectionalEndpoints {
     const h = nearestHeading(p.heading, r.headings);
     if (angleDistance(headingAngle(h, r.headings), p.heading) > 1e-9) return -1;
     const lt = r.local(x, y);
+    r.ensureAround(lt);
     if (r.open[lt] === 0) return -1;
     return r.stateOf(x, y, h, false);
   }
@@ -126,7 +127,8 @@ export class DirectionalEndpoints {
       const y = sy + (o < 0 ? 0 : offsets[2 * o + 1]);
       if (x < w.x0 || y < w.y0 || x >= w.x1 || y >= w.y1) continue;
       const lt = raster.local(x, y);
-      if (raster.nodeOk[lt] === 0 || raster.bound[lt] === Infinity) continue;
+      raster.ensureAround(lt);
+      if (raster.nodeOk[lt] === 0 || raster.boundAt(lt) === Infinity) continue;
       for (let h = 0; h < H; h++) {
         const target = { x: x + 0.5, y: y + 0.5, heading: headingAngle(h, H) };
         for (let v = 0; v < (s.reverse ? 2 : 1); v++) {
@@ -186,7 +188,9 @@ export class DirectionalEndpoints {
     const segs = this.analyticCurve(state);
     if (!this.raster.curveIsOpen(segs, this.setup.footprint)) return n;
     out.ids[n] = this.goalState;
-    const tileCost = this.raster.cost[this.raster.local(this.goalTileX, this.goalTileY)];
+    const goalLocal = this.raster.local(this.goalTileX, this.goalTileY);
+    this.raster.ensureAround(goalLocal);
+    const tileCost = this.raster.cost[goalLocal];
     out.costs[n] = curveCost(segs, tileCost, lastDir, this.setup, this.terrain);
     return n + 1;
   }

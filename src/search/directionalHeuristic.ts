@@ -15,6 +15,9 @@ import type { DirectionalSetup } from "./directionalSetup.ts";
 import { GeodesicBound } from "./geodesicBound.ts";
 import { curveLowerBound, type HeuristicTable } from "./heuristicTable.ts";
 
+/** Windows (padded local tiles) up to this size get the geodesic bound (its setup scans the whole window). */
+export const GEODESIC_MAX_AREA = 128 * 128;
+
 /** Goal slack per goal place in its tile and curve family (see prepareGoal). */
 const slackCache = new Map<string, number>();
 
@@ -36,8 +39,10 @@ export class DirectionalHeuristic {
   private stride = 0;
   private x0 = 0;
   private y0 = 0;
-  /** The raster's grid bound per local tile. */
-  private bound = new Float64Array(0);
+  /** The query's raster (its grid bound per local tile). */
+  private raster!: WindowRaster;
+  /** False when the window is too large for the geodesic bound's whole-window setup. */
+  private geoOn = false;
   private minCostScale = COST_SCALE;
   /** The geodesic length bound (see src/search/geodesicBound.ts). */
   private geo = new GeodesicBound();
@@ -45,6 +50,9 @@ export class DirectionalHeuristic {
   private tileH = new Float64Array(0);
   /** Per local tile: 1 when the heuristic table applies there (near the goal), set with {@link tileH}. */
   private tileNear = new Uint8Array(0);
+  /** Per local tile: the generation (query) in which {@link tileH} was evaluated (no clearing per query). */
+  private tileStamp = new Uint32Array(0);
+  private gen = 0;
   /** reversePenalty - 1 (see {@link ofNode}). */
   private reverseExtra = 0;
   /** The cusp penalty in fixed point, floored. */
@@ -68,7 +76,7 @@ export class DirectionalHeuristic {
     this.stride = raster.stride;
     this.x0 = raster.x0;
     this.y0 = raster.y0;
-    this.bound = raster.bound;
+    this.raster = raster;
     this.minCostScale = setup.layer.minCost * COST_SCALE;
     this.prepareGoal();
     this.prepareGeodesic(raster);
@@ -105,8 +113,7 @@ export class DirectionalHeuristic {
     const s = D === 2 ? state >>> 1 : state;
     const h = s % this.headings;
     const lt = (s - h) / this.headings;
-    let v = this.tileH[lt];
-    if (v < 0) v = this.tileHeuristic(lt);
+    let v = this.tileStamp[lt] === this.gen ? this.tileH[lt] : this.tileHeuristic(lt);
     if (this.tileNear[lt] === 1) {
       const ly = (lt / this.stride) | 0;
       const x = lt - ly * this.stride - this.pad + this.x0;
@@ -167,9 +174,11 @@ export class DirectionalHeuristic {
     // Beyond the table every lookup is the straight distance, whatever the heading.
     const length = near ? euclid : Math.max(euclid, this.curveBound(x, y, 0));
     let v = length > 0 ? Math.floor(length * this.minCostScale) : 0;
-    const hb = this.bound[lt];
+    const hb = this.raster.boundAt(lt);
     if (hb > v) v = hb;
-    const d = this.geo.at(lx, ly);
+    // The goal is out of reach from here inside the window: no node state on this tile from now on.
+    if (hb === Infinity) this.raster.nodeOk[lt] = 0;
+    const d = this.geoOn ? this.geo.at(lx, ly) : 0;
     // Unreachable per the geodesic: left to the grid bound (which marks it Infinity when it agrees). The bound
     // can be exact (a straight run to a goal node), and each edge cost is rounded to an integer, so it gives up
     // half a unit per edge: at most d + 2 edges (transitions are at least one tile long, plus the analytic one).
@@ -179,6 +188,7 @@ export class DirectionalHeuristic {
     if (hg > v) v = hg;
     this.tileNear[lt] = near ? 1 : 0;
     this.tileH[lt] = v;
+    this.tileStamp[lt] = this.gen;
     return v;
   }
 
@@ -247,8 +257,14 @@ export class DirectionalHeuristic {
     if (this.tileH.length < area) {
       this.tileH = new Float64Array(area);
       this.tileNear = new Uint8Array(area);
+      this.tileStamp = new Uint32Array(area);
+      this.gen = 0;
     }
-    this.tileH.fill(-1, 0, area);
+    if (this.gen >= 0xfffffffe) {
+      this.tileStamp.fill(0);
+      this.gen = 0;
+    }
+    this.gen++;
     const s = this.setup;
     this.reverseExtra = Math.max(0, s.reversePenalty - 1);
     this.cuspFixed = Math.max(0, Math.floor(s.cuspPenalty * COST_SCALE));
@@ -258,6 +274,11 @@ export class DirectionalHeuristic {
     for (let i = 0; i < this.goalNodes.length; i += 2) {
       ends.push(this.goalNodes[i] + 0.5 - ox, this.goalNodes[i + 1] + 0.5 - oy);
     }
+    // The geodesic bound's setup reads the whole window: small windows only, so a query's cost follows its
+    // work (large windows rely on the lazy grid bound).
+    this.geoOn = area <= GEODESIC_MAX_AREA;
+    if (!this.geoOn) return;
+    raster.ensureAll();
     const L = s.layer;
     const roads = s.roadsOnly;
     this.geo.configure(

@@ -1,6 +1,7 @@
 /**
  * The window raster of a directional search: the search window padded by the hit-check table's reach, with
- * per local tile its open flag, node flag, tile cost and grid bound. The padding is closed, so no transition
+ * per local tile its open flag, node flag, tile cost, free reach and row bits, filled lazily by blocks of
+ * tiles on first use (generation stamps, no clearing), so a query costs what it touches, not its window. The padding is closed, so no transition
  * can leave the window and no bounds test is needed. Cells are open when passable (and on a road when the
  * search is confined to roads).
  *
@@ -12,7 +13,7 @@
  */
 import { footprintHitsBlocked, segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
-import type { PassLayer } from "../maps/grid.ts";
+import { type PassLayer, uniformCost as layerUniformCost } from "../maps/grid.ts";
 import type { TileRect } from "../maps/layer.ts";
 import type { Footprint } from "../units/footprint.ts";
 import { headingAngle } from "./directionTable.ts";
@@ -43,6 +44,12 @@ interface RowMasks {
   /** Cell bits of each entry. */
   rowMask: Int32Array;
 }
+
+/** Side of a lazily filled block of the raster (tiles). */
+const BLOCK = 32;
+
+/** Windows up to this many local tiles are also scanned whole when that sharpens the search (uniform cost). */
+export const EAGER_AREA = 128 * 128;
 
 const strideCaches = new WeakMap<HitCheckTable, Map<number, StrideCache>>();
 const rowMaskCache = new WeakMap<HitCheckTable, RowMasks | null>();
@@ -158,8 +165,6 @@ export class WindowRaster {
   nodeOk = new Uint8Array(0);
   /** Per local tile: the map's tile cost. */
   cost = new Float32Array(0);
-  /** Per local tile: the caller's grid bound (0 where unknown). */
-  bound = new Float64Array(0);
   /** Per local tile: the radius of the largest all-open square centered there (0 when the tile is closed). */
   freeReach = new Uint8Array(0);
   /** Per local tile: bit j set when tile (x + j - maxReach, y) is closed (see {@link RowMasks}). */
@@ -183,6 +188,19 @@ export class WindowRaster {
   /** The layer exact curves are swept against (the map, or a road-only view of the window). */
   exactLayer!: PassLayer;
   private cellStart: Uint32Array = new Uint32Array(0);
+  private setup!: DirectionalSetup;
+  private pathIndexBuf = new Int32Array(0);
+  /** Side of the lazily filled blocks (see {@link ensureAround}). */
+  private block = BLOCK;
+  private blocksX = 0;
+  /** Per block: the generation (query) it was filled in. */
+  private blockStamp = new Uint32Array(0);
+  /** Per block: the generation in which its 3 x 3 neighbourhood was filled. */
+  private aroundStamp = new Uint32Array(0);
+  private gen = 0;
+  private blocksDone = 0;
+  private scratchOpen = new Uint8Array(0);
+  private scratchDist = new Uint8Array(0);
   /** Map-sized open mask for road-confined searches (1 = open road tile inside the window). */
   private roadOpen = new Uint8Array(0);
   /** All-zero clearance for the road view (no stretch is certified free by the map's clearance). */
@@ -190,10 +208,11 @@ export class WindowRaster {
   /** The window the road mask currently marks (cleared lazily on the next road query). */
   private roadWindow: TileRect | null = null;
 
-  /** Rasters the query's window (tables, layer, window, roads, node mask, grid bound, path index). */
+  /** Rasters the query's window lazily: O(1) here, each block of tiles on first use (see {@link ensureAround}). */
   configure(setup: DirectionalSetup): this {
-    const { hit, layer, window: w } = setup;
+    const { hit, window: w } = setup;
     const H = hit.profile.headings;
+    this.setup = setup;
     this.headings = H;
     this.directions = setup.reverse && hit.profile.reverse ? 2 : 1;
     this.pad = hit.maxReach + 1;
@@ -206,124 +225,210 @@ export class WindowRaster {
     if (this.open.length < area) {
       this.open = new Uint8Array(area);
       this.cost = new Float32Array(area);
-      this.bound = new Float64Array(area);
       this.nodeOk = new Uint8Array(area);
       this.freeReach = new Uint8Array(area);
       this.rowBits = new Int32Array(area);
     }
-    this.open.fill(0, 0, area);
-    this.nodeOk.fill(0, 0, area);
     this.pathIndex = null;
     if (setup.pathIndex) {
-      this.pathIndex = new Int32Array(area).fill(-1);
+      if (this.pathIndexBuf.length < area) this.pathIndexBuf = new Int32Array(area);
+      this.pathIndex = this.pathIndexBuf;
     }
-    const tileCost = layer.tileCost;
-    const road = layer.road;
-    for (let y = w.y0; y < w.y1; y++) {
-      for (let x = w.x0; x < w.x1; x++) {
-        const t = y * layer.width + x;
-        const lt = this.local(x, y);
-        const c = tileCost[t];
-        this.open[lt] = c > 0 && (!setup.roadsOnly || road[t] === 1) ? 1 : 0;
-        this.nodeOk[lt] = this.open[lt] === 1 && (!setup.nodeMask || setup.nodeMask[t] === 1) ? 1 : 0;
-        this.cost[lt] = c;
-        if (this.pathIndex) this.pathIndex[lt] = setup.pathIndex![t];
-        const gb = setup.gridBound ? setup.gridBound[t] : -1;
-        this.bound[lt] = gb >= 0 ? gb : 0;
-        // No node where the goal is out of reach: one test fewer per successor.
-        if (gb === Infinity) this.nodeOk[lt] = 0;
-      }
+    // Blocks at least as wide as the padding: a tile's reach square lies in its block's 3 x 3 neighbourhood.
+    this.block = Math.max(BLOCK, this.pad);
+    this.blocksX = Math.ceil(this.stride / this.block);
+    const blocks = this.blocksX * Math.ceil(this.rows / this.block);
+    if (this.blockStamp.length < blocks) {
+      this.blockStamp = new Uint32Array(blocks);
+      this.aroundStamp = new Uint32Array(blocks);
+      this.gen = 0;
     }
-    this.exactLayer = setup.roadsOnly ? this.roadLayer(layer, w) : layer;
+    if (this.gen >= 0xfffffffe) {
+      this.blockStamp.fill(0);
+      this.aroundStamp.fill(0);
+      this.gen = 0;
+    }
+    this.gen++;
+    this.blocksDone = 0;
+    this.exactLayer = setup.roadsOnly ? this.roadLayer(setup.layer, w) : setup.layer;
     const lo = localOffsets(hit, this.stride);
     this.transitionLocal = lo.transitionLocal;
     this.cellLocal = lo.cellLocal;
     this.reach = lo.reach;
     this.cellStart = hit.cellStart;
-    this.computeFreeReach(area);
     const rows = rowMasksOf(hit);
     this.useRows = rows !== null;
     if (rows) {
       this.rowStart = rows.rowStart;
       this.rowMask = rows.rowMask;
       this.rowLocal = lo.rowLocal;
-      this.computeRowBits(hit.maxReach);
     }
     return this;
   }
 
   /**
+   * Makes the raster's arrays valid for every tile within the table's reach of local tile lt (its block's
+   * 3 x 3 neighbourhood). Call before reading them around lt; one stamp test when already done.
+   */
+  ensureAround(lt: number): void {
+    if (lt < 0 || lt >= this.area) return;
+    const B = this.block;
+    const ly = (lt / this.stride) | 0;
+    const bx = ((lt - ly * this.stride) / B) | 0, by = (ly / B) | 0;
+    const b = by * this.blocksX + bx;
+    if (this.aroundStamp[b] === this.gen) return;
+    const bh = Math.ceil(this.rows / B);
+    for (let y = by - 1; y <= by + 1; y++) {
+      for (let x = bx - 1; x <= bx + 1; x++) {
+        if (x < 0 || y < 0 || x >= this.blocksX || y >= bh) continue;
+        if (this.blockStamp[y * this.blocksX + x] !== this.gen) this.fillBlock(x, y);
+      }
+    }
+    this.aroundStamp[b] = this.gen;
+  }
+
+  /** Makes the whole raster valid (small windows whose geodesic bound needs every open flag). */
+  ensureAll(): void {
+    const bh = Math.ceil(this.rows / this.block);
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < this.blocksX; x++) {
+        if (this.blockStamp[y * this.blocksX + x] !== this.gen) this.fillBlock(x, y);
+      }
+    }
+  }
+
+  /** Blocks filled in this query (for statistics and tests: the work is the search's, not the window's). */
+  get filledBlocks(): number {
+    return this.blocksDone;
+  }
+
+  /**
+   * The grid bound at local tile lt (fixed point, 0 where unknown, Infinity where the goal is out of reach):
+   * from the query's lazy bound, else its per-map-tile array.
+   */
+  boundAt(lt: number): number {
+    const [x, y] = this.tileXY(lt);
+    const s = this.setup;
+    if (s.lazyBound) return s.lazyBound.at(x, y);
+    if (!s.gridBound) return 0;
+    const gb = s.gridBound[y * s.layer.width + x];
+    return gb >= 0 ? gb : 0;
+  }
+
+  /**
    * The tile cost shared by every open tile, or null when they differ (-1 when no tile is open: then no
-   * transition is taken and any cost serves).
+   * transition is taken and any cost serves). Large windows only look at the layer (cached per layer): a
+   * window whose own tiles agree on a map whose do not is then costed tile by tile, which is exact too.
    */
   uniformCost(): number | null {
+    const s = this.setup;
+    const layerCost = layerUniformCost(s.layer);
+    if (layerCost > 0) return layerCost;
+    if (this.area > EAGER_AREA) return null;
+    const { layer, window: w } = s;
+    const tileCost = layer.tileCost, road = layer.road;
     let tc = -1;
-    for (let i = 0; i < this.area; i++) {
-      if (this.open[i] === 0) continue;
-      if (tc < 0) tc = this.cost[i];
-      else if (this.cost[i] !== tc) return null;
+    for (let y = w.y0; y < w.y1; y++) {
+      for (let t = y * layer.width + w.x0, e = y * layer.width + w.x1; t < e; t++) {
+        const c = tileCost[t];
+        if (c <= 0 || (s.roadsOnly && road[t] !== 1)) continue;
+        if (tc < 0) tc = c;
+        else if (c !== tc) return null;
+      }
     }
     return tc;
   }
 
+  /** Open flag of local tile (lx, ly) straight from the map (closed outside the window). */
+  private openFromMap(lx: number, ly: number): number {
+    const s = this.setup;
+    const x = lx - this.pad + this.x0, y = ly - this.pad + this.y0;
+    const w = s.window;
+    if (x < w.x0 || y < w.y0 || x >= w.x1 || y >= w.y1) return 0;
+    const t = y * s.layer.width + x;
+    return s.layer.tileCost[t] > 0 && (!s.roadsOnly || s.layer.road[t] === 1) ? 1 : 0;
+  }
+
   /**
-   * Chebyshev distance transform of the open mask (two exact passes): freeReach = (distance to the nearest
-   * closed tile) - 1, capped at 255. A transition whose cells all lie within freeReach of its origin is open
-   * without scanning them (the common case in open terrain).
+   * Fills block (bx, by): open, node, cost and path-index flags, the free reach (Chebyshev distance to the
+   * nearest closed tile, exact up to the padding, which is all a transition test compares it with) and the row
+   * bitmasks. Both read a halo of the padding around the block, computed from the map into a scratch grid.
    */
-  private computeFreeReach(area: number): void {
-    const d = this.freeReach;
-    const open = this.open;
-    const W = this.stride, R = this.rows;
-    for (let y = 0; y < R; y++) {
-      for (let x = 0; x < W; x++) {
-        const i = y * W + x;
-        if (open[i] === 0 || x === 0 || y === 0 || x === W - 1 || y === R - 1) {
-          d[i] = 0;
-          continue;
+  private fillBlock(bx: number, by: number): void {
+    this.blockStamp[by * this.blocksX + bx] = this.gen;
+    this.blocksDone++;
+    const s = this.setup;
+    const B = this.block, W = this.stride, P = this.pad;
+    const lx0 = bx * B, ly0 = by * B;
+    const lx1 = Math.min(W, lx0 + B), ly1 = Math.min(this.rows, ly0 + B);
+    const sx0 = lx0 - P, sy0 = ly0 - P;
+    const SW = lx1 - lx0 + 2 * P, SH = ly1 - ly0 + 2 * P;
+    if (this.scratchOpen.length < SW * SH) {
+      this.scratchOpen = new Uint8Array(SW * SH);
+      this.scratchDist = new Uint8Array(SW * SH);
+    }
+    const so = this.scratchOpen, d = this.scratchDist;
+    for (let j = 0; j < SH; j++) {
+      for (let i = 0; i < SW; i++) so[j * SW + i] = this.openFromMap(sx0 + i, sy0 + j);
+    }
+    // Chebyshev distance transform (two exact passes); the scratch edge counts as P away (a bound, see above).
+    const cap = Math.min(255, P);
+    for (let j = 0; j < SH; j++) {
+      for (let i = 0; i < SW; i++) {
+        const k = j * SW + i;
+        if (so[k] === 0) d[k] = 0;
+        else if (i === 0 || j === 0 || i === SW - 1 || j === SH - 1) d[k] = cap;
+        else {
+          let m = d[k - 1];
+          const a = d[k - SW - 1], b = d[k - SW], c = d[k - SW + 1];
+          if (a < m) m = a;
+          if (b < m) m = b;
+          if (c < m) m = c;
+          d[k] = m + 1 > 255 ? 255 : m + 1;
         }
-        let m = d[i - 1];
-        const a = d[i - W - 1], b = d[i - W], c = d[i - W + 1];
-        if (a < m) m = a;
-        if (b < m) m = b;
-        if (c < m) m = c;
-        d[i] = m + 1 > 255 ? 255 : m + 1;
       }
     }
-    for (let y = R - 2; y >= 1; y--) {
-      for (let x = W - 2; x >= 1; x--) {
-        const i = y * W + x;
-        if (d[i] === 0) continue;
-        let m = d[i];
-        const e = d[i + 1] + 1, a = d[i + W - 1] + 1, b = d[i + W] + 1, c = d[i + W + 1] + 1;
+    for (let j = SH - 2; j >= 1; j--) {
+      for (let i = SW - 2; i >= 1; i--) {
+        const k = j * SW + i;
+        if (d[k] === 0) continue;
+        let m = d[k];
+        const e = d[k + 1] + 1, a = d[k + SW - 1] + 1, b = d[k + SW] + 1, c = d[k + SW + 1] + 1;
         if (e < m) m = e;
         if (a < m) m = a;
         if (b < m) m = b;
         if (c < m) m = c;
-        d[i] = m;
+        d[k] = m;
       }
     }
-    // Distance 1 (a closed neighbour) means only the tile itself is surely open: reach 0.
-    for (let i = 0; i < area; i++) if (d[i] > 0) d[i]--;
-  }
-
-  /** Fills {@link rowBits}: a sliding window of 2R + 1 closed flags along each padded row (outside = closed). */
-  private computeRowBits(R: number): void {
-    const open = this.open;
-    const bitsOut = this.rowBits;
-    const W = this.stride;
-    const top = 2 * R;
-    for (let y = 0; y < this.rows; y++) {
-      const row = y * W;
-      let bits = 0;
-      for (let j = -R; j <= R; j++) {
-        if (j < 0 || j >= W || open[row + j] === 0) bits |= 1 << (j + R);
-      }
-      bitsOut[row] = bits;
-      for (let x = 1; x < W; x++) {
-        const e = x + R;
-        bits = (bits >>> 1) | (e >= W || open[row + e] === 0 ? 1 << top : 0);
-        bitsOut[row + x] = bits;
+    const layer = s.layer;
+    const R = s.hit.maxReach;
+    for (let ly = ly0; ly < ly1; ly++) {
+      const j = ly - sy0;
+      for (let lx = lx0; lx < lx1; lx++) {
+        const i = lx - sx0;
+        const k = j * SW + i;
+        const lt = ly * W + lx;
+        const o = so[k];
+        this.open[lt] = o;
+        this.freeReach[lt] = d[k] > 0 ? d[k] - 1 : 0;
+        const x = lx - P + this.x0, y = ly - P + this.y0;
+        const t = y * layer.width + x;
+        const inside = o === 1 ||
+          (x >= s.window.x0 && y >= s.window.y0 && x < s.window.x1 && y < s.window.y1);
+        this.cost[lt] = inside ? layer.tileCost[t] : 0;
+        let node = o === 1 && (!s.nodeMask || s.nodeMask[t] === 1) ? 1 : 0;
+        if (node === 1 && s.gridBound && s.gridBound[t] === Infinity) node = 0;
+        this.nodeOk[lt] = node;
+        if (this.pathIndex) this.pathIndex[lt] = inside ? s.pathIndex![t] : -1;
+        if (this.useRows) {
+          let bits = 0;
+          for (let q = 0; q <= 2 * R; q++) {
+            const xx = lx + q - R;
+            if (xx < 0 || xx >= W || so[k + q - R] === 0) bits |= 1 << q;
+          }
+          this.rowBits[lt] = bits;
+        }
       }
     }
   }

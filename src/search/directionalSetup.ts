@@ -9,6 +9,7 @@ import type { Pose } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import type { TileRect } from "../maps/layer.ts";
 import type { Footprint } from "../units/footprint.ts";
+import type { LazyGridBound } from "./directionalBound.ts";
 import type { HeuristicTable } from "./heuristicTable.ts";
 import type { HitCheckTable } from "./hitCheckTable.ts";
 
@@ -59,6 +60,11 @@ export interface DirectionalSetup {
    * negative = unknown).
    */
   gridBound: Float64Array | null;
+  /**
+   * Optional lazy grid bound (src/search/directionalBound.ts), used instead of {@link gridBound}: computed
+   * only for the tiles the search touches.
+   */
+  lazyBound?: LazyGridBound | null;
   /** Analytic expansion every this many expansions (0: never). */
   analyticInterval: number;
   /**

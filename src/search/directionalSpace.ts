@@ -206,6 +206,7 @@ export class DirectionalSpace implements SearchSpace {
     const s = D === 2 ? state >>> 1 : state;
     const h = s % H;
     const lt = (s - h) / H;
+    raster.ensureAround(lt);
     const lpi = raster.pathIndex;
     if (lpi !== null) {
       const idx = lpi[lt];
