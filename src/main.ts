@@ -4,7 +4,7 @@
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
  *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-map-side N] [--max-map-tiles N] [--max-plan-many N] [--max-fleet-units N] [--no-demo] [--test-hooks]
  *        [--test-write-jitter-ms N] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tls-reload-ms N]
- *        [--health-listen HOST:PORT] [--auth-tokens FILE] [--metrics-listen HOST:PORT]
+ *        [--health-listen HOST:PORT] [--auth-tokens FILE] [--metrics-listen HOST:PORT] [--http HOST:PORT]
  *
  * Environment: ARCPATH_LISTEN (same as --listen), ARCPATH_DATA (same as --data), ARCPATH_STORE (--store),
  * ARCPATH_LOG_LEVEL.
@@ -22,11 +22,12 @@ import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
-import { createServer } from "./server/server.ts";
+import { createServer, limitConnections } from "./server/server.ts";
 import { ReloadingCertificates } from "./server/tls.ts";
 import { authenticator, TokenFile } from "./server/auth.ts";
 import { JwksFile } from "./server/jwt.ts";
 import { Metrics } from "./server/metrics.ts";
+import { ViewerHttp } from "./server/http.ts";
 
 /** What `--help` prints (every flag of the options below is listed; describe a new one here). */
 const SERVER_HELP: CliHelp = {
@@ -59,11 +60,14 @@ const SERVER_HELP: CliHelp = {
     "auth-jwt-issuer": "ISS  with --auth-jwks: required iss claim",
     "auth-jwt-audience": "AUD  with --auth-jwks: required aud claim",
     "metrics-listen": "HOST:PORT  serve Prometheus metrics as plain HTTP at /metrics (default: off)",
+    http:
+      "HOST:PORT  serve the live web viewer and its JSON API (plain HTTP; default: off). With --auth-* flags " +
+      "the API needs the same bearer token and keeps the same tenants as gRPC",
     "otel-exporter": "otlp|console|none  OpenTelemetry traces of RPCs, queue and worker (default: none)",
     "otel-endpoint": "URL  OTLP/HTTP traces endpoint (default http://localhost:4318/v1/traces)",
   },
   footer:
-    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth, metrics and otel flags; ARCPATH_LOG_LEVEL " +
+    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth, metrics, http and otel flags; ARCPATH_LOG_LEVEL " +
     "(pino level, default info).\nREADME.md, 'Running the server', says more.",
 };
 
@@ -95,6 +99,7 @@ const { values: args } = parseCli(SERVER_HELP, {
     "auth-jwt-issuer": { type: "string" },
     "auth-jwt-audience": { type: "string" },
     "metrics-listen": { type: "string" },
+    http: { type: "string" },
     "otel-exporter": { type: "string" },
     "otel-endpoint": { type: "string" },
   },
@@ -290,6 +295,21 @@ const port = await bind(
   listen,
   certs ? certs.credentials() : grpc.ServerCredentials.createInsecure(),
 );
+limitConnections(server, Number(Deno.env.get("H5MAX") ?? 1e9));
+// The live web viewer (off by default): the page and a JSON API over the same handlers and authentication.
+const httpListen = opt("http");
+let viewer: ViewerHttp | null = null;
+if (httpListen !== undefined) {
+  viewer = new ViewerHttp(app, log, { authenticate: authOn ? authenticator(tokens, jwks) : undefined });
+  try {
+    const vp = await viewer.listen(httpListen);
+    log.info({ http: httpListen, port: vp }, "live viewer");
+    console.log(`ARCPATH_HTTP_READY port=${vp}`);
+  } catch (e) {
+    console.error(`--http ${httpListen}: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+}
 // Probes that cannot speak TLS (or hold no client certificate) use a plaintext health-only listener.
 const healthListen = opt("health-listen");
 let healthServer: grpc.Server | null = null;
@@ -345,6 +365,7 @@ async function shutdown(signal: string): Promise<void> {
     });
   });
   healthServer?.forceShutdown();
+  viewer?.close();
   certs?.close();
   tokens?.close();
   jwks?.close();
