@@ -1,0 +1,118 @@
+/**
+ * Per-connection limits over real gRPC: the file-descriptor guard (the red team's defect: once descriptors ran
+ * out, the port stayed dead after the clients left), the cap on concurrent calls per connection, and the idle
+ * timeout.
+ */
+import { afterEach, describe, expect, test } from "vitest";
+import { spawn } from "node:child_process";
+import * as net from "node:net";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { loadPathfinder } from "../../src/server/proto.ts";
+import { call, callError, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+
+let stops: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const s of stops) await s();
+  stops = [];
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts the server under `ulimit -n fds` (no --max-connections: the default derived from the limit). */
+async function startLimited(fds: number): Promise<{ port: number; output: () => string }> {
+  const dir = mkdtempSync(join(tmpdir(), "arcpath-fd-"));
+  const cmd =
+    `ulimit -n ${fds} && exec "$0" run -A ${join(ROOT, "src/main.ts")} --listen 127.0.0.1:0 --data ${dir} ` +
+    "--no-demo";
+  const proc = spawn("bash", ["-c", cmd, process.execPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ARCPATH_LOG_LEVEL: "info" },
+  });
+  stops.push(() => {
+    proc.kill("SIGKILL");
+  });
+  let out = "";
+  proc.stdout!.on("data", (d) => (out += d));
+  proc.stderr!.on("data", (d) => (out += d));
+  for (let i = 0; i < 600 && !/ARCPATH_READY port=\d+/.test(out); i++) await sleep(100);
+  const m = /ARCPATH_READY port=(\d+)/.exec(out);
+  if (!m) throw new Error(`server did not start:\n${out}`);
+  return { port: Number(m[1]), output: () => out };
+}
+
+/** ListMaps on a fresh channel; the error code, or 0. */
+async function probe(port: number): Promise<number> {
+  const { Client } = loadPathfinder();
+  const c = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  try {
+    await call(c, "ListMaps", {}, { deadline: Date.now() + 5000 });
+    return 0;
+  } catch (e) {
+    return (e as grpc.ServiceError).code;
+  } finally {
+    c.close();
+  }
+}
+
+describe("per-connection limits", () => {
+  test(
+    "400 idle connections at a 256 file-descriptor limit: the server accepts new clients once they close",
+    async () => {
+      const { port, output } = await startLimited(256);
+      expect(await probe(port)).toBe(0);
+      const socks = Array.from({ length: 400 }, () => {
+        const s = net.connect(port, "127.0.0.1");
+        s.on("error", () => {});
+        return s;
+      });
+      await sleep(1500);
+      for (const s of socks) s.destroy();
+      await sleep(1000);
+      // Before the guard: DEADLINE_EXCEEDED here for good (the listener stopped accepting).
+      expect(await probe(port)).toBe(0);
+      expect(await probe(port)).toBe(0);
+      expect(output()).toMatch(/"maxConnections":64/);
+    },
+    60_000,
+  );
+
+  test(
+    "--max-streams-per-connection: calls past the cap wait on that connection, another connection is served",
+    async () => {
+      const srv: TestServer = await startServer(["--max-streams-per-connection", "2"]);
+      stops.push(() => srv.stop());
+      // Two open streams hold the connection's two slots.
+      const held = [srv.client.Stream(), srv.client.Stream()];
+      for (const s of held) s.on("error", () => {});
+      stops.unshift(() => held.forEach((s) => s.cancel()));
+      await sleep(500);
+      const err = await callError(srv.client, "ListMaps", {}, { deadline: Date.now() + 1500 });
+      expect(err.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      expect(await probe(srv.port)).toBe(0);
+    },
+    60_000,
+  );
+
+  test(
+    "--max-connection-idle-ms: a connection with no call is closed, and the client reconnects",
+    async () => {
+      const srv: TestServer = await startServer(["--max-connection-idle-ms", "300"]);
+      stops.push(() => srv.stop());
+      await call(srv.client, "ListMaps", {});
+      const ch = srv.client.getChannel() as grpc.Channel;
+      expect(ch.getConnectivityState(false)).toBe(grpc.connectivityState.READY);
+      let state = ch.getConnectivityState(false);
+      for (let i = 0; i < 50 && state === grpc.connectivityState.READY; i++) {
+        await sleep(100);
+        state = ch.getConnectivityState(false);
+      }
+      // The server's GOAWAY took the channel out of READY; the next call connects again.
+      expect(state).not.toBe(grpc.connectivityState.READY);
+      expect((await call(srv.client, "ListMaps", {})).maps).toBeDefined();
+    },
+    60_000,
+  );
+});
