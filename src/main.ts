@@ -22,7 +22,12 @@ import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
-import { createServer, limitConnections } from "./server/server.ts";
+import {
+  createServer,
+  DEFAULT_CONNECTION_LIMITS,
+  defaultMaxConnections,
+  limitConnections,
+} from "./server/server.ts";
 import { ReloadingCertificates } from "./server/tls.ts";
 import { authenticator, TokenFile } from "./server/auth.ts";
 import { JwksFile } from "./server/jwt.ts";
@@ -63,6 +68,15 @@ const SERVER_HELP: CliHelp = {
     http:
       "HOST:PORT  serve the live web viewer and its JSON API (plain HTTP; default: off). With --auth-* flags " +
       "the API needs the same bearer token and keeps the same tenants as gRPC",
+    "max-connections":
+      "N  most open client connections; past it a new one is closed at once (default: from the file-descriptor " +
+      "limit, (ulimit -n - 128) / 2)",
+    "max-streams-per-connection": "N  most concurrent calls on one HTTP/2 connection (default 256)",
+    "max-connection-idle-ms": "N  close a connection with no call for this long (default 300000; 0: never)",
+    "max-connection-age-ms":
+      "N  close any connection after this long, calls in flight get 30 s (default 0: never)",
+    "keepalive-time-ms": "N  ping a quiet connection after this long (default 60000; 0: never)",
+    "keepalive-timeout-ms": "N  close it when the ping is not answered within this (default 20000)",
     "otel-exporter": "otlp|console|none  OpenTelemetry traces of RPCs, queue and worker (default: none)",
     "otel-endpoint": "URL  OTLP/HTTP traces endpoint (default http://localhost:4318/v1/traces)",
   },
@@ -102,6 +116,12 @@ const { values: args } = parseCli(SERVER_HELP, {
     http: { type: "string" },
     "otel-exporter": { type: "string" },
     "otel-endpoint": { type: "string" },
+    "max-connections": { type: "string" },
+    "max-streams-per-connection": { type: "string" },
+    "max-connection-idle-ms": { type: "string" },
+    "max-connection-age-ms": { type: "string" },
+    "keepalive-time-ms": { type: "string" },
+    "keepalive-timeout-ms": { type: "string" },
   },
 });
 
@@ -281,7 +301,39 @@ try {
   Deno.exit(2);
 }
 
+/** The soft limit on open files (Linux /proc/self/limits; elsewhere 1024, the usual default). */
+function fdLimit(): number {
+  try {
+    const m = /Max open files\s+(\d+|unlimited)/.exec(Deno.readTextFileSync("/proc/self/limits"));
+    if (m) return m[1] === "unlimited" ? 1 << 20 : Number(m[1]);
+  } catch { /* not Linux */ }
+  return 1024;
+}
+const D = DEFAULT_CONNECTION_LIMITS;
 const { server, health } = createServer(app, metrics ? metrics.logger(log) : log, {
+  connections: {
+    maxConcurrentStreams: intArg(
+      "max-streams-per-connection",
+      opt("max-streams-per-connection"),
+      D.maxConcurrentStreams,
+      1,
+    ),
+    maxConnectionIdleMs: intArg(
+      "max-connection-idle-ms",
+      opt("max-connection-idle-ms"),
+      D.maxConnectionIdleMs,
+      0,
+    ),
+    maxConnectionAgeMs: intArg(
+      "max-connection-age-ms",
+      opt("max-connection-age-ms"),
+      D.maxConnectionAgeMs,
+      0,
+    ),
+    maxConnectionAgeGraceMs: D.maxConnectionAgeGraceMs,
+    keepaliveTimeMs: intArg("keepalive-time-ms", opt("keepalive-time-ms"), D.keepaliveTimeMs, 0),
+    keepaliveTimeoutMs: intArg("keepalive-timeout-ms", opt("keepalive-timeout-ms"), D.keepaliveTimeoutMs, 1),
+  },
   maxMessageBytes: maxMessageMb * 1024 * 1024,
   authenticate: authOn ? authenticator(tokens, jwks) : undefined,
   tracing: stopTracing !== null,
@@ -295,7 +347,9 @@ const port = await bind(
   listen,
   certs ? certs.credentials() : grpc.ServerCredentials.createInsecure(),
 );
-limitConnections(server, Number(Deno.env.get("H5MAX") ?? 1e9));
+// Never run out of file descriptors: past the cap a new connection is closed at once (server.ts says why).
+const maxConnections = intArg("max-connections", opt("max-connections"), defaultMaxConnections(fdLimit()), 1);
+limitConnections(server, maxConnections);
 // The live web viewer (off by default): the page and a JSON API over the same handlers and authentication.
 const httpListen = opt("http");
 let viewer: ViewerHttp | null = null;
@@ -330,6 +384,7 @@ log.info(
     workers,
     maxQueue,
     maxQueueWaitMs,
+    maxConnections,
     store: store.storeName,
     maps: store.ids().length,
     restored,
