@@ -47,6 +47,13 @@ function stepCode(dx: number, dy: number): number {
 const NO_LIMITS: SearchLimits = unlimited();
 
 /**
+ * One workspace for every graph's distance-block searches in this thread: it is sized to the map (tile ids), and
+ * a block search runs to completion and is read at once (prepareRegion), so graphs need not each keep their own
+ * (36 bytes a tile per graph: one per region table and map version).
+ */
+const BLOCK_WORKSPACE = new SearchWorkspace();
+
+/**
  * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
  * pass layer, clearance class and neighbourhood. Build once per table (it allocates), reuse for every query.
  */
@@ -106,7 +113,8 @@ export class AbstractGraph {
   /** A landmark computation stopped half way (see {@link prepare}), or null. */
   private landmarkJob: LandmarkJob | null = null;
   private readonly regionSpace = new RegionSpace();
-  private readonly workspace = new SearchWorkspace();
+  /** The worker's one block-search workspace (see {@link BLOCK_WORKSPACE}). */
+  private readonly workspace = BLOCK_WORKSPACE;
   private readonly clearance: number;
 
   /** Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region). */

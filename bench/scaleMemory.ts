@@ -1,0 +1,126 @@
+/**
+ * Where a loaded, planned-on map's memory goes, part by part (in-process, one worker's planning state): the
+ * tiles, the pass layer, the region tables of the built-in classes (shared by the workers through
+ * SharedArrayBuffer), and what a worker builds for itself as it plans (search workspace, jump tables, abstract
+ * graph and landmarks, directional and hybrid state). Sizes are the typed arrays reachable from each part
+ * (each buffer counted once); per-worker rows are the growth of the process's resident set over each planner's
+ * first queries (state kept where no walk reaches it counts too), with walk-based detail rows inside them.
+ *
+ * @module
+ */
+import type { PassLayer } from "../src/maps/grid.ts";
+import { parseMovingAi } from "../src/maps/movingai.ts";
+import { movingAiTerrain } from "../src/maps/terrain.ts";
+import { buildPassLayer } from "../src/maps/layer.ts";
+import { buildRegionTable } from "../src/maps/regionBuild.ts";
+import type { RegionTable } from "../src/maps/regions.ts";
+import { builtinClasses, layerBytes, regionBytes, SECTOR_SIZE } from "../src/service/mapLayers.ts";
+import { PlanContext } from "../src/planning/context.ts";
+import { runPlanTask } from "../src/planning/plan.ts";
+import { type PlannerName, planTask } from "../src/planning/task.ts";
+import { abstractGraphFor } from "../src/planning/hierarchical.ts";
+import { straightJumps } from "../src/search/jumpPointSpace.ts";
+import { tableStore } from "../src/service/directionalTables.ts";
+import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
+import { longestPair, movingAiText, tiledCity } from "./scaleMaps.ts";
+
+/** Bytes of the typed arrays reachable from `root` whose buffers are not in `seen` (adds them). */
+export function reachableBytes(root: unknown, seen: Set<ArrayBufferLike>, depth = 6): number {
+  if (root === null || typeof root !== "object" || depth < 0) return 0;
+  if (ArrayBuffer.isView(root)) {
+    if (seen.has(root.buffer)) return 0;
+    seen.add(root.buffer);
+    return root.buffer.byteLength;
+  }
+  let n = 0;
+  const values = root instanceof Map ? [...root.values()] : Array.isArray(root) ? root : Object.values(root);
+  for (const v of values) n += reachableBytes(v, seen, depth - 1);
+  return n;
+}
+
+/** Resident bytes after a collection when the runtime allows one (--v8-flags=--expose-gc). */
+function resident(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return Deno.memoryUsage().rss;
+}
+
+/** The breakdown for a side x side tiled city map, as markdown. */
+export function memoryBreakdown(side: number): string {
+  const tiles = tiledCity(side);
+  const n = side * side;
+  const grid = parseMovingAi(movingAiText(tiles, side), { maxWidth: side, maxHeight: side, maxTiles: n });
+  const layer: PassLayer = buildPassLayer(grid, movingAiTerrain());
+  const tables = new Map<number, RegionTable>();
+  for (const cls of builtinClasses()) tables.set(cls, buildRegionTable(layer, cls, SECTOR_SIZE));
+  const seen = new Set<ArrayBufferLike>([grid.tiles.buffer, layer.tileCost.buffer, layer.clearance.buffer]);
+  seen.add(layer.road.buffer);
+  for (const t of tables.values()) reachableBytes(t, seen);
+  const rows: [string, number, string][] = [
+    ["tiles (1 byte each)", grid.tiles.byteLength, "shared"],
+    ["pass layer (cost, clearance, road)", layerBytes(layer), "shared"],
+    ...[...tables].map((
+      [cls, t],
+    ): [string, number, string] => [`region table, class ${cls}`, regionBytes(t), "shared"]),
+  ];
+
+  const shared = new Map<string, unknown>([["L", layer]]);
+  for (const [cls, t] of tables) shared.set(`L/${cls}`, t);
+  const ctx = new PlanContext((key) => shared.get(key), tableStore);
+  const pair = longestPair(tiles, side);
+  const run = (planner: PlannerName, unitName: "tank" | "agent", far: boolean) => {
+    const unit = BUILTIN_PROFILES[unitName];
+    const goal = far ? pair.goal : pair.near;
+    const task = planTask({
+      planner,
+      layerKey: "L",
+      width: side,
+      unit,
+      start: { x: pair.start[0] + 0.5, y: pair.start[1] + 0.5, heading: 0 },
+      goal: { x: goal[0] + 0.5, y: goal[1] + 0.5 },
+    }, { maxMillis: 60_000, maxExpansions: 50_000_000 });
+    task.regionKey = `L/${task.clearance}`;
+    return runPlanTask(ctx, task, null).status;
+  };
+
+  // Per-worker parts, in the order a worker builds them: the growth of the resident set over
+  // each planner's first queries; the walk-based detail rows are inside them (not added to the totals).
+  const grow = (label: string, fn: () => string[]) => {
+    const before = resident();
+    const statuses = fn();
+    rows.push([`${label} (${statuses.join(", ")})`, Math.max(0, resident() - before), "per worker"]);
+  };
+  grow("GRID, agent + tank, longest pair", () => [run("grid", "agent", true), run("grid", "tank", true)]);
+  let jumps = 0;
+  for (const cls of tables.keys()) jumps += reachableBytes(straightJumps(layer, cls), seen);
+  rows.push(["- of which A* workspace", reachableBytes(ctx.workspace, seen), "detail"]);
+  rows.push(["- of which jump tables, both classes", jumps, "detail"]);
+  grow(
+    "HIERARCHICAL, agent + tank, longest pair",
+    () => [run("hierarchical", "agent", true), run("hierarchical", "tank", true)],
+  );
+  let graphs = 0;
+  for (const t of tables.values()) graphs += reachableBytes(abstractGraphFor(t, layer, 8), seen);
+  rows.push(["- of which abstract graphs + landmarks, both classes", graphs, "detail"]);
+  grow("DIRECTIONAL, tank, ~1000 steps", () => [run("directional", "tank", false)]);
+  grow("HYBRID, tank, ~1000 steps", () => [run("hybrid", "tank", false)]);
+  const sharedBytes = rows.filter((r) => r[2] === "shared").reduce((s, r) => s + r[1], 0);
+  const workerBytes = rows.filter((r) => r[2] === "per worker").reduce((s, r) => s + r[1], 0);
+  const lines = [
+    `Memory by part, ${side}x${side} tiled city map (${n} tiles), one worker's planning state after GRID and ` +
+    "HIERARCHICAL queries (agent and tank, longest pair) and DIRECTIONAL and HYBRID (tank, ~1000 steps).",
+    "",
+    "| part | MB | bytes per tile | held |",
+    "| --- | ---: | ---: | --- |",
+    ...rows.map(([p, b, h]) => `| ${p} | ${(b / 1048576).toFixed(1)} | ${(b / n).toFixed(2)} | ${h} |`),
+    `| **shared total** | ${(sharedBytes / 1048576).toFixed(1)} | ${(sharedBytes / n).toFixed(2)} | once |`,
+    `| **per-worker total** | ${(workerBytes / 1048576).toFixed(1)} | ${
+      (workerBytes / n).toFixed(2)
+    } | x workers |`,
+    `| **with 2 workers** | ${((sharedBytes + 2 * workerBytes) / 1048576).toFixed(1)} | ${
+      ((sharedBytes + 2 * workerBytes) / n).toFixed(2)
+    } | |`,
+  ];
+  return lines.join("\n");
+}
+
+if (import.meta.main) console.log(memoryBreakdown(Number(Deno.args[0] ?? 1024)));
