@@ -1,7 +1,7 @@
 /**
  * `deno task bench`: every benchmark of the project, printed as markdown tables.
  *
- * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet] [--seconds N]
+ * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,distributed] [--seconds N]
  *
  * Figures are medians over repeated runs, with a peer measured in the same run where one exists
  * (PathFinding.js for grid A*, plain A* for hierarchical, an empty RPC for Plan throughput, SMOOTH for HYBRID).
@@ -19,8 +19,8 @@ const { values } = parseCli({
     "Every benchmark of the project, printed as markdown tables (medians, with a peer where one exists).",
   flags: {
     only:
-      "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet " +
-      "(default all)",
+      "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,scale " +
+      "(default all), and distributed (only when named: needs redis-server and nginx)",
     seconds: "N  seconds per e2e and stream measurement (default 4)",
   },
 }, {
@@ -40,6 +40,7 @@ const benches: Bench[] = [
   { name: "quality", module: "./quality.ts", fn: "benchQuality" },
   { name: "planmany", module: "./planMany.ts", fn: "benchPlanMany" },
   { name: "fleet", module: "./fleet.ts", fn: "benchFleet" },
+  { name: "scale", module: "./scale.ts", fn: "benchScale" },
 ];
 
 console.log(`# arcpath benchmarks (${new Date().toISOString()}, ${navigator.hardwareConcurrency} cores)\n`);
@@ -54,6 +55,12 @@ for (const b of benches) {
 if (want("e2e")) {
   console.log(`## e2e: Plan throughput over gRPC\n`);
   console.log(await benchE2e(Number(values.seconds ?? 4)));
+}
+// Opt-in (needs redis-server and nginx, and starts six processes): --only distributed.
+if (only?.has("distributed")) {
+  console.log(`\n## distributed: the Redis store's cost per replica, throughput behind nginx, CPU per Plan\n`);
+  const { benchDistributed } = await import("./distributed.ts");
+  console.log(await benchDistributed(Number(values.seconds ?? 4)));
 }
 if (want("stream")) {
   console.log(`\n## stream: first and refined updates, replans under patch load\n`);
