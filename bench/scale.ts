@@ -1,0 +1,159 @@
+/**
+ * `deno task bench --only scale`: big maps over gRPC to a real server process (2 workers). For each side
+ * (512 ... 8192) a fresh server gets a tiled city map (Berlin_0_256 mirrored, 1% random obstacles) by
+ * PutMapChunks; then GRID, HIERARCHICAL, HYBRID and DIRECTIONAL plan for a tank between the longest connected
+ * pair (and a ~1,000-step pair), first (cold) and warm. Reported: upload time, server RSS after load and after
+ * planning (bytes per tile, over the idle server's RSS), query times beside status and path length.
+ * A second table breaks memory down by part (in-process, 1024^2).
+ *
+ * Run alone: `node_modules/deno/deno run -A bench/main.ts --only scale` (SCALE_SIDES=512,1024 to choose sizes).
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { call, startServer, type TestServer } from "../test/helpers/server.ts";
+import { longestPair, tiledCity } from "./scaleMaps.ts";
+import { memoryBreakdown } from "./scaleMemory.ts";
+
+const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split(",").map(Number);
+const PLANNERS = ["PLANNER_GRID", "PLANNER_HIERARCHICAL", "PLANNER_HYBRID", "PLANNER_DIRECTIONAL"];
+/** Time budget of one query (ms): the whole section must stay within a few minutes. */
+const BUDGET_MS = 4000;
+/** Rows per upload chunk (a 8192-wide chunk of 512 rows is 4 MiB). */
+const CHUNK_ROWS = 512;
+
+function rssBytes(pid: number): number {
+  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+// deno-lint-ignore no-explicit-any
+function putChunks(client: any, id: string, side: number, tiles: Uint8Array): Promise<any> {
+  return new Promise((res, rej) => {
+    const s = client.PutMapChunks((err: Error | null, info: unknown) => (err ? rej(err) : res(info)));
+    s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI" } });
+    for (let y = 0; y < side; y += CHUNK_ROWS) {
+      const h = Math.min(CHUNK_ROWS, side - y);
+      s.write({
+        chunk: { x: 0, y, width: side, height: h, tiles: tiles.subarray(y * side, (y + h) * side) },
+      });
+    }
+    s.end();
+  });
+}
+
+interface Query {
+  ms: number;
+  status: string;
+  length: number;
+  expansions: number;
+}
+
+async function plan(
+  srv: TestServer,
+  planner: string,
+  start: [number, number],
+  goal: [number, number],
+): Promise<Query> {
+  const t0 = performance.now();
+  try {
+    const r = await call(srv.client, "Plan", {
+      map: { id: "big" },
+      planner,
+      unit: { name: "tank" },
+      start: { x: start[0] + 0.5, y: start[1] + 0.5, heading: 0 },
+      goal: { x: goal[0] + 0.5, y: goal[1] + 0.5 },
+      options: { max_millis: BUDGET_MS },
+    }, { deadline: Date.now() + BUDGET_MS + 60_000 });
+    const status = String(r.status).replace("PLAN_STATUS_", "").toLowerCase();
+    return {
+      ms: performance.now() - t0,
+      status,
+      length: r.length,
+      expansions: Number(r.stats?.expansions ?? 0),
+    };
+  } catch (e) {
+    return {
+      ms: performance.now() - t0,
+      status: `error ${(e as Error).message.slice(0, 60)}`,
+      length: 0,
+      expansions: 0,
+    };
+  }
+}
+
+const mb = (b: number) => (b / 1048576).toFixed(0);
+const f1 = (x: number) => x.toFixed(1);
+
+/** Runs the benchmark; returns markdown. */
+export async function benchScale(): Promise<string> {
+  const out: string[] = [
+    `Tank (radius 0.9, turning radius 1.5), 2 workers, each query's budget ${BUDGET_MS} ms; first = the first query ` +
+    "of that planner on the map (pays lazily built tables), warm = median of 2 repeats. RSS of the server " +
+    "process; per tile = (RSS - idle RSS) / tiles.",
+    "",
+    "| side | tiles | upload ms | RSS idle MB | after load MB (B/tile) | after planning MB (B/tile) | pair steps | planner | first ms | warm ms | status | length | expansions |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |",
+  ];
+  for (const side of SIDES) {
+    const tiles = tiledCity(side);
+    const pair = longestPair(tiles, side);
+    const srv = await startServer(
+      ["--workers", "2", "--no-demo", "--map-memory-mb", "16384", "--max-message-mb", "64"],
+      undefined,
+      { testHooks: false, logLevel: "warn" },
+    );
+    try {
+      const pid = srv.proc.pid!;
+      await new Promise((r) => setTimeout(r, 500));
+      const idle = rssBytes(pid);
+      const t0 = performance.now();
+      await putChunks(srv.client, "big", side, tiles);
+      const uploadMs = performance.now() - t0;
+      const loaded = rssBytes(pid);
+      const n = side * side;
+      const rows: string[][] = [];
+      const pairs: [string, [number, number]][] = [["longest", pair.goal], ["~1000", pair.near]];
+      for (const [label, goal] of pairs) {
+        for (const planner of PLANNERS) {
+          const first = await plan(srv, planner, pair.start, goal);
+          const warm: Query[] = [];
+          // A first query that ran out of budget is not repeated (it would only spend the budget again).
+          if (first.status === "found") {
+            for (let i = 0; i < 2; i++) warm.push(await plan(srv, planner, pair.start, goal));
+          }
+          const warmMs = warm.length ? warm.map((q) => q.ms).sort((a, b) => a - b)[0] : NaN;
+          rows.push([
+            label === "longest" ? String(pair.steps) : `${label}`,
+            planner.replace("PLANNER_", ""),
+            f1(first.ms),
+            Number.isNaN(warmMs) ? "-" : f1(warmMs),
+            first.status,
+            f1(first.length),
+            String(first.expansions),
+          ]);
+        }
+      }
+      const planned = rssBytes(pid);
+      for (const [i, r] of rows.entries()) {
+        const head = i === 0
+          ? [
+            String(side),
+            String(n),
+            f1(uploadMs),
+            mb(idle),
+            `${mb(loaded)} (${f1((loaded - idle) / n)})`,
+            `${mb(planned)} (${f1((planned - idle) / n)})`,
+          ]
+          : ["", "", "", "", "", ""];
+        out.push(`| ${[...head, ...r].join(" | ")} |`);
+      }
+    } finally {
+      await srv.stop();
+    }
+  }
+  out.push("", await memoryBreakdown(1024));
+  return out.join("\n");
+}
+
+if (import.meta.main) console.log(await benchScale());
