@@ -11,10 +11,12 @@ import { movingAiTerrain } from "../maps/terrain.ts";
 import { type PassLayer } from "../maps/grid.ts";
 import { BUILTIN_PROFILES } from "../units/profiles.ts";
 import { type UnitSpec } from "../units/unit.ts";
+import { tableProfileOf } from "../planning/directional.ts";
 import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
 import { type PlannerName, type PlanTask, planTask } from "../planning/task.ts";
 import type { DirectionalTableSource } from "../planning/tableSource.ts";
+import type { DirectionalNeighborhood } from "../search/directionTable.ts";
 import { tableStore } from "./directionalTables.ts";
 
 /** A 40x40 yard with a wall, a pillar and a doorway: every planner takes its slow and its fast paths here. */
@@ -51,6 +53,14 @@ function warmUpTask(
   }, { neighborhood: planner === "directional" ? 24 : 8, maxExpansions: 20000, maxMillis: 200 });
 }
 
+/**
+ * Directional neighbourhoods whose tables the warm-up loads for every built-in turning unit: AUTO's portfolio
+ * (src/planning/auto.ts) runs Directional-24 and -48, so no query pays for loading them (each set ~15-25 ms
+ * from tables/, ~1.5 MB in memory; before D-48 was committed the first query that needed it built it, 1.2-3.4
+ * s).
+ */
+export const WARM_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [24, 48];
+
 /** What {@link warmUpPlanners} did. */
 export interface WarmUp {
   /** Wall time, milliseconds. */
@@ -59,17 +69,22 @@ export interface WarmUp {
   runs: number;
   /** Runs that found a path (all of them, unless a planner is broken). */
   found: number;
+  /** Directional table sets loaded (or found cached) for {@link WARM_NEIGHBORHOODS}. */
+  tables: number;
+  /** Their share of {@link millis}. */
+  tableMillis: number;
   /** The error that ended the warm-up early, or "". */
   error: string;
 }
 
 /**
- * Runs the warm-up (~40 ms here) with the worker's directional tables (it loads the tank's). Never throws: a
- * failure here must not keep a worker from serving; it is reported in the result instead.
+ * Runs the warm-up (~40 ms of planning here, plus ~150 ms loading the D-24 and D-48 tables of the built-in
+ * turning units from tables/) with the worker's directional table store. Never throws: a failure here must not
+ * keep a worker from serving; it is reported in the result instead.
  */
 export function warmUpPlanners(tables: DirectionalTableSource = tableStore): WarmUp {
   const t0 = performance.now();
-  const out: WarmUp = { millis: 0, runs: 0, found: 0, error: "" };
+  const out: WarmUp = { millis: 0, runs: 0, found: 0, tables: 0, tableMillis: 0, error: "" };
   const run = (ctx: PlanContext, task: PlanTask) => {
     out.runs++;
     if (runPlanTask(ctx, task, null).status === "found") out.found++;
@@ -95,6 +110,15 @@ export function warmUpPlanners(tables: DirectionalTableSource = tableStore): War
     // Directional search is the slow one to warm: one short query through the doorway (it also loads the
     // tank's tables, the ones AUTO's fallbacks use most).
     run(ctx, warmUpTask(layer, BUILTIN_PROFILES.tank, "directional", 15.5, 15.5, 18.5, 34.5));
+    const t1 = performance.now();
+    for (const unit of Object.values(BUILTIN_PROFILES)) {
+      if (!(unit.turningRadius > 0)) continue;
+      for (const n of WARM_NEIGHBORHOODS) {
+        tables.tablesFor(tableProfileOf(unit, n));
+        out.tables++;
+      }
+    }
+    out.tableMillis = performance.now() - t1;
   } catch (e) {
     out.error = e instanceof Error ? e.message : String(e);
   }

@@ -1,6 +1,6 @@
 /**
  * `deno task tables`: regenerates tables/ — the hit-check and heuristic tables of the built-in profiles that
- * have a turning radius, for Directional-8 and Directional-24 (the service default), with a progress bar on
+ * have a turning radius, for Directional-8, -24 (the service default) and -48 (AUTO), with a progress bar on
  * stderr. Files are `<key>.bin.gz` (see src/search/hitCheckTable.ts for the packed format).
  *
  * @module
@@ -12,8 +12,8 @@ import { tableBytes, tableProfileOf } from "../planning/directional.ts";
 import { compressTables, TABLE_DIR, tableFileName } from "../service/directionalTables.ts";
 import { parseCli } from "./cli.ts";
 
-/** Neighbourhoods whose tables are committed. */
-export const COMMITTED_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [8, 24];
+/** Neighbourhoods whose tables are committed (48: AUTO's portfolio, loaded at worker warm-up). */
+export const COMMITTED_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [8, 24, 48];
 
 /** The profiles whose tables are committed: every built-in unit with a turning radius, per neighbourhood. */
 export function committedProfiles(): { name: string; profile: TableProfile }[] {
@@ -52,7 +52,7 @@ if (import.meta.main) {
     usage: "deno task tables",
     about:
       "Regenerates tables/: the directional hit-check and heuristic tables of the built-in profiles with a " +
-      "turning radius (Directional-8 and -24). Takes no flags; minutes of CPU.",
+      "turning radius (Directional-8, -24 and -48). Takes no flags; minutes of CPU.",
   }, { args: Deno.args, options: {} });
   generateTables();
 }
