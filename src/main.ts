@@ -22,6 +22,7 @@ import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
+import { DEFAULT_STALL_MS } from "./service/pathStream.ts";
 import {
   createServer,
   DEFAULT_CONNECTION_LIMITS,
@@ -53,6 +54,8 @@ const SERVER_HELP: CliHelp = {
     "max-plan-many": "N  most plans in one PlanMany call (default 10000)",
     "max-fleet-units": "N  most units in one Fleet (default 1000)",
     "no-demo": "do not load the built-in demo maps (demo/maps/)",
+    "writable-demo-maps":
+      "let clients overwrite, patch and delete the built-in demo maps (default: read-only, FAILED_PRECONDITION)",
     "test-hooks": "enable the test suite's hooks (not for production)",
     "test-write-jitter-ms": "N  with --test-hooks: random delay of map writes",
     "tls-cert": "FILE  serve TLS with this certificate chain (PEM; with --tls-key)",
@@ -71,6 +74,9 @@ const SERVER_HELP: CliHelp = {
     "max-connections":
       "N  most open client connections; past it a new one is closed at once (default: from the file-descriptor " +
       "limit, (ulimit -n - 128) / 2)",
+    "stream-stall-ms":
+      "N  a Stream whose client reads nothing (send buffer full; updates coalesce to the latest path meanwhile) " +
+      "is dropped with RESOURCE_EXHAUSTED after this long (default 30000)",
     "max-streams-per-connection": "N  most concurrent calls on one HTTP/2 connection (default 256)",
     "max-connection-idle-ms": "N  close a connection with no call for this long (default 300000; 0: never)",
     "max-connection-age-ms":
@@ -101,6 +107,7 @@ const { values: args } = parseCli(SERVER_HELP, {
     "max-plan-many": { type: "string" },
     "max-fleet-units": { type: "string" },
     "no-demo": { type: "boolean" },
+    "writable-demo-maps": { type: "boolean" },
     "test-hooks": { type: "boolean" },
     "test-write-jitter-ms": { type: "string" },
     "tls-cert": { type: "string" },
@@ -117,6 +124,7 @@ const { values: args } = parseCli(SERVER_HELP, {
     "otel-exporter": { type: "string" },
     "otel-endpoint": { type: "string" },
     "max-connections": { type: "string" },
+    "stream-stall-ms": { type: "string" },
     "max-streams-per-connection": { type: "string" },
     "max-connection-idle-ms": { type: "string" },
     "max-connection-age-ms": { type: "string" },
@@ -195,11 +203,16 @@ const planService = new PlanService(
   { maxExpansions: 50_000_000, maxMillis: 30_000 },
   !!args["test-hooks"],
 );
-const app = new Arcpath(store, planService, undefined, {
+const app = new Arcpath(store, planService, {
+  maxStreams: 2000,
+  stallMs: intArg("stream-stall-ms", opt("stream-stall-ms"), DEFAULT_STALL_MS, 1),
+}, {
   maxPlanMany: intArg("max-plan-many", args["max-plan-many"], 10_000, 1),
   maxFleetUnits: intArg("max-fleet-units", args["max-fleet-units"], 1000, 1),
 });
 
+app.demoMapsWritable = !!args["writable-demo-maps"] ||
+  /^(1|true|yes)$/i.test(Deno.env.get("ARCPATH_WRITABLE_DEMO_MAPS") ?? "");
 // Built-in demo maps ship with the repo; uploaded maps come back from the data directory.
 if (!args["no-demo"]) {
   const demoDir = fileURLToPath(new URL("../demo/maps", import.meta.url));

@@ -47,6 +47,7 @@ import {
 } from "./decode.ts";
 import { curveToWire, fleetUpdateToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wire.ts";
 import { FleetSession } from "../service/fleetSession.ts";
+import { checkDemoWrite } from "../service/demoMaps.ts";
 import { mapTilesToWire, type WireTileWindow } from "./mapTiles.ts";
 import type { StreamWatch } from "./streamWatch.ts";
 
@@ -94,6 +95,8 @@ export class Arcpath {
   readonly batch: BatchLimits;
   /** Open streams as the live viewer sees them (set by main.ts only when the HTTP viewer is on). */
   watch: StreamWatch | null = null;
+  /** Clients may overwrite, patch and delete the built-in demo maps (--writable-demo-maps). */
+  demoMapsWritable = false;
   /** How each open Fleet call ends (a drain ends them all). */
   readonly #fleetEnds = new Set<(err?: ServiceError) => void>();
 
@@ -133,6 +136,7 @@ export class Arcpath {
   async putMap(req: WirePutMapRequest, fields: Record<string, unknown>, p: Principal = OPEN_PRINCIPAL) {
     const put = decodePutMap(req);
     const key = writeKey(this.store, p, put.id, "id", "PutMap");
+    checkDemoWrite(this.store, key, "id", "PutMap", this.demoMapsWritable);
     const map = this.store.parse(put.grid, put.terrain);
     const mv = await this.store.put(key, map, put.terrain, { ephemeral: put.ephemeral });
     fields.version = mv.version;
@@ -175,6 +179,7 @@ export class Arcpath {
   async patchMap(req: WirePatchMapRequest, fields: Record<string, unknown>, p: Principal = OPEN_PRINCIPAL) {
     const patch = decodePatchMap(req);
     const key = writeKey(this.store, p, patch.map.id, "map.id", "PatchMap");
+    checkDemoWrite(this.store, key, "map.id", "PatchMap", this.demoMapsWritable, patch.map.version);
     const ev = await this.store.patch(key, patch.map.version, patch.edits);
     fields.version = ev.to.version;
     fields.update_micros = ev.updateMicros;
@@ -206,6 +211,7 @@ export class Arcpath {
   /** DeleteMap. */
   async deleteMap(req: { map?: WireMapRef | null }, p: Principal = OPEN_PRINCIPAL) {
     const key = writeKey(this.store, p, req.map?.id ?? "", "map.id", "DeleteMap");
+    checkDemoWrite(this.store, key, "map.id", "DeleteMap", this.demoMapsWritable);
     return { deleted: await this.store.delete(key) };
   }
 
@@ -304,11 +310,14 @@ export class Arcpath {
     };
     let stream: PathStream;
     try {
+      // write() is false once the call's buffer is full (the client is not reading): the stream then holds
+      // and coalesces its updates until "drain" (service/pathStream.ts).
       stream = this.streams.open((u) => {
-        if (ended) return;
+        if (ended) return true;
         updates++;
-        call.write(updateToWire(u));
+        const ok = call.write(updateToWire(u));
         watch?.updated(watchId, u);
+        return ok;
       }, finish);
     } catch (e) {
       finish(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
@@ -317,6 +326,7 @@ export class Arcpath {
     call.on("data", (m: WireStreamRequest) => {
       stream.onMessage(this.#scopeMessage(decodeStreamMessage(m), p));
     });
+    call.on("drain", () => stream.onDrain());
     call.on("end", () => stream.onClientEnd());
     call.on("cancelled", () => stream.close());
     call.on("error", () => stream.close());
