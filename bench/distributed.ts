@@ -4,8 +4,12 @@
  * (deploy/nginx/arcpath.conf, round-robin) with 1, 2 and 3 replicas. On a 2-core machine more replicas cannot
  * add throughput (the cores are shared); the figures show the balancer's and the store's overhead instead.
  *
- * Usage: deno run -A bench/distributed.ts [--seconds N]   (needs redis-server and nginx: apt-get install -y
- * redis-server nginx; installed when missing and root)
+ * Each throughput row also gives the CPU the replicas (and nginx) spent per Plan, read from /proc: the figure a
+ * capacity model sizes a cluster with (plans/s per core = 1000 / CPU ms per Plan), and the share of Plans
+ * answered FOUND beside it (the quality check: the same queries must keep finding their paths).
+ *
+ * Usage: deno task bench --only distributed [--seconds N], or deno run -A bench/distributed.ts [--seconds N]
+ * (needs redis-server and nginx: apt-get install -y redis-server nginx; installed when missing and root)
  *
  * @module
  */
@@ -15,10 +19,8 @@ import * as grpc from "@grpc/grpc-js";
 import { loadPathfinder } from "../src/server/proto.ts";
 import { medianP95, ROOT, startBenchServer, unary } from "./server.ts";
 import { startNginx, startRedis } from "../test/helpers/redis.ts";
+import { readFile } from "node:fs/promises";
 import type { TestServer } from "../test/helpers/server.ts";
-
-const secIdx = Deno.args.indexOf("--seconds");
-const SECONDS = secIdx >= 0 ? Number(Deno.args[secIdx + 1]) : 3;
 
 const ARENA = readFileSync(join(ROOT, "demo/maps/arena.map"), "utf8");
 
@@ -43,18 +45,72 @@ const QS = queries(200);
 let qi = 0;
 const planReq = () => ({ map: { id: "bench" }, ...QS[qi++ % QS.length], planner: "PLANNER_SMOOTH" });
 
-/** Runs `fn` with `inFlight` concurrent loops for SECONDS; calls per second. */
-async function closedLoop(inFlight: number, fn: () => Promise<unknown>): Promise<number> {
-  const end = performance.now() + SECONDS * 1000;
+/**
+ * CPU milliseconds (user + system, every thread) a process and its live children (nginx's workers) have used
+ * so far; 0 if unknown.
+ */
+async function cpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 (utime, stime), in clock ticks of 10 ms (CLK_TCK 100 on Linux).
+    const own = (Number(f[11]) + Number(f[12])) * 10;
+    const children = (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8")).trim();
+    const kids = children === "" ? [] : children.split(/\s+/).map(Number);
+    return own + (await Promise.all(kids.map(cpuMs))).reduce((x, y) => x + y, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** What a closed loop measured. */
+interface Loop {
+  /** Plans per second. */
+  rate: number;
+  /** Share of answers that were FOUND. */
+  found: number;
+  /** CPU ms per Plan of the `pids` measured (replicas), of `extra` (the balancer) and of Redis. */
+  cpuPerPlan: number;
+  extraCpuPerPlan: number;
+  redisCpuPerPlan: number;
+}
+
+/** The Redis server measured beside the replicas (set once started). */
+let redisPid: () => number | undefined = () => undefined;
+
+/** Runs Plans with `inFlight` concurrent loops for `seconds`, measuring the CPU of `pids` and `extra`. */
+async function closedLoop(
+  seconds: number,
+  inFlight: number,
+  // deno-lint-ignore no-explicit-any
+  fn: () => Promise<any>,
+  pids: (number | undefined)[],
+  extra?: number,
+): Promise<Loop> {
+  const sum = async (ps: (number | undefined)[]) =>
+    (await Promise.all(ps.map(cpuMs))).reduce((x, y) => x + y, 0);
+  const [c0, e0, r0] = [await sum(pids), await cpuMs(extra), await cpuMs(redisPid())];
+  const end = performance.now() + seconds * 1000;
   let done = 0;
+  let found = 0;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (performance.now() < end) {
-      await fn();
+      const r = await fn();
       done++;
+      if (r.status === "PLAN_STATUS_FOUND") found++;
     }
   }));
-  return done / ((performance.now() - t0) / 1000);
+  const rate = done / ((performance.now() - t0) / 1000);
+  const [c1, e1, r1] = [await sum(pids), await cpuMs(extra), await cpuMs(redisPid())];
+  return {
+    rate,
+    found: found / done,
+    cpuPerPlan: (c1 - c0) / done,
+    extraCpuPerPlan: (e1 - e0) / done,
+    redisCpuPerPlan: (r1 - r0) / done,
+  };
 }
 
 /** Latencies (ms) of `n` sequential calls. */
@@ -73,68 +129,102 @@ const fmt = (xs: number[]) => {
   return `${median.toFixed(2)} / ${p95.toFixed(2)}`;
 };
 
-const redis = await startRedis();
-const servers: TestServer[] = [];
-try {
-  const local = await startBenchServer(["--no-demo"]);
-  servers.push(local);
-  const replicas = await Promise.all(
-    [0, 1, 2].map(() => startBenchServer(["--no-demo", "--store", redis.url])),
-  );
-  servers.push(...replicas);
-  await unary(local.client, "PutMap", { id: "bench", movingai: ARENA });
-  await unary(replicas[0].client, "PutMap", { id: "bench", movingai: ARENA });
-  // Patches go to a map of their own (the plans' map stays as it is).
-  await unary(local.client, "PutMap", { id: "patched", movingai: ARENA });
-  await unary(replicas[0].client, "PutMap", { id: "patched", movingai: ARENA });
-  // Warm every process (workers, layers).
-  for (const s of servers) for (let i = 0; i < 50; i++) await unary(s.client, "Plan", planReq());
+/** The distributed benchmark as markdown tables; `seconds` per throughput measurement. */
+export async function benchDistributed(seconds = 3): Promise<string> {
+  const out: string[] = [];
+  const redis = await startRedis();
+  redisPid = () => redis.pid;
+  const servers: TestServer[] = [];
+  try {
+    const local = await startBenchServer(["--no-demo"]);
+    servers.push(local);
+    const replicas = await Promise.all(
+      [0, 1, 2].map(() => startBenchServer(["--no-demo", "--store", redis.url])),
+    );
+    servers.push(...replicas);
+    await unary(local.client, "PutMap", { id: "bench", movingai: ARENA });
+    await unary(replicas[0].client, "PutMap", { id: "bench", movingai: ARENA });
+    // Patches go to a map of their own (the plans' map stays as it is).
+    await unary(local.client, "PutMap", { id: "patched", movingai: ARENA });
+    await unary(replicas[0].client, "PutMap", { id: "patched", movingai: ARENA });
+    // Warm every process (workers, layers).
+    for (const s of servers) for (let i = 0; i < 50; i++) await unary(s.client, "Plan", planReq());
 
-  console.log("\n### Distributed mode: the store's cost per replica (arena 49x49, PLANNER_SMOOTH)\n");
-  console.log(
-    "| call, one in flight | local data directory: median / p95 ms | Redis store: median / p95 ms |",
-  );
-  console.log("| --- | --- | --- |");
-  const planLocal = await latencies(300, () => unary(local.client, "Plan", planReq()));
-  const planRedis = await latencies(300, () => unary(replicas[1].client, "Plan", planReq()));
-  console.log(`| Plan | ${fmt(planLocal)} | ${fmt(planRedis)} |`);
-  const edit = (i: number) => ({ x: 1 + (i % 47), y: 3, tile: i % 2 ? "." : "T" });
-  const patchLocal = await latencies(
-    40,
-    (i) => unary(local.client, "PatchMap", { map: { id: "patched" }, edits: [edit(i)] }),
-  );
-  const patchRedis = await latencies(
-    40,
-    (i) => unary(replicas[2].client, "PatchMap", { map: { id: "patched" }, edits: [edit(i)] }),
-  );
-  console.log(
-    `| PatchMap (both fsync: file + dir / Redis AOF always) | ${fmt(patchLocal)} | ${fmt(patchRedis)} |`,
-  );
+    out.push("### Distributed mode: the store's cost per replica (arena 49x49, PLANNER_SMOOTH)\n");
+    out.push(
+      "| call, one in flight | local data directory: median / p95 ms | Redis store: median / p95 ms |",
+    );
+    out.push("| --- | --- | --- |");
+    const planLocal = await latencies(300, () => unary(local.client, "Plan", planReq()));
+    const planRedis = await latencies(300, () => unary(replicas[1].client, "Plan", planReq()));
+    out.push(`| Plan | ${fmt(planLocal)} | ${fmt(planRedis)} |`);
+    const edit = (i: number) => ({ x: 1 + (i % 47), y: 3, tile: i % 2 ? "." : "T" });
+    const patchLocal = await latencies(
+      40,
+      (i) => unary(local.client, "PatchMap", { map: { id: "patched" }, edits: [edit(i)] }),
+    );
+    const patchRedis = await latencies(
+      40,
+      (i) => unary(replicas[2].client, "PatchMap", { map: { id: "patched" }, edits: [edit(i)] }),
+    );
+    out.push(
+      `| PatchMap (both fsync: file + dir / Redis AOF always) | ${fmt(patchLocal)} | ${fmt(patchRedis)} |`,
+    );
 
-  console.log(`\n### Plan throughput through nginx (round-robin), 16 in flight, ${SECONDS} s each\n`);
-  console.log("| replicas behind nginx | plans/s | direct to one replica, plans/s |");
-  console.log("| --- | --- | --- |");
-  const direct = await closedLoop(16, () => unary(replicas[0].client, "Plan", planReq()));
-  const { Client } = loadPathfinder();
-  for (const n of [1, 2, 3]) {
-    const nginx = await startNginx(ROOT, replicas.slice(0, n).map((s) => s.port));
-    if (!nginx) {
-      console.log("| (nginx not installed: apt-get install -y nginx) | | |");
-      break;
+    out.push(`\n### Plan throughput, 16 in flight, ${seconds} s each, with the CPU spent per Plan\n`);
+    out.push(
+      "| target | plans/s | FOUND | replicas' CPU ms / Plan | nginx CPU ms / Plan | Redis CPU ms / Plan | " +
+        "plans/s per replica core |",
+    );
+    out.push("| --- | --- | --- | --- | --- | --- | --- |");
+    const row = (name: string, l: Loop, balancer: boolean) =>
+      out.push(
+        `| ${name} | ${l.rate.toFixed(0)} | ${(100 * l.found).toFixed(1)} % | ${l.cpuPerPlan.toFixed(3)} | ${
+          balancer ? l.extraCpuPerPlan.toFixed(3) : "-"
+        } | ${l.redisCpuPerPlan.toFixed(3)} | ${l.cpuPerPlan > 0 ? (1000 / l.cpuPerPlan).toFixed(0) : "?"} |`,
+      );
+    const plan = (c: unknown) => () => unary(c, "Plan", planReq());
+    row(
+      "one process, local data directory (direct)",
+      await closedLoop(seconds, 16, plan(local.client), [local.proc.pid]),
+      false,
+    );
+    row(
+      "one replica on Redis (direct)",
+      await closedLoop(seconds, 16, plan(replicas[0].client), [replicas[0].proc.pid]),
+      false,
+    );
+    const { Client } = loadPathfinder();
+    for (const n of [1, 2, 3]) {
+      const nginx = await startNginx(ROOT, replicas.slice(0, n).map((s) => s.port));
+      if (!nginx) {
+        out.push("| (nginx not installed: apt-get install -y nginx) | | | | | | |");
+        break;
+      }
+      const client = new Client(`127.0.0.1:${nginx.rrPort}`, grpc.credentials.createInsecure());
+      try {
+        for (let i = 0; i < 20; i++) await unary(client, "Plan", planReq());
+        const pids = replicas.slice(0, n).map((s) => s.proc.pid);
+        row(
+          `${n} replica${n > 1 ? "s" : ""} on Redis behind nginx`,
+          await closedLoop(seconds, 16, plan(client), pids, nginx.pid),
+          true,
+        );
+      } finally {
+        client.close();
+        nginx.stop();
+      }
     }
-    const client = new Client(`127.0.0.1:${nginx.rrPort}`, grpc.credentials.createInsecure());
-    try {
-      for (let i = 0; i < 20; i++) await unary(client, "Plan", planReq());
-      const rate = await closedLoop(16, () => unary(client, "Plan", planReq()));
-      console.log(`| ${n} | ${rate.toFixed(0)} | ${n === 1 ? direct.toFixed(0) : ""} |`);
-    } finally {
-      client.close();
-      nginx.stop();
-    }
+    out.push(`\n(${navigator.hardwareConcurrency} cores; each replica runs one worker per core.)`);
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    await redis.kill();
   }
-  console.log(`\n(${navigator.hardwareConcurrency} cores; each replica runs one worker per core.)`);
-} finally {
-  await Promise.all(servers.map((s) => s.stop()));
-  await redis.kill();
+  return out.join("\n");
 }
-Deno.exit(0);
+
+if (import.meta.main) {
+  const secIdx = Deno.args.indexOf("--seconds");
+  console.log(await benchDistributed(secIdx >= 0 ? Number(Deno.args[secIdx + 1]) : 3));
+  Deno.exit(0);
+}

@@ -66,6 +66,8 @@ export interface TestRedis {
   port: number;
   /** `redis://127.0.0.1:PORT`. */
   url: string;
+  /** Its process id (a new one after a restart). */
+  readonly pid: number | undefined;
   /** SIGKILLs it (no shutdown save: only the append-only file remains). */
   kill(): Promise<void>;
   /** Starts it again on the same port and files. */
@@ -73,10 +75,12 @@ export interface TestRedis {
 }
 
 /**
- * Starts redis-server with `--appendonly yes --appendfsync always` in a temporary directory; throws saying
- * what to install when there is none.
+ * Starts redis-server with `--appendonly yes --appendfsync always` (or `args`, e.g. a deployment file's) in a
+ * temporary directory on a free loopback port; throws saying what to install when there is none.
  */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(
+  args = ["--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+): Promise<TestRedis> {
   const bin = ensureBinary("redis-server", "redis-server");
   if (!bin) {
     throw new Error(
@@ -87,17 +91,8 @@ export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   let proc: ChildProcess | null = null;
   const start = async () => {
-    const args = [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "always",
-    ];
-    const p = spawn(bin, [...args, "--save", "", "--dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+    const where = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir];
+    const p = spawn(bin, [...args, ...where], { stdio: ["ignore", "pipe", "pipe"] });
     proc = p;
     let out = "";
     await new Promise<void>((res, rej) => {
@@ -119,6 +114,9 @@ export async function startRedis(): Promise<TestRedis> {
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    get pid() {
+      return (proc as ChildProcess | null)?.pid;
+    },
     kill: async () => {
       const p = proc!;
       if (p.exitCode !== null || p.signalCode !== null) return;
@@ -137,21 +135,28 @@ export interface TestNginx {
   rrPort: number;
   /** The map-affine listener's port. */
   affinePort: number;
+  /** The nginx master's process id (its workers are its children). */
+  pid: number | undefined;
   /** Stops it. */
   stop(): void;
 }
 
 /**
- * Starts nginx (null if it is not installed and cannot be) on the shipped deploy/nginx/arcpath.conf, its
- * `server arcpath-N:50051` lines replaced by `replicaPorts` on 127.0.0.1 and its listeners moved to free ports.
+ * Starts nginx (null if it is not installed and cannot be) on the shipped deploy/nginx/arcpath.conf (or
+ * `confPath`), its `server arcpath-N:50051` lines replaced by `replicaPorts` on 127.0.0.1 and its listeners
+ * moved to free ports.
  */
-export async function startNginx(root: string, replicaPorts: number[]): Promise<TestNginx | null> {
+export async function startNginx(
+  root: string,
+  replicaPorts: number[],
+  confPath = join(root, "deploy/nginx/arcpath.conf"),
+): Promise<TestNginx | null> {
   const bin = ensureBinary("nginx", "nginx");
   if (!bin) return null;
   const [rrPort, affinePort] = [await freePort(), await freePort()];
   const dir = mkdtempSync(join(tmpdir(), "arcpath-nginx-"));
   const servers = replicaPorts.map((p) => `    server 127.0.0.1:${p};`).join("\n");
-  const conf = readFileSync(join(root, "deploy/nginx/arcpath.conf"), "utf8")
+  const conf = readFileSync(confPath, "utf8")
     .replace(/^(\s*server arcpath-\d+:50051[^;]*;\n)+/gm, servers + "\n")
     .replace(/listen 50051/, `listen 127.0.0.1:${rrPort}`)
     .replace(/listen 50052/, `listen 127.0.0.1:${affinePort}`);
@@ -175,7 +180,7 @@ export async function startNginx(root: string, replicaPorts: number[]): Promise<
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  return { rrPort, affinePort, stop: () => proc.kill("SIGTERM") };
+  return { rrPort, affinePort, pid: proc.pid, stop: () => proc.kill("SIGTERM") };
 }
 
 /** Whether a loopback port accepts a TCP connection. */
