@@ -1,5 +1,6 @@
-# arcpath server image: Node (for npm) + the Deno binary npm installs.
-FROM node:20-bookworm-slim
+# arcpath server image: Node 22 LTS (only for npm install; the README says Node >= 20) + the Deno binary npm
+# installs (the server runs on Deno).
+FROM node:22-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
