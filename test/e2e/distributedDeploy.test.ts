@@ -144,7 +144,7 @@ describe("deploy/k8s, its processes started directly", () => {
         process.kill(victim.proc.pid!, "SIGTERM");
         expect(await exited, victim.output().slice(-3000)).toBe("0");
         for (let i = 0; i < 6; i++) {
-          expect((await call(rr, "Plan", plan, { waitForReady: true })).status).toBe("PLAN_STATUS_FOUND");
+          expect((await call(rr, "Plan", plan)).status).toBe("PLAN_STATUS_FOUND");
         }
       } finally {
         rr.close();
