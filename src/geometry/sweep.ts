@@ -27,6 +27,7 @@
  */
 
 import { freeRadius, type PassLayer } from "../maps/grid.ts";
+import { arcSegment, lineSegment } from "./segment.ts";
 import type { Segment } from "./types.ts";
 import type { Footprint } from "../units/footprint.ts";
 
@@ -324,9 +325,37 @@ export function segmentHitsBlocked(layer: PassLayer, seg: Segment, footprint: Fo
   return visitSegmentCells(seg, footprint, STOP, layer);
 }
 
-/** True if any segment of the path {@link segmentHitsBlocked}. */
+/** Joins closer than this (position, tiles; heading, radians) continue one curve. */
+const PIECE_JOIN = 1e-9;
+
+/** True when `b` continues the curve of `a` (same curvature and direction, exact join): pieces of one curve. */
+function continuesCurve(a: Segment, b: Segment): boolean {
+  if (a.curvature !== b.curvature || a.direction !== b.direction) return false;
+  const dh = b.start.heading - a.end.heading;
+  return Math.abs(b.start.x - a.end.x) <= PIECE_JOIN && Math.abs(b.start.y - a.end.y) <= PIECE_JOIN &&
+    Math.abs(Math.atan2(Math.sin(dh), Math.cos(dh))) <= PIECE_JOIN;
+}
+
+/**
+ * True if the path's footprint may overlap a blocked tile's interior ({@link segmentHitsBlocked} per curve).
+ * Consecutive pieces of one curve (an arc split where the speed phase changes, docs/segments.md) are tested as
+ * the one unsplit curve they form: the same geometry, and the conservative arc test samples a piece on its own
+ * grid, so a piece alone could be refused within the margin where the curve it belongs to passes.
+ */
 export function pathHitsBlocked(layer: PassLayer, segs: readonly Segment[], footprint: Footprint): boolean {
-  for (const seg of segs) if (segmentHitsBlocked(layer, seg, footprint)) return true;
+  for (let i = 0; i < segs.length;) {
+    let j = i + 1;
+    let length = segs[i].length;
+    while (j < segs.length && continuesCurve(segs[j - 1], segs[j])) length += segs[j++].length;
+    const s = segs[i];
+    const curve = j === i + 1
+      ? s
+      : s.curvature === 0
+      ? lineSegment(s.start, length, s.direction)
+      : arcSegment(s.start, s.curvature, length, s.direction);
+    if (segmentHitsBlocked(layer, curve, footprint)) return true;
+    i = j;
+  }
   return false;
 }
 
