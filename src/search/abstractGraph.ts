@@ -47,11 +47,12 @@ function stepCode(dx: number, dy: number): number {
 const NO_LIMITS: SearchLimits = unlimited();
 
 /**
- * One workspace for every graph's distance-block searches in this thread: it is sized to the map (tile ids), and
- * a block search runs to completion and is read at once (prepareRegion), so graphs need not each keep their own
- * (36 bytes a tile per graph: one per region table and map version).
+ * One workspace for every graph's distance-block searches in this thread, or null: it is sized to the map (tile
+ * ids, 36 bytes a tile), a block search runs to completion and is read at once (prepareRegion), so graphs need
+ * not each keep their own, and it is let go once a graph is fully prepared (a worker keeps no map-sized scratch
+ * for preparation it has finished).
  */
-const BLOCK_WORKSPACE = new SearchWorkspace();
+let blockWorkspace: SearchWorkspace | null = null;
 
 /**
  * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
@@ -113,8 +114,6 @@ export class AbstractGraph {
   /** A landmark computation stopped half way (see {@link prepare}), or null. */
   private landmarkJob: LandmarkJob | null = null;
   private readonly regionSpace = new RegionSpace();
-  /** The worker's one block-search workspace (see {@link BLOCK_WORKSPACE}). */
-  private readonly workspace = BLOCK_WORKSPACE;
   private readonly clearance: number;
 
   /** Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region). */
@@ -181,7 +180,7 @@ export class AbstractGraph {
     const i0 = this.regionNodeStart[region];
     const k = this.regionNodeStart[region + 1] - i0;
     const off = this.distanceOffset[region];
-    const ws = this.workspace;
+    const ws = blockWorkspace ??= new SearchWorkspace();
     const space = this.regionSpace.restrict(region);
     let spent = 0;
     const { width, height, sectorSize, sectorsX, regionOf } = this.table;
@@ -227,6 +226,7 @@ export class AbstractGraph {
       spent += this.prepareRegion(r);
     }
     this.nextRegion = this.table.regionCount;
+    blockWorkspace = null;
     return spent;
   }
 
