@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Pose } from "../geometry/types.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
 import { poseAlongInto } from "../geometry/segment.ts";
 import { distanceAtTime, type Trajectory, trajectoryEnd, trajectoryEndPose } from "./trajectory.ts";
 
@@ -61,6 +61,16 @@ interface Entry {
   cells: Set<number>;
   spans: { cell: number; span: Span }[];
 }
+
+/** A path's poses at the sample times of one phase (see ReservationTable.#sampled). */
+interface SampledPath {
+  phase: number;
+  xs: Float64Array;
+  ys: Float64Array;
+}
+
+/** Samples either side of a hint tested first (see ReservationTable.firstConflict). */
+const HINT_SAMPLES = 10;
 
 /** Cell side in tiles. */
 const CELL = 2;
@@ -125,6 +135,30 @@ export class ReservationTable {
     if (this.#cols * this.#rows > CELL_SPACE) throw new RangeError("map too large for the reservation table");
   }
 
+  /**
+   * The poses of a path `phase` + j * dt seconds after its start (j = 0, 1, ... while it moves), where k * dt is
+   * the first sample time at or after the start. Kept per segments array: a scheduler trying start delays that
+   * are whole samples apart walks the path once, not once per try.
+   */
+  #sampled(traj: Trajectory, duration: number): SampledPath {
+    const dt = this.dt;
+    const phase = Math.ceil(traj.startTime / dt - 1e-9) * dt - traj.startTime;
+    const hit = this.#paths.get(traj.segments);
+    if (hit && Math.abs(hit.phase - phase) < 1e-9) return hit;
+    const n = Math.max(0, Math.ceil((duration - phase) / dt));
+    const xs = new Float64Array(n), ys = new Float64Array(n);
+    const k1 = Math.round((traj.startTime + phase) / dt);
+    eachSample(traj, k1, k1 + n - 1, dt, (k, x, y) => {
+      xs[k - k1] = x;
+      ys[k - k1] = y;
+    });
+    const out = { phase, xs, ys };
+    this.#paths.set(traj.segments, out);
+    return out;
+  }
+
+  readonly #paths = new WeakMap<Segment[], SampledPath>();
+
   /** Fleet time of the last moving sample ever reserved (after it, everything reserved stands still). */
   get lastMotion(): number {
     return this.#lastMovingSample * this.dt;
@@ -181,10 +215,11 @@ export class ReservationTable {
       if (!slice) this.#moving[k] = slice = new Map();
       let list = slice.get(cell);
       if (!list) slice.set(cell, list = []);
-      list.push({ id, x, y, radius, speed });
+      const sample = { id, x, y, radius, speed, k };
+      list.push(sample);
       let all = this.#byCell.get(cell);
       if (!all) this.#byCell.set(cell, all = []);
-      all.push({ id, x, y, radius, speed, k });
+      all.push(sample);
       entry.keys.push(k * CELL_SPACE + cell);
       entry.cells.add(cell);
     });
@@ -273,9 +308,17 @@ export class ReservationTable {
   /**
    * The first sample time from `from` on where `cand` comes too close to a reserved unit (other than
    * `cand.id` and those in `ignore`), or null if it never does. While the candidate stands (before its start,
-   * after its end) the per-cell index answers; while it moves, the samples of its time slices.
+   * after its end) the per-cell index answers; while it moves, the samples of its time slices. With `hint`
+   * (seconds after the candidate's start where a conflict is likely, e.g. where the previous try of the same
+   * path met one), the samples within HINT_SAMPLES of it are tested first, and a conflict found there is
+   * answered even if an earlier one exists: null still means none at all.
    */
-  firstConflict(cand: Reservation, from: number, ignore?: ReadonlySet<string>): Conflict | null {
+  firstConflict(
+    cand: Reservation,
+    from: number,
+    ignore?: ReadonlySet<string>,
+    hint?: number,
+  ): Conflict | null {
     const dt = this.dt;
     const half = dt / 2;
     const k0 = Math.floor(from / dt);
@@ -295,50 +338,79 @@ export class ReservationTable {
     const head = this.#standingConflict(cand, traj.startPose.x, traj.startPose.y, k0, kA - 1, ignore);
     if (head) return head;
     const reach = cand.radius + this.#maxRadius + (cand.speed + this.#maxSpeed) * half;
-    let found: Conflict | null = null;
     const mFrom = Math.max(k0, kA);
     if (mFrom <= kB) {
       const cs = cand.speed;
-      // eachSample has no early exit: stop testing once a conflict is found.
-      eachSample(traj, mFrom, kB, dt, (k, px, py) => {
-        if (found) return;
-        const slice = this.#moving[k];
-        const x0 = Math.max(0, Math.floor((px - reach) / CELL));
-        const x1 = Math.min(this.#cols - 1, Math.floor((px + reach) / CELL));
-        const y0 = Math.max(0, Math.floor((py - reach) / CELL));
-        const y1 = Math.min(this.#rows - 1, Math.floor((py + reach) / CELL));
-        for (let cy = y0; cy <= y1 && !found; cy++) {
-          for (let cx = x0; cx <= x1 && !found; cx++) {
-            const cell = cy * this.#cols + cx;
-            const moving = slice?.get(cell);
-            if (moving) {
-              for (const s of moving) {
-                if (s.id === cand.id || ignore?.has(s.id)) continue;
-                const gap = cand.radius + s.radius + (cs + s.speed) * half;
-                if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
-                  found = { id: s.id, time: k * dt, forever: false };
-                  return;
-                }
-              }
-            }
-            const standing = this.#standing.get(cell);
-            if (standing) {
-              for (const s of standing) {
-                if (k < s.from || k > s.to || s.id === cand.id || ignore?.has(s.id)) continue;
-                const gap = cand.radius + s.radius + cs * half;
-                if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
-                  found = { id: s.id, time: k * dt, forever: s.to === Infinity };
-                  return;
-                }
-              }
+      const path = this.#sampled(traj, candEnd - candStart);
+      // Sample k is the path's sample j = k - k1 (k1 * dt is the first sample time after the start).
+      const k1 = Math.round((candStart + path.phase) / dt);
+      const last = path.xs.length - 1;
+      const start = traj.startPose, end = trajectoryEndPose(traj);
+      const at = (k: number): Conflict | null => {
+        const j = k - k1;
+        const px = j < 0 ? start.x : j > last ? end.x : path.xs[j];
+        const py = j < 0 ? start.y : j > last ? end.y : path.ys[j];
+        return this.#movingConflict(cand, k, px, py, cs, reach, ignore);
+      };
+      // Where the last try of this path met someone, the next try likely does too: look there first.
+      if (hint !== undefined) {
+        const kh = k1 + Math.round(hint / dt);
+        for (let k = Math.max(mFrom, kh - HINT_SAMPLES); k <= Math.min(kB, kh + HINT_SAMPLES); k++) {
+          const c = at(k);
+          if (c) return c;
+        }
+      }
+      for (let k = mFrom; k <= kB; k++) {
+        const c = at(k);
+        if (c) return c;
+      }
+    }
+    const end = trajectoryEndPose(traj);
+    return this.#standingConflict(cand, end.x, end.y, Math.max(k0, kB + 1), Infinity, ignore);
+  }
+
+  /** The conflict of a candidate moving at `cs` tiles/s, at (px, py) at sample `k`, if any. */
+  #movingConflict(
+    cand: Reservation,
+    k: number,
+    px: number,
+    py: number,
+    cs: number,
+    reach: number,
+    ignore?: ReadonlySet<string>,
+  ): Conflict | null {
+    const dt = this.dt, half = dt / 2;
+    const slice = this.#moving[k];
+    const x0 = Math.max(0, Math.floor((px - reach) / CELL));
+    const x1 = Math.min(this.#cols - 1, Math.floor((px + reach) / CELL));
+    const y0 = Math.max(0, Math.floor((py - reach) / CELL));
+    const y1 = Math.min(this.#rows - 1, Math.floor((py + reach) / CELL));
+    for (let cy = y0; cy <= y1; cy++) {
+      for (let cx = x0; cx <= x1; cx++) {
+        const cell = cy * this.#cols + cx;
+        const moving = slice?.get(cell);
+        if (moving) {
+          for (const s of moving) {
+            if (s.id === cand.id || ignore?.has(s.id)) continue;
+            const gap = cand.radius + s.radius + (cs + s.speed) * half;
+            if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
+              return { id: s.id, time: k * dt, forever: false };
             }
           }
         }
-      });
+        const standing = this.#standing.get(cell);
+        if (standing) {
+          for (const s of standing) {
+            if (k < s.from || k > s.to || s.id === cand.id || ignore?.has(s.id)) continue;
+            const gap = cand.radius + s.radius + cs * half;
+            if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
+              return { id: s.id, time: k * dt, forever: s.to === Infinity };
+            }
+          }
+        }
+      }
     }
-    if (found) return found;
-    const end = trajectoryEndPose(traj);
-    return this.#standingConflict(cand, end.x, end.y, Math.max(k0, kB + 1), Infinity, ignore);
+    return null;
   }
 
   /** Ids of reserved units whose trajectories come too close to `cand` from `from` on. */

@@ -48,6 +48,21 @@ export interface FleetUnitState {
   status: FleetUnitStatus;
   /** Why (for waiting and unreachable). */
   message: string;
+  /** The last failed scheduling: what stopped it, to skip retries that cannot succeed (see retryWaiting). */
+  failed?: FailedAt;
+}
+
+/** What a failed scheduling saw: its blocker (a unit standing for good) and the scheduler's change counters. */
+interface FailedAt {
+  /** The unit standing for good in its way, and that unit's trajectory then (null: it ran out of delays). */
+  blocker: { id: string; traj: Trajectory } | null;
+  /** Changes that may free space anywhere: removals, halts, bumps. */
+  freed: number;
+  /** The same plus units setting out from where they stood. */
+  moved: number;
+  /** The fleet time and the path it was scheduled for. */
+  time: number;
+  path: Segment[];
 }
 
 /** Units a blocked unit may be scheduled ahead of (see FleetScheduler.scheduleAhead). */
@@ -60,8 +75,9 @@ const DELAY_STEP = 0.25;
  * The next delay to try: steps of DELAY_STEP, growing by 15% of the delay so far, so a wait of a minute costs
  * about 30 tries, not 240 (a unit may wait up to 15% longer than it must).
  */
-function nextDelay(d: number): number {
-  return d + Math.max(DELAY_STEP, d * 0.15);
+function nextDelay(d: number, dt: number): number {
+  // Whole samples: every try of one path then samples it at the same phase (the table walks it once).
+  return Math.ceil((d + Math.max(DELAY_STEP, d * 0.15)) / dt - 1e-9) * dt;
 }
 
 /** Keeps every unit's trajectory and the reservations, and reschedules. */
@@ -100,6 +116,7 @@ export class FleetScheduler {
 
   /** Removes a unit. */
   remove(id: string): void {
+    this.#freed++;
     this.units.delete(id);
     this.table.remove(id);
   }
@@ -114,6 +131,7 @@ export class FleetScheduler {
    * not driven yet (re-profiled from rest). Returns the pose.
    */
   haltAt(u: FleetUnitState, time: number): Pose {
+    this.#freed++;
     const pose = trajectoryPose(u.traj, time);
     this.restAt(u, time);
     u.traj = standing(pose, time);
@@ -149,9 +167,11 @@ export class FleetScheduler {
       return true;
     }
     const horizon = this.table.lastMotion + 2 * this.table.dt;
-    for (let delay = 0;; delay = nextDelay(delay)) {
+    let hint: number | undefined;
+    for (let delay = 0;; delay = nextDelay(delay, this.table.dt)) {
       const traj: Trajectory = { startTime: time + delay, startPose: pose, segments: u.path };
-      const hit = this.table.firstConflict(this.#reservation(u, traj), time);
+      const hit = this.table.firstConflict(this.#reservation(u, traj), time, undefined, hint);
+      if (hit !== null) hint = hit.time - traj.startTime;
       if (hit === null) {
         this.commit(u, traj);
         return true;
@@ -175,8 +195,12 @@ export class FleetScheduler {
     const refuge = legOne[legOne.length - 1].end;
     const horizon = this.table.lastMotion + 2 * this.table.dt;
     const legOneTime = legOne.reduce((d, s) => d + (s.duration ?? 0), 0);
-    for (let delay = 0; time + delay <= horizon; delay = nextDelay(delay)) {
-      for (let wait = 0; time + delay + legOneTime + wait <= horizon + DELAY_STEP; wait = nextDelay(wait)) {
+    for (let delay = 0; time + delay <= horizon; delay = nextDelay(delay, this.table.dt)) {
+      for (
+        let wait = 0;
+        time + delay + legOneTime + wait <= horizon + DELAY_STEP;
+        wait = nextDelay(wait, this.table.dt)
+      ) {
         const segments = wait > 0 ? [...legOne, waitSegment(refuge, wait), ...legTwo] : u.path;
         const traj: Trajectory = { startTime: time + delay, startPose: pose, segments };
         const hit = this.table.firstConflict(this.#reservation(u, traj), time);
@@ -203,6 +227,39 @@ export class FleetScheduler {
    * Bumped units are reported by {@link takeBumped}.
    */
   scheduleAhead(u: FleetUnitState, time: number, pose: Pose): boolean {
+    const fromStanding = u.traj.segments.length === 0;
+    if (this.#scheduleAhead(u, time, pose)) {
+      u.failed = undefined;
+      if (fromStanding) this.#moved++;
+      return true;
+    }
+    const hit = this.#lastHit;
+    const blocker = hit?.forever ? this.units.get(hit.id) : undefined;
+    u.failed = {
+      blocker: blocker ? { id: blocker.id, traj: blocker.traj } : null,
+      freed: this.#freed,
+      moved: this.#moved,
+      time,
+      path: u.path,
+    };
+    return false;
+  }
+
+  /**
+   * Whether retrying a unit that failed may succeed now: something was freed since, or (for one stopped by a
+   * unit standing for good) that unit changed, or (for one that ran out of delays) some unit set out.
+   */
+  #mayStart(u: FleetUnitState, time: number): boolean {
+    const f = u.failed;
+    if (!f || f.freed !== this.#freed || f.time !== time || f.path !== u.path) return true;
+    if (f.blocker) return this.units.get(f.blocker.id)?.traj !== f.blocker.traj;
+    return f.moved !== this.#moved;
+  }
+
+  #freed = 0;
+  #moved = 0;
+
+  #scheduleAhead(u: FleetUnitState, time: number, pose: Pose): boolean {
     if (this.schedule(u, time, pose)) return true;
     const swapped: { o: FleetUnitState; traj: Trajectory; path: Segment[] }[] = [];
     const revert = () => {
@@ -231,6 +288,7 @@ export class FleetScheduler {
         }
       }
       for (const s of swapped) this.#bumped.add(s.o.id);
+      this.#freed++;
       return true;
     }
     revert();
@@ -316,6 +374,7 @@ export class FleetScheduler {
       const waiting = [...this.units.values()].filter((u) => u.status === "waiting" && u.path.length > 0)
         .sort((a, b) => a.order - b.order);
       for (const u of waiting) {
+        if (!this.#mayStart(u, time)) continue;
         const pose = trajectoryPose(u.traj, time);
         const before = { traj: u.traj, path: u.path, legOne: u.legOne };
         this.restAt(u, time);

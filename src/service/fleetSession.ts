@@ -432,8 +432,9 @@ export class FleetSession {
     const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
     this.#dirty.clear();
     const changed = sched.settle(this.#clock, dirty, retry);
-    if (retry) { for (const id of await this.#stepAside()) changed.add(id); }
+    // Send what is settled now (units can set out), then what stepping aside changes.
     this.#flush(changed);
+    if (retry) this.#flush(await this.#stepAside());
   }
 
   /**
