@@ -77,4 +77,23 @@ describe("ReservationTable", () => {
       if (clear) expect(min).toBeGreaterThanOrEqual(0.6 - 1e-9);
     }
   });
+
+  test("a path's cached samples and a hint answer as a fresh check does (conflict or none)", () => {
+    // Many crossings of one reserved drive; the candidate's segments array is reused across start times (the
+    // table keeps its samples), a fresh copy is checked beside it, and a hint never turns a conflict into none.
+    const table = new ReservationTable(32, 32);
+    // Off-grid numbers: an exact tie between a distance and a gap may fall either way by one ulp.
+    table.add(res("a", drive(2.5, 10.37, 0, 20, 0.013)));
+    const reused = drive(12.61, 2.5, Math.PI / 2, 16, 0).segments;
+    for (let m = 0; m < 160; m++) {
+      const fresh = drive(12.61, 2.5, Math.PI / 2, 16, m * 0.05);
+      const a = table.firstConflict(res("b", { ...fresh, segments: reused }), 0);
+      const b = table.firstConflict(res("b", fresh), 0);
+      expect(a).toEqual(b);
+      for (const hint of [0, 2, 4, 6]) {
+        const c = table.firstConflict(res("b", fresh), 0, undefined, hint);
+        expect(c === null).toBe(b === null);
+      }
+    }
+  });
 });

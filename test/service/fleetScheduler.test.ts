@@ -126,4 +126,37 @@ describe("FleetScheduler", () => {
     expect(a.status).toBe("waiting");
     expect(a.traj.segments).toHaveLength(0);
   });
+
+  test("priority rule: a unit stopped for good by another's goal on its way goes first; the other sets out later", () => {
+    // a (scheduled first) arrives at (10, 5) in about 5 s and would stand there for good; b crosses that point
+    // at about 7 s. b goes first, a waits at its start until b has passed, and nobody touches anybody.
+    const sched = new FleetScheduler(20, 20);
+    const h: History = new Map();
+    const a = sched.addStanding({ id: "a", order: 0, unit: SOLDIER }, { x: 2, y: 5, heading: 0 }, 0);
+    a.path = straight({ x: 2, y: 5, heading: 0 }, { x: 10, y: 5 });
+    const b = sched.addStanding({ id: "b", order: 1, unit: SOLDIER }, { x: 10, y: 18, heading: 0 }, 0);
+    b.path = straight({ x: 10, y: 18, heading: 0 }, { x: 10, y: 1 });
+    const changed = sched.settle(0, ["a", "b"]);
+    record(h, sched, ["a", "b"], 0);
+    expect(a.status).toBe("moving");
+    expect(b.status).toBe("moving");
+    expect(b.traj.startTime).toBe(0);
+    expect(a.traj.startTime).toBeGreaterThan(0);
+    expect([...changed].sort()).toEqual(["a", "b"]);
+    const worst = minGap(h, sched, 30);
+    expect(worst.gap, `${worst.pair} at ${worst.time}`).toBeGreaterThanOrEqual(-1e-9);
+  });
+
+  test("without the rule's conditions (the goal's owner already on its way) the blocked unit waits", () => {
+    const sched = new FleetScheduler(20, 20);
+    const a = sched.addStanding({ id: "a", order: 0, unit: SOLDIER }, { x: 2, y: 5, heading: 0 }, 0);
+    a.path = straight({ x: 2, y: 5, heading: 0 }, { x: 10, y: 5 });
+    sched.settle(0, ["a"]);
+    // At t = 1 a is on its way; b is added then and would cross a's goal after a arrives.
+    const b = sched.addStanding({ id: "b", order: 1, unit: SOLDIER }, { x: 10, y: 18, heading: 0 }, 1);
+    b.path = straight({ x: 10, y: 18, heading: 0 }, { x: 10, y: 1 });
+    sched.settle(1, ["b"]);
+    expect(b.status).toBe("waiting");
+    expect(a.traj.startTime).toBe(0);
+  });
 });
