@@ -4,9 +4,11 @@
  * (deploy/nginx/arcpath.conf, round-robin) with 1, 2 and 3 replicas. On a 2-core machine more replicas cannot
  * add throughput (the cores are shared); the figures show the balancer's and the store's overhead instead.
  *
- * Each throughput row also gives the CPU the replicas (and nginx) spent per Plan, read from /proc: the figure a
- * capacity model sizes a cluster with (plans/s per core = 1000 / CPU ms per Plan), and the share of Plans
- * answered FOUND beside it (the quality check: the same queries must keep finding their paths).
+ * The machine is shared, so the targets are measured interleaved (Plan and PatchMap latencies call by call,
+ * throughput in six rounds over every target, medians), and each throughput row also gives the CPU the
+ * replicas (and nginx and Redis) spent per Plan, read from /proc: the figure a capacity model sizes a cluster
+ * with (plans/s per core = 1000 / CPU ms per Plan), and the share of Plans answered FOUND beside it (the
+ * quality check: the same queries must keep finding their paths).
  *
  * Usage: deno task bench --only distributed [--seconds N], or deno run -A bench/distributed.ts [--seconds N]
  * (needs redis-server and nginx: apt-get install -y redis-server nginx; installed when missing and root)
@@ -113,13 +115,47 @@ async function closedLoop(
   };
 }
 
-/** Latencies (ms) of `n` sequential calls. */
-async function latencies(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
+/** A throughput target: how to send one Plan, whose CPU to count (replicas; `extra`: the balancer). */
+interface Target {
+  name: string;
+  // deno-lint-ignore no-explicit-any
+  plan: () => Promise<any>;
+  pids: (number | undefined)[];
+  extra?: number;
+}
+
+/**
+ * Closed loops over every target in turn, `rounds` times (`seconds` per target in all): the machine's other
+ * load falls on every target alike. Per target the median over rounds of each figure.
+ */
+async function alternate(seconds: number, targets: Target[], rounds = 6): Promise<Loop[]> {
+  const runs: Loop[][] = targets.map(() => []);
+  // A round to warm up (JIT, connections), not counted.
+  for (const t of targets) await closedLoop(0.5, 16, t.plan, t.pids, t.extra);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, t] of targets.entries()) {
+      runs[i].push(await closedLoop(seconds / rounds, 16, t.plan, t.pids, t.extra));
+    }
+  }
+  const med = (xs: number[]) => medianP95(xs).median;
+  return runs.map((ls) => ({
+    rate: med(ls.map((l) => l.rate)),
+    found: med(ls.map((l) => l.found)),
+    cpuPerPlan: med(ls.map((l) => l.cpuPerPlan)),
+    extraCpuPerPlan: med(ls.map((l) => l.extraCpuPerPlan)),
+    redisCpuPerPlan: med(ls.map((l) => l.redisCpuPerPlan)),
+  }));
+}
+
+/** Latencies (ms) of `n` calls to each of `fns`, interleaved (call i of each, then call i + 1). */
+async function latencies(n: number, fns: ((i: number) => Promise<unknown>)[]): Promise<number[][]> {
+  const out: number[][] = fns.map(() => []);
   for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn(i);
-    out.push(performance.now() - t0);
+    for (const [k, fn] of fns.entries()) {
+      const t0 = performance.now();
+      await fn(i);
+      out[k].push(performance.now() - t0);
+    }
   }
   return out;
 }
@@ -155,23 +191,24 @@ export async function benchDistributed(seconds = 3): Promise<string> {
       "| call, one in flight | local data directory: median / p95 ms | Redis store: median / p95 ms |",
     );
     out.push("| --- | --- | --- |");
-    const planLocal = await latencies(300, () => unary(local.client, "Plan", planReq()));
-    const planRedis = await latencies(300, () => unary(replicas[1].client, "Plan", planReq()));
+    const [planLocal, planRedis] = await latencies(300, [
+      () => unary(local.client, "Plan", planReq()),
+      () => unary(replicas[1].client, "Plan", planReq()),
+    ]);
     out.push(`| Plan | ${fmt(planLocal)} | ${fmt(planRedis)} |`);
     const edit = (i: number) => ({ x: 1 + (i % 47), y: 3, tile: i % 2 ? "." : "T" });
-    const patchLocal = await latencies(
-      40,
+    const [patchLocal, patchRedis] = await latencies(40, [
       (i) => unary(local.client, "PatchMap", { map: { id: "patched" }, edits: [edit(i)] }),
-    );
-    const patchRedis = await latencies(
-      40,
       (i) => unary(replicas[2].client, "PatchMap", { map: { id: "patched" }, edits: [edit(i)] }),
-    );
+    ]);
     out.push(
       `| PatchMap (both fsync: file + dir / Redis AOF always) | ${fmt(patchLocal)} | ${fmt(patchRedis)} |`,
     );
 
-    out.push(`\n### Plan throughput, 16 in flight, ${seconds} s each, with the CPU spent per Plan\n`);
+    out.push(
+      `\n### Plan throughput, 16 in flight, ${seconds} s per target in 6 interleaved rounds (medians), ` +
+        `with the CPU spent per Plan\n`,
+    );
     out.push(
       "| target | plans/s | FOUND | replicas' CPU ms / Plan | nginx CPU ms / Plan | Redis CPU ms / Plan | " +
         "plans/s per replica core |",
@@ -184,36 +221,36 @@ export async function benchDistributed(seconds = 3): Promise<string> {
         } | ${l.redisCpuPerPlan.toFixed(3)} | ${l.cpuPerPlan > 0 ? (1000 / l.cpuPerPlan).toFixed(0) : "?"} |`,
       );
     const plan = (c: unknown) => () => unary(c, "Plan", planReq());
-    row(
-      "one process, local data directory (direct)",
-      await closedLoop(seconds, 16, plan(local.client), [local.proc.pid]),
-      false,
-    );
-    row(
-      "one replica on Redis (direct)",
-      await closedLoop(seconds, 16, plan(replicas[0].client), [replicas[0].proc.pid]),
-      false,
-    );
+    const targets: Target[] = [
+      {
+        name: "one process, local data directory (direct)",
+        plan: plan(local.client),
+        pids: [local.proc.pid],
+      },
+      { name: "one replica on Redis (direct)", plan: plan(replicas[0].client), pids: [replicas[0].proc.pid] },
+    ];
     const { Client } = loadPathfinder();
-    for (const n of [1, 2, 3]) {
-      const nginx = await startNginx(ROOT, replicas.slice(0, n).map((s) => s.port));
-      if (!nginx) {
-        out.push("| (nginx not installed: apt-get install -y nginx) | | | | | | |");
-        break;
+    const balancers: { close(): void }[] = [];
+    try {
+      for (const n of [1, 2, 3]) {
+        const nginx = await startNginx(ROOT, replicas.slice(0, n).map((s) => s.port));
+        if (!nginx) {
+          out.push("| (nginx not installed: apt-get install -y nginx) | | | | | | |");
+          break;
+        }
+        const client = new Client(`127.0.0.1:${nginx.rrPort}`, grpc.credentials.createInsecure());
+        balancers.push({ close: () => (client.close(), nginx.stop()) });
+        targets.push({
+          name: `${n} replica${n > 1 ? "s" : ""} on Redis behind nginx`,
+          plan: plan(client),
+          pids: replicas.slice(0, n).map((s) => s.proc.pid),
+          extra: nginx.pid,
+        });
       }
-      const client = new Client(`127.0.0.1:${nginx.rrPort}`, grpc.credentials.createInsecure());
-      try {
-        for (let i = 0; i < 20; i++) await unary(client, "Plan", planReq());
-        const pids = replicas.slice(0, n).map((s) => s.proc.pid);
-        row(
-          `${n} replica${n > 1 ? "s" : ""} on Redis behind nginx`,
-          await closedLoop(seconds, 16, plan(client), pids, nginx.pid),
-          true,
-        );
-      } finally {
-        client.close();
-        nginx.stop();
-      }
+      const loops = await alternate(seconds, targets);
+      targets.forEach((t, i) => row(t.name, loops[i], t.extra !== undefined));
+    } finally {
+      for (const b of balancers) b.close();
     }
     out.push(`\n(${navigator.hardwareConcurrency} cores; each replica runs one worker per core.)`);
   } finally {
