@@ -3,7 +3,8 @@
  * playwright-core. The page lists the maps, draws one (pixel checks on blocked and open tiles), shows the tile
  * under the cursor, plans a path from two clicks (the drawn segment count and pixels on the path are checked
  * against the answer), and follows a gRPC Stream opened by this test live over Server-Sent Events. With
- * authentication on, the API refuses calls without the token. Screenshots go to docs/pictures/.
+ * authentication on, the API refuses calls without the token. Screenshots: docs/pictures/ with
+ * ARCPATH_SCREENSHOTS=1.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -19,6 +20,14 @@ let browser: Browser;
 let page: Page;
 let base = "";
 const TOKEN = "viewer-test-token";
+
+/**
+ * Where screenshots go: docs/pictures/ with ARCPATH_SCREENSHOTS=1 (how the README's are made), else a temporary
+ * directory, so a test run does not rewrite tracked files.
+ */
+const SHOTS = process.env.ARCPATH_SCREENSHOTS === "1"
+  ? join(ROOT, "docs/pictures")
+  : mkdtempSync(join(tmpdir(), "arcpath-shots-"));
 
 const httpPort = (s: TestServer) => Number(/ARCPATH_HTTP_READY port=(\d+)/.exec(s.output())![1]);
 
@@ -112,14 +121,18 @@ describe("live viewer", () => {
     const mid = Math.floor(pts.length / 4) * 2;
     const c = await pixel(pts[mid], pts[mid + 1]);
     expect(c[2]).toBeGreaterThan(c[0] + 40);
-    await page.screenshot({ path: join(ROOT, "docs/pictures/viewer-plan.png") });
+    await page.screenshot({ path: join(SHOTS, "viewer-plan.png") });
   });
 
   test("an open gRPC Stream appears live (SSE) with its path, and goes when it ends", async () => {
     await showMap("yard");
     const s = srv.client.Stream();
-    s.on("data", () => {});
-    s.on("error", () => {});
+    const seen: string[] = [];
+    s.on(
+      "data",
+      (u: { kind: string; plan?: { status: string } }) => seen.push(`${u.kind} ${u.plan?.status}`),
+    );
+    s.on("error", (e: Error) => seen.push(`error ${e.message}`));
     s.write({
       plan: {
         map: { id: "yard" },
@@ -129,11 +142,17 @@ describe("live viewer", () => {
         planner: "PLANNER_HYBRID",
       },
     });
-    await page.waitForFunction(() => Number(document.getElementById("streams")!.dataset.count) === 1);
+    // The server answered the stream first (else the failure says what it answered).
+    await expect.poll(() => seen.length, { timeout: 60_000 }).toBeGreaterThan(0);
+    expect(seen[0], seen.join("; ")).toMatch(/^UPDATE_KIND_/);
+    await expect.poll(
+      () => page.evaluate(() => Number(document.getElementById("streams")!.dataset.count)),
+      { timeout: 30_000, message: `page shows no stream; the stream saw: ${seen.join("; ")}` },
+    ).toBe(1);
     const li = page.locator("#streams li").first();
     await expect.poll(async () => Number(await li.getAttribute("data-segments"))).toBeGreaterThan(0);
     expect(await li.getAttribute("data-map")).toBe("yard");
-    await page.screenshot({ path: join(ROOT, "docs/pictures/viewer-stream.png") });
+    await page.screenshot({ path: join(SHOTS, "viewer-stream.png") });
     s.end();
     await page.waitForFunction(() => Number(document.getElementById("streams")!.dataset.count) === 0);
   });
