@@ -26,7 +26,7 @@ import {
   headingCount,
   isDirectionalNeighborhood,
 } from "../search/directionTable.ts";
-import type { DirectionalGoal } from "../search/directionalSetup.ts";
+import type { DirectionalRequest, DirectionalRun } from "../search/directionalSetup.ts";
 import { LazyGridBound } from "../search/directionalBound.ts";
 import { DirectionalSpace } from "../search/directionalSpace.ts";
 import { GridSpace } from "../search/gridSpace.ts";
@@ -41,8 +41,12 @@ import {
 import type { UnitSpec } from "../units/unit.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
+import { refineCorridor } from "./corridorRefine.ts";
+import { gridSearch } from "./gridRoute.ts";
 import { offLatticeFallback } from "./offLattice.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
+
+export type { DirectionalRequest, DirectionalRun } from "../search/directionalSetup.ts";
 
 /** Turning radius used for units that turn in place (radius 0): a small circle keeps the curves defined. */
 export const POINT_TURN_RADIUS = 0.5;
@@ -195,52 +199,6 @@ export function gridBound(
     }
   }
   return bound;
-}
-
-/** What {@link directionalSearch} runs. */
-export interface DirectionalRequest {
-  /** Exact start pose. */
-  start: Pose;
-  /** Goal. */
-  goal: DirectionalGoal;
-  /** Neighbourhood. */
-  neighborhood: DirectionalNeighborhood;
-  /** Search window (default: around start and goal). */
-  window?: TileRect;
-  /**
-   * Look only for paths cheaper than this cost (pathCost units; AUTO's portfolio passes its best answer's):
-   * "no_legal_path" then means none cheaper exists (the window covers every tile such a path can reach, else
-   * it grows as without a cap, and a search the window cut off answers "budget" saying so).
-   */
-  maxCost?: number;
-  /** Only road tiles are open. */
-  roadsOnly: boolean;
-  /** Reverse allowed. */
-  reverse: boolean;
-  /** Expansions for this search (the task's budget gives the deadline and cancel flag). */
-  maxExpansions: number;
-  /** Analytic expansion interval (0: never). */
-  analyticInterval?: number;
-  /** Node states only on map tiles marked 1 (pre-smoothing along a grid path). */
-  nodeMask?: Uint8Array | null;
-  /** Pre-smoothing: path index per map tile (see DirectionalSetup.pathIndex); failure returns "partial". */
-  pathIndex?: Int32Array | null;
-}
-
-/** What {@link directionalSearch} returns. */
-export interface DirectionalRun {
-  /** "found", "budget" (partial path to the state nearest the goal), "cancelled", "unreachable" or "no_legal_path". */
-  status: "found" | "budget" | "cancelled" | "unreachable" | "no_legal_path" | "partial";
-  /** Chained segments. */
-  segments: Segment[];
-  /** Map tiles of the node states visited (start tile first). */
-  tiles: number[];
-  /** Expansions. */
-  expansions: number;
-  /** Tables' source and load/build milliseconds. */
-  tables: { source: string; millis: number; key: string };
-  /** A note. */
-  message: string;
 }
 
 /** Upper bound on window states, to keep the workspace small (about 32 bytes per state). */
@@ -414,7 +372,8 @@ function searchOnce(
   }
   const st = stateFor(ctx);
   // The grid bound lazily, for the tiles the search touches (the eager gridBound is O(window + map)).
-  const lazy = st.lazy.configure(layer, window, gx, gy, sx, sy, req.roadsOnly);
+  // Under a cost cap, pruning needs an admissible bound: the cheapest step cost on maps whose costs vary.
+  const lazy = st.lazy.configure(layer, window, gx, gy, sx, sy, req.roadsOnly, req.maxCost !== undefined);
   const space = st.space.configure({
     layer,
     hit: tables.hit,
@@ -527,7 +486,9 @@ export function directionalOutcome(
 
 /**
  * PLANNER_DIRECTIONAL. With `maxCost` (AUTO's portfolio) it looks only for a path cheaper than that (see
- * {@link DirectionalRequest.maxCost}).
+ * {@link DirectionalRequest.maxCost}). A long query, whose window around start and goal the state cap would
+ * cut, follows a grid corridor window by window first (src/planning/corridorRefine.ts; its cost is not
+ * guaranteed optimal), then, if that finds nothing, the growing windows.
  */
 export function planDirectional(
   ctx: PlanContext,
@@ -537,7 +498,7 @@ export function planDirectional(
 ): PlanOutcome {
   const layer = ctx.layer(task.layerKey);
   const mode = directionalMode(layer, task);
-  const run = directionalSearch(ctx, layer, task.unit, {
+  const request: DirectionalRequest = {
     start: task.start,
     goal: task.goal,
     neighborhood: mode.neighborhood,
@@ -545,11 +506,58 @@ export function planDirectional(
     reverse: task.unit.canReverse || task.options.allowBackingUp,
     maxExpansions: budget.maxExpansions,
     ...(maxCost === undefined ? {} : { maxCost }),
+  };
+  let spent = 0;
+  let note = "";
+  if (maxCost === undefined && !mode.roadsOnly && windowIsCapped(layer, task, request)) {
+    // Long query: the window around start and goal would be cut by the state cap (incomplete), so the
+    // search follows a grid corridor window by window first (src/planning/corridorRefine.ts).
+    const grid = gridSearch(ctx, layer, task, 4, budget);
+    spent += grid.expansions;
+    if (grid.status === "found" && grid.path && grid.path.length >= 2) {
+      const search = (r: DirectionalRequest) => directionalSearch(ctx, layer, task.unit, r, budget);
+      const run = refineCorridor(
+        layer,
+        {
+          ...request,
+          maxExpansions: budget.expansionsLeft(spent),
+          corridor: grid.path,
+          headings: tableProfileOf(task.unit, request.neighborhood, request.reverse).headings,
+          footprint: task.unit.footprint,
+        },
+        search,
+        budget.stopped,
+      );
+      spent += run.expansions;
+      if (run.status === "found" || run.status === "cancelled") return directionalOutcome(task, run, spent);
+      note = run.message;
+    }
+    if (budget.stopped()) {
+      const empty = { status: "budget" as const, segments: [], tiles: [], expansions: spent };
+      const tables = { source: "none", millis: 0, key: "" };
+      return directionalOutcome(task, { ...empty, tables, message: note || "budget exhausted" }, spent);
+    }
+  }
+  const run = directionalSearch(ctx, layer, task.unit, {
+    ...request,
+    maxExpansions: budget.expansionsLeft(spent),
   }, budget);
-  const out = directionalOutcome(task, run, run.expansions);
+  spent += run.expansions;
+  const out = directionalOutcome(task, run, spent, note);
   // Where the lattice (states on tile centres) found nothing, poses between tile centres may still fit
   // (offLattice.ts). Not under AUTO's cost cap: there "none" means "none cheaper".
   if (maxCost !== undefined) return out;
   const r = task.unit.turningRadius > 0 ? task.unit.turningRadius : POINT_TURN_RADIUS;
-  return offLatticeFallback(layer, task, budget, run.expansions, out, r);
+  return offLatticeFallback(layer, task, budget, spent, out, r);
+}
+
+/** True when the state cap would cut the default window around the task's start and goal. */
+function windowIsCapped(layer: PassLayer, task: PlanTask, req: DirectionalRequest): boolean {
+  const profile = tableProfileOf(task.unit, req.neighborhood, req.reverse);
+  const statesPerTile = profile.headings * (req.reverse ? 2 : 1);
+  const sx = Math.floor(req.start.x), sy = Math.floor(req.start.y);
+  const gx = Math.floor(req.goal.x), gy = Math.floor(req.goal.y);
+  const margin = 16 + (Math.max(Math.abs(sx - gx), Math.abs(sy - gy)) >> 1);
+  const w = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
+  return !holds(w, sx, sy, gx, gy, margin, layer);
 }

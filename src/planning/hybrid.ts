@@ -24,8 +24,10 @@
  * 5. The three pieces are attached, re-emitted from one chained pose so joins are exact.
  * 6. Final simple smoothing: collinear lines merged, then stretches replaced by one shortest curve (Dubins, or
  *    Reeds-Shepp for reversing units) when it is shorter, no more cusps and its sweep is legal.
- * 7. When any of this fails, a full directional search within the remaining budget (the article's fallback),
- *    then, where that lattice found nothing, the continuous-pose search (offLattice.ts).
+ * 7. When any of this fails, directional search within the remaining budget (the article's fallback): along
+ *    the grid corridor window by window when it is long (corridorRefine.ts), else or when that fails in
+ *    windows around start and goal that grow up to the state cap; then, where that lattice found nothing,
+ *    the continuous-pose search (offLattice.ts).
  *
  * Every returned path is verified with the exact sweep and the curvature limit before "found" (step 0's by the
  * fitting itself, the others by a final check).
@@ -38,14 +40,17 @@ import { type PassLayer, uniformCost } from "../maps/grid.ts";
 import { pathCost } from "../motion/pathCost.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import { corridorWindow } from "../search/corridorWindow.ts";
+import { CORRIDOR_MIN_TILES, refineCorridor } from "./corridorRefine.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { directCurve, fitCurves } from "./curved.ts";
 import {
   directionalMode,
   directionalOutcome,
+  type DirectionalRequest,
   type DirectionalRun,
   directionalSearch,
   POINT_TURN_RADIUS,
+  tableProfileOf,
 } from "./directional.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
@@ -127,7 +132,10 @@ export function directManeuver(
 
 /** What the stitch (steps 2-5) did: filled in when {@link HybridOptions.trace} is given (tests, debugging). */
 export interface HybridTrace {
-  /** Steps that ran, in order: "direct", "fit", "grid", "forward", "backward", "stitch", "smooth", "fallback". */
+  /**
+   * Steps that ran, in order: "direct", "fit", "grid", "forward", "backward", "stitch", "smooth", "corridor"
+   * (directional search along the grid corridor), "fallback" (directional search around start and goal).
+   */
   steps: string[];
   /** Forward pre-smoothing status, or "" when it did not run. */
   forward: string;
@@ -323,18 +331,34 @@ export function planHybrid(
     }
     note.push(stitched.note);
   }
-  // 7. Fallback: a full directional search (the article's Directional-24).
-  trace?.steps.push("fallback");
-  const run = directionalSearch(ctx, layer, unit, {
+  // 7. Fallback: directional search (the article's Directional-24); along the grid corridor, window by
+  // window, when the corridor is long (src/planning/corridorRefine.ts), else (or when that fails) in windows
+  // around start and goal that grow up to the state cap.
+  const request = {
     start: task.start,
     goal: task.goal,
     neighborhood: mode.neighborhood,
     roadsOnly: mode.roadsOnly,
     reverse,
     maxExpansions: budget.expansionsLeft(expansions),
-  }, budget);
-  expansions += run.expansions;
-  note.push("full directional search");
+  };
+  let run: DirectionalRun | null = null;
+  if (grid.status === "found" && grid.path && grid.path.length >= CORRIDOR_MIN_TILES && !mode.roadsOnly) {
+    trace?.steps.push("corridor");
+    const search = (r: DirectionalRequest) => directionalSearch(ctx, layer, unit, r, budget);
+    const headings = tableProfileOf(unit, mode.neighborhood, reverse).headings;
+    const corridor = { ...request, corridor: grid.path, headings, footprint: unit.footprint };
+    run = refineCorridor(layer, corridor, search, budget.stopped);
+    expansions += run.expansions;
+    note.push(run.message);
+  }
+  if (run === null || (run.status !== "found" && !budget.stopped())) {
+    trace?.steps.push("fallback");
+    const left = budget.expansionsLeft(expansions);
+    run = directionalSearch(ctx, layer, unit, { ...request, maxExpansions: left }, budget);
+    expansions += run.expansions;
+    note.push("full directional search");
+  }
   const lattice = directionalOutcome(task, run, expansions, note.filter((s) => s !== "").join("; "));
   // Where the lattice (tile-centre states) found nothing, poses between tile centres may still fit.
   return offLatticeFallback(layer, task, budget, expansions, lattice, radiusOf(task), (segs) => {

@@ -46,12 +46,17 @@ export class LazyGridBound {
   /** Fixed-point cost of the cheapest step (a lower bound of every step's rounded cost). */
   private step = 0;
   private slack = 0;
+  /** Every step costs the cheapest tile's cost (an admissible bound on costed maps; see configure). */
+  private cheapest = false;
   /** Backward expansions of this query (for statistics and tests). */
   expansions = 0;
 
   /**
    * Prepares a query: the window, the goal tile the backward search starts from and the start tile it heads
-   * for (map coordinates). O(1) apart from growing the arrays when the window grows.
+   * for (map coordinates). O(1) apart from growing the arrays when the window grows. With `cheapestSteps`
+   * every step costs the cheapest tile's cost: on maps whose costs vary, charging each step its tile's cost
+   * (the default) can exceed what a curve clipping a costly tile's corner pays, so the bound is then only an
+   * estimate; a search that prunes by cost (A* maxCost) needs the admissible one.
    */
   configure(
     layer: PassLayer,
@@ -61,6 +66,7 @@ export class LazyGridBound {
     startX: number,
     startY: number,
     roadsOnly: boolean,
+    cheapestSteps = false,
   ): this {
     this.tileCost = layer.tileCost;
     this.road = roadsOnly ? layer.road : null;
@@ -76,6 +82,7 @@ export class LazyGridBound {
     this.step = Math.floor(layer.minCost * COST_SCALE);
     this.slack = 2 * layer.minCost * COST_SCALE;
     this.expansions = 0;
+    this.cheapest = cheapestSteps;
     const n = this.w * this.h;
     if (this.g.length < n) {
       this.g = new Float64Array(n);
@@ -150,7 +157,7 @@ export class LazyGridBound {
         if (c <= 0 || (this.road !== null && this.road[t] !== 1)) continue;
         const j = ny * w + nx;
         if (closed[j] === gen) continue;
-        const ng = gi + Math.round(c * COST_SCALE);
+        const ng = gi + (this.cheapest ? this.step : Math.round(c * COST_SCALE));
         if (reached[j] === gen && g[j] <= ng) continue;
         reached[j] = gen;
         g[j] = ng;

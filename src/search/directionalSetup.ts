@@ -5,10 +5,11 @@
  *
  * @module
  */
-import type { Pose } from "../geometry/types.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import type { TileRect } from "../maps/layer.ts";
 import type { Footprint } from "../units/footprint.ts";
+import type { DirectionalNeighborhood } from "./directionTable.ts";
 import type { LazyGridBound } from "./directionalBound.ts";
 import type { HeuristicTable } from "./heuristicTable.ts";
 import type { HitCheckTable } from "./hitCheckTable.ts";
@@ -82,3 +83,49 @@ export interface DirectionalSetup {
 
 /** The pre-smoothing pass gives up on nodes this many path points behind the farthest one reached. */
 export const PRESMOOTH_BACKTRACK = 6;
+
+/** What src/planning/directional.ts's directionalSearch runs. */
+export interface DirectionalRequest {
+  /** Exact start pose. */
+  start: Pose;
+  /** Goal. */
+  goal: DirectionalGoal;
+  /** Neighbourhood. */
+  neighborhood: DirectionalNeighborhood;
+  /** Search window (default: around start and goal). */
+  window?: TileRect;
+  /**
+   * Look only for paths cheaper than this cost (pathCost units; AUTO's portfolio passes its best answer's):
+   * "no_legal_path" then means none cheaper exists (the window covers every tile such a path can reach, else
+   * it grows as without a cap, and a search the window cut off answers "budget" saying so).
+   */
+  maxCost?: number;
+  /** Only road tiles are open. */
+  roadsOnly: boolean;
+  /** Reverse allowed. */
+  reverse: boolean;
+  /** Expansions for this search (the task's budget gives the deadline and cancel flag). */
+  maxExpansions: number;
+  /** Analytic expansion interval (0: never). */
+  analyticInterval?: number;
+  /** Node states only on map tiles marked 1 (pre-smoothing along a grid path). */
+  nodeMask?: Uint8Array | null;
+  /** Pre-smoothing: path index per map tile (see DirectionalSetup.pathIndex); failure returns "partial". */
+  pathIndex?: Int32Array | null;
+}
+
+/** What src/planning/directional.ts's directionalSearch returns. */
+export interface DirectionalRun {
+  /** "found", "budget" (partial path to the state nearest the goal), "cancelled", "unreachable" or "no_legal_path". */
+  status: "found" | "budget" | "cancelled" | "unreachable" | "no_legal_path" | "partial";
+  /** Chained segments. */
+  segments: Segment[];
+  /** Map tiles of the node states visited (start tile first). */
+  tiles: number[];
+  /** Expansions. */
+  expansions: number;
+  /** Tables' source and load/build milliseconds. */
+  tables: { source: string; millis: number; key: string };
+  /** A note. */
+  message: string;
+}

@@ -95,6 +95,11 @@ export class DirectionalSpace implements SearchSpace {
   private pieceLocalOf: TerrainPieces | null = null;
   private pieceLocalStride = -1;
 
+  /** Raster blocks filled by this query (for statistics and tests: the work follows the search). */
+  get filledBlocks(): number {
+    return this.raster.filledBlocks;
+  }
+
   /** Analytic expansions tried (for statistics). */
   get analyticTries(): number {
     return this.ends.analyticTries;

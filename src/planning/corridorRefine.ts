@@ -1,0 +1,201 @@
+/**
+ * Long queries for turning units: a grid corridor first (a tile path for the unit's clearance, from grid A* or
+ * the hierarchy), then directional search inside it, window by window (issue 13, item 1). Each step searches
+ * a window around the next stretch of the corridor (its horizon) from the exact pose reached so far to a tile
+ * of the corridor (or, on the last step, the exact goal), and keeps the first part of that answer up to a node
+ * pose (receding horizon: the kept part was planned knowing what comes after it). Steps chain exactly: each
+ * starts at the previous one's last pose, and every piece is verified with the exact sweep by the directional
+ * search. The cost of a step follows its window, so a query costs what its corridor's length asks for, not
+ * the map's size; nothing searches the whole map.
+ *
+ * The answer is not guaranteed optimal (the corridor fixes the homotopy, the horizon the look-ahead); the
+ * benchmark (bench/scaleQueries.ts) and the tests compare its cost with a full directional search.
+ *
+ * @module
+ */
+import { angleDistance } from "../geometry/angle.ts";
+import { arcSegment, lineSegment } from "../geometry/segment.ts";
+import { segmentHitsBlocked } from "../geometry/sweep.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { corridorWindow } from "../search/corridorWindow.ts";
+import { headingAngle, nearestHeading } from "../search/directionTable.ts";
+import type { DirectionalGoal, DirectionalRequest, DirectionalRun } from "../search/directionalSetup.ts";
+import type { Footprint } from "../units/footprint.ts";
+
+/** One directional search in a window (src/planning/directional.ts's directionalSearch, bound to its context). */
+export type WindowSearch = (req: DirectionalRequest) => DirectionalRun;
+
+/** Corridor tiles kept per step (about half the horizon). */
+export const CORRIDOR_STEP = 40;
+/** Corridor tiles a step looks ahead (its sub-goal). */
+export const CORRIDOR_HORIZON = 80;
+/** Tiles around the corridor stretch that a step's window adds (doubled once when a step finds nothing). */
+export const CORRIDOR_MARGIN = 10;
+/** Below this many corridor tiles a single window around the whole corridor is searched. */
+export const CORRIDOR_MIN_TILES = 2 * CORRIDOR_HORIZON;
+
+/** What {@link refineCorridor} is asked (the directional request without a window, plus the corridor). */
+export interface CorridorRequest extends Omit<DirectionalRequest, "window"> {
+  /** The corridor: map tile ids from the start's tile to the goal's tile (4- or 8-connected). */
+  corridor: ArrayLike<number>;
+  /** Headings of the search's table (to snap a step's start to its node pose). */
+  headings: number;
+  /** The unit's footprint (the stitched path is swept once more after its joins are re-chained). */
+  footprint: Footprint;
+}
+
+/**
+ * The node pose (tile center, table heading) that `p` is within rounding of, or null. A step starting exactly
+ * on a node uses the table's transitions instead of ~800 exact start curves.
+ */
+function nodePose(p: Pose, headings: number): Pose | null {
+  const x = Math.floor(p.x) + 0.5, y = Math.floor(p.y) + 0.5;
+  if (Math.abs(p.x - x) > 1e-6 || Math.abs(p.y - y) > 1e-6) return null;
+  const h = nearestHeading(p.heading, headings);
+  const heading = headingAngle(h, headings);
+  return angleDistance(heading, p.heading) <= 1e-6 ? { x, y, heading } : null;
+}
+
+/** The segments re-emitted one after the other from `start` (exact joins after snapped step starts). */
+function rechain(segs: readonly Segment[], start: Pose): Segment[] {
+  const out: Segment[] = [];
+  let pose = start;
+  for (const s of segs) {
+    const next = s.curvature === 0
+      ? lineSegment(pose, s.length, s.direction)
+      : arcSegment(pose, s.curvature, s.length, s.direction);
+    out.push(next);
+    pose = next.end;
+  }
+  return out;
+}
+
+/** The index in `path[from..to]` of the tile nearest to (x, y). */
+function nearestIndex(
+  path: ArrayLike<number>,
+  width: number,
+  from: number,
+  to: number,
+  x: number,
+  y: number,
+) {
+  let best = from, bd = Infinity;
+  for (let i = from; i <= to; i++) {
+    const t = path[i];
+    const ty = (t / width) | 0;
+    const d = Math.hypot(t - ty * width + 0.5 - x, ty + 0.5 - y);
+    if (d < bd) bd = d, best = i;
+  }
+  return best;
+}
+
+/**
+ * Directional search along a corridor, window by window (see the module doc). Returns a run like
+ * {@link directionalSearch}'s: "found" with the stitched segments, or the status of the step that failed (its
+ * message says which step and window) with the legal prefix planned so far.
+ */
+export function refineCorridor(
+  layer: PassLayer,
+  req: CorridorRequest,
+  search: WindowSearch,
+  stopped: () => boolean,
+): DirectionalRun {
+  const path = req.corridor;
+  const W = layer.width, H = layer.height;
+  const segments: Segment[] = [];
+  const tiles: number[] = [Math.floor(req.start.y) * W + Math.floor(req.start.x)];
+  let expansions = 0;
+  let pose: Pose = { ...req.start };
+  let idx = 0;
+  let steps = 0;
+  let tables: DirectionalRun["tables"] = { source: "none", millis: 0, key: "" };
+  const last = path.length - 1;
+  for (;;) {
+    const end = path.length <= CORRIDOR_MIN_TILES || idx + CORRIDOR_HORIZON >= last
+      ? last
+      : idx + CORRIDOR_HORIZON;
+    const final = end === last;
+    const t = path[end];
+    const goal: DirectionalGoal = final ? req.goal : {
+      x: (t % W) + 0.5,
+      y: ((t / W) | 0) + 0.5,
+      tolerance: 1,
+      headingTolerance: Math.PI,
+    };
+    let run: DirectionalRun | null = null;
+    for (const margin of [CORRIDOR_MARGIN, 2 * CORRIDOR_MARGIN]) {
+      const stretch = Array.from({ length: end - idx + 1 }, (_, k) => path[idx + k]);
+      stretch.push(Math.floor(pose.y) * W + Math.floor(pose.x));
+      const window = corridorWindow(stretch, W, H, margin);
+      run = search({ ...req, start: pose, goal, window, maxExpansions: req.maxExpansions - expansions });
+      expansions += run.expansions;
+      tables = run.tables;
+      if (run.status === "found" || run.status === "cancelled" || stopped()) break;
+      if (expansions >= req.maxExpansions) break;
+    }
+    steps++;
+    if (run === null || run.status !== "found") {
+      const r = run!;
+      const w = `corridor step ${steps} (tiles ${idx}..${end} of ${path.length})`;
+      return {
+        status: r.status === "no_legal_path" ? "budget" : r.status,
+        segments,
+        tiles,
+        expansions,
+        tables,
+        message: r.status === "no_legal_path"
+          ? `${w}: no legal directional path in the corridor's windows; a path outside them is not ruled out`
+          : `${w}: ${r.message}`,
+      };
+    }
+    // Keep the whole answer on the last step, else up to the last node pose in the first half of its length.
+    let keep = run.segments.length;
+    if (!final) {
+      const total = run.segments.reduce((a, s) => a + s.length, 0);
+      let acc = 0, cut = -1;
+      for (let i = 0; i < run.segments.length; i++) {
+        acc += run.segments[i].length;
+        if (acc > total / 2 && cut >= 0) break;
+        if (nodePose(run.segments[i].end, req.headings) !== null) cut = i + 1;
+      }
+      if (cut > 0) keep = cut;
+    }
+    for (let i = 0; i < keep; i++) {
+      const e = run.segments[i].end;
+      segments.push(run.segments[i]);
+      const tile = Math.floor(e.y) * W + Math.floor(e.x);
+      if (tiles[tiles.length - 1] !== tile) tiles.push(tile);
+    }
+    if (final) break;
+    if (keep > 0) {
+      const endPose = run.segments[keep - 1].end;
+      pose = nodePose(endPose, req.headings) ?? endPose;
+    }
+    const next = nearestIndex(path, W, idx, end, pose.x, pose.y);
+    // Always move on along the corridor.
+    idx = keep === run.segments.length ? end : Math.max(next, idx + 1);
+  }
+  // Snapped step starts moved joins by at most 1e-6: re-chain from the start and sweep the result again.
+  const chained = rechain(segments, req.start);
+  for (const seg of chained) {
+    if (segmentHitsBlocked(layer, seg, req.footprint)) {
+      return {
+        status: "budget",
+        segments: [],
+        tiles,
+        expansions,
+        tables,
+        message: "corridor refinement: the re-chained path failed the sweep check",
+      };
+    }
+  }
+  return {
+    status: "found",
+    segments: chained,
+    tiles,
+    expansions,
+    tables,
+    message: `corridor refinement: ${steps} windows along a ${path.length}-tile corridor`,
+  };
+}
