@@ -1,6 +1,7 @@
 /** PLANNER_DIRECTIONAL's window: NO_LEGAL_PATH only when the whole map was searched (issue 11, item 3). */
 import { describe, expect, test } from "vitest";
 import { planDirectional, windowAround } from "../../src/planning/directional.ts";
+import { pathCost } from "../../src/motion/pathCost.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { checkPath, contextOf, layerOf, taskOf } from "../helpers/pathCheck.ts";
 
@@ -14,6 +15,18 @@ function wallRows(w: number, h: number, wallY: number, gx0: number, gx1: number)
 }
 
 const tank = { ...BUILTIN_PROFILES.tank };
+
+/** The 600 x 600 ring world of the state-cap test: a wall next to the start, the goal the other way round. */
+function ringRows(W: number): string[] {
+  return Array.from({ length: W }, (_, y) =>
+    Array.from({ length: W }, (_, x) => {
+      const ring = (y >= 2 && y <= 6 && x >= 2 && x <= W - 3) ||
+        (x >= W - 7 && x <= W - 3 && y >= 2 && y <= W - 3) ||
+        (y >= W - 7 && y <= W - 3 && x >= 2 && x <= W - 3) || (x >= 2 && x <= 6 && y >= 2 && y <= W - 3);
+      if (y >= 2 && y <= 6 && x === 300) return "@";
+      return ring ? "." : "@";
+    }).join(""));
+}
 
 describe("directional search window", () => {
   test("a detour outside the first window: the window grows and the path is found", () => {
@@ -58,5 +71,47 @@ describe("directional search window", () => {
     );
     expect(out.status).not.toBe("no_legal_path");
     if (out.status !== "found") expect(out.message).toMatch(/search window|budget/);
+  });
+
+  test("under a cost cap (AUTO) a cheaper path outside the first window is found, not denied", () => {
+    const layer = layerOf(wallRows(120, 40, 20, 2, 6));
+    const start = { x: 60.5, y: 15.5, heading: Math.PI }, goal = { x: 60.5, y: 25.5, heading: 0 };
+    const ctx = contextOf(layer);
+    const task = taskOf(layer, tank, start, goal, { neighborhood: 24 });
+    const free = planDirectional(ctx, task);
+    expect(free.status).toBe("found");
+    const cost = pathCost(free.segments, tank, layer).total;
+    // A cap above the best cost: the search must reach the far gap (the first window does not).
+    const capped = planDirectional(ctx, task, undefined, cost * 1.5);
+    expect(capped.status).toBe("found");
+    expect(checkPath(layer, tank, capped, start, goal)).toEqual([]);
+    expect(pathCost(capped.segments, tank, layer).total).toBeLessThan(cost * 1.5);
+  });
+
+  test("under a cost cap below every path: NO_LEGAL_PATH says none cheaper exists, after covering its reach", () => {
+    const layer = layerOf(wallRows(120, 40, 20, 2, 6));
+    const start = { x: 60.5, y: 15.5, heading: Math.PI }, goal = { x: 60.5, y: 25.5, heading: 0 };
+    const ctx = contextOf(layer);
+    const task = taskOf(layer, tank, start, goal, { neighborhood: 24 });
+    const cost = pathCost(planDirectional(ctx, task).segments, tank, layer).total;
+    const capped = planDirectional(ctx, task, undefined, cost * 0.9);
+    expect(capped.status).toBe("no_legal_path");
+    expect(capped.message).toMatch(
+      /no directional path cheaper than [0-9.]+ \(the search covered every tile/,
+    );
+  });
+
+  test("under a cost cap on a map beyond the state cap: a cut-off search answers budget and says so", () => {
+    const layer = layerOf(ringRows(600));
+    const start = { x: 296.5, y: 4.5, heading: 0 }, goal = { x: 304.5, y: 4.5, heading: 0 };
+    const out = planDirectional(
+      contextOf(layer),
+      taskOf(layer, tank, start, goal, { neighborhood: 24, maxExpansions: 2_000_000 }),
+      undefined,
+      100_000,
+    );
+    expect(out.status).toBe("budget");
+    expect(out.message).toMatch(/no legal directional path cheaper than 100000.00 within the search window/);
+    expect(out.message).toMatch(/not ruled out/);
   });
 });
