@@ -1,0 +1,68 @@
+/**
+ * Long paths for turning units over gRPC (issue 13): on a tiled map of rooms too long for one directional
+ * window (the state cap), PLANNER_DIRECTIONAL plans a grid corridor and refines it window by window. The answer
+ * is found, legal by the independent checker, and within 5% of the cost of a full directional search of the
+ * whole map run in-process on the same query (both costs from the independent sampled cost).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { directionalSearch } from "../../src/planning/directional.ts";
+import { PlanBudget } from "../../src/planning/budget.ts";
+import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
+import type { PlanOutcome } from "../../src/planning/task.ts";
+import { call, startServer, type TestServer } from "../helpers/server.ts";
+import { checkPath, contextOf, type CostSegment, layerOf, sampledPathCost } from "../helpers/pathCheck.ts";
+import { tiledRoomRows } from "../helpers/tiledMap.ts";
+
+// 52 rooms of 32 x 32 in a row: 1664 x 32 tiles, beyond one window of the tank's states.
+const rows = tiledRoomRows(52, 1);
+const layer = layerOf(rows);
+const tank = BUILTIN_PROFILES.tank;
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer(["--no-demo"]);
+  const text = `type octile\nheight ${rows.length}\nwidth ${rows[0].length}\nmap\n${rows.join("\n")}\n`;
+  await call(srv.client, "PutMap", { id: "rooms", movingai: text });
+}, 60_000);
+afterAll(async () => {
+  await srv?.stop();
+});
+
+const cost = (segments: readonly CostSegment[]) =>
+  sampledPathCost(segments, tank, (x, y) => layer.tileCost[y * layer.width + x] || 1, 1e-2).total;
+
+describe("long turning-unit paths over gRPC", () => {
+  test(
+    "a 1,600-tile tank path is found, legal, and within 5% of a full directional search's cost",
+    async () => {
+      const start = { x: 16.5, y: 16.5, heading: 0 }, goal = { x: 1647.5, y: 20.5 };
+      const res = await call(srv.client, "Plan", {
+        map: { id: "rooms" },
+        unit: { name: "tank" },
+        start,
+        goal,
+        planner: "PLANNER_DIRECTIONAL",
+        options: { max_millis: 30_000 },
+      });
+      expect(res.status, res.message).toBe("PLAN_STATUS_FOUND");
+      expect(res.message).toMatch(/corridor refinement/);
+      const out = { segments: res.segments } as unknown as PlanOutcome;
+      expect(checkPath(layer, tank, out, start, { ...goal, tolerance: 0.5 })).toEqual([]);
+      // The reference: one directional search over the whole map (no state cap when the window is given).
+      const full = directionalSearch(contextOf(layer), layer, { ...tank }, {
+        start,
+        goal: { ...goal, tolerance: 0.5, headingTolerance: 0.2 },
+        neighborhood: 24,
+        roadsOnly: false,
+        reverse: tank.canReverse,
+        maxExpansions: 2_000_000,
+        window: { x0: 0, y0: 0, x1: layer.width, y1: layer.height },
+      }, new PlanBudget(2_000_000, 60_000, null));
+      expect(full.status).toBe("found");
+      const ratio = cost(res.segments) / cost(full.segments);
+      expect(ratio).toBeLessThanOrEqual(1.05);
+      expect(ratio).toBeGreaterThan(0.9);
+    },
+    120_000,
+  );
+});
