@@ -310,14 +310,11 @@ export class Arcpath {
     };
     let stream: PathStream;
     try {
-      // write() is false once the call's buffer is full (the client is not reading): the stream then holds
-      // and coalesces its updates until "drain" (service/pathStream.ts).
       stream = this.streams.open((u) => {
-        if (ended) return true;
+        if (ended) return;
         updates++;
-        const ok = call.write(updateToWire(u));
+        call.write(updateToWire(u));
         watch?.updated(watchId, u);
-        return ok;
       }, finish);
     } catch (e) {
       finish(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
@@ -326,7 +323,6 @@ export class Arcpath {
     call.on("data", (m: WireStreamRequest) => {
       stream.onMessage(this.#scopeMessage(decodeStreamMessage(m), p));
     });
-    call.on("drain", () => stream.onDrain());
     call.on("end", () => stream.onClientEnd());
     call.on("cancelled", () => stream.close());
     call.on("error", () => stream.close());
