@@ -19,8 +19,8 @@ const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split("
 const PLANNERS = ["PLANNER_GRID", "PLANNER_HIERARCHICAL", "PLANNER_HYBRID", "PLANNER_DIRECTIONAL"];
 /** Time budget of one query (ms): the whole section must stay within a few minutes. */
 const BUDGET_MS = 4000;
-/** Rows per upload chunk (a 8192-wide chunk of 512 rows is 4 MiB). */
-const CHUNK_ROWS = 512;
+/** Bytes per upload chunk, about (whole rows): smaller chunks stream faster than a few big ones. */
+const CHUNK_BYTES = 256 * 1024;
 
 function rssBytes(pid: number): number {
   const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
@@ -32,8 +32,9 @@ function putChunks(client: any, id: string, side: number, tiles: Uint8Array): Pr
   return new Promise((res, rej) => {
     const s = client.PutMapChunks((err: Error | null, info: unknown) => (err ? rej(err) : res(info)));
     s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI" } });
-    for (let y = 0; y < side; y += CHUNK_ROWS) {
-      const h = Math.min(CHUNK_ROWS, side - y);
+    const rows = Math.max(1, Math.floor(CHUNK_BYTES / side));
+    for (let y = 0; y < side; y += rows) {
+      const h = Math.min(rows, side - y);
       s.write({
         chunk: { x: 0, y, width: side, height: h, tiles: tiles.subarray(y * side, (y + h) * side) },
       });

@@ -117,41 +117,33 @@ function fillClearance(layer: PassLayer, out: TileRect): void {
     }
   }
   const ow = out.x1 - out.x0;
-  // Squared distances are kept times 4, so they are the integers (2k - 1)^2 + (2|dy| - 1)^2.
-  const best = new Int32Array(ow);
+  // Squared distances are kept times 4, so they are the integers (2k - 1)^2 + (2|dy| - 1)^2. Each tile scans
+  // rows outward only while the row offset alone is nearer than its best so far (most tiles stop after a few
+  // rows; a row-wide bound made every tile of a row with one open stretch scan all CAP_REACH rows).
   for (let y = out.y0; y < out.y1; y++) {
     // Rows outside the map are entirely blocked: offset y + 1 above, height - y below.
     const borderSq = Math.min(FSQ4[Math.min(y + 1, FAR)], FSQ4[Math.min(height - y, FAR)], CAP_SQ4);
-    best.fill(borderSq);
-    let worst = borderSq;
-    for (let dy = 0; dy <= CAP_REACH; dy++) {
-      const dySq = FSQ4[dy];
-      // Every tile already has something at most this near: farther rows cannot improve any of them.
-      if (dySq >= worst) break;
-      const above = y - dy;
-      const below = y + dy;
-      const hasAbove = dy > 0 && above >= ey0;
-      const hasBelow = below < ey1;
-      const baseAbove = (above - ey0) * ew + (out.x0 - ex0);
-      const baseBelow = (below - ey0) * ew + (out.x0 - ex0);
-      worst = 0;
-      for (let i = 0; i < ow; i++) {
-        let b = best[i];
-        if (hasAbove) {
-          const d = FSQ4[rowDist[baseAbove + i]] + dySq;
-          if (d < b) b = d;
-        }
-        if (hasBelow) {
-          const d = FSQ4[rowDist[baseBelow + i]] + dySq;
-          if (d < b) b = d;
-        }
-        best[i] = b;
-        if (b > worst) worst = b;
-      }
-    }
+    const maxUp = y - ey0, maxDown = ey1 - 1 - y;
     const rowBase = y * width + out.x0;
-    // sqrt(4 d) / 2 equals sqrt(d) exactly (scaling by a power of 4 commutes with rounded sqrt).
-    for (let i = 0; i < ow; i++) clearance[rowBase + i] = Math.min(Math.sqrt(best[i]) * 0.5, MAX_CLEARANCE);
+    const own = (y - ey0) * ew + (out.x0 - ex0);
+    for (let i = 0; i < ow; i++) {
+      let b = FSQ4[rowDist[own + i]];
+      if (borderSq < b) b = borderSq;
+      for (let dy = 1; dy <= CAP_REACH; dy++) {
+        const dySq = FSQ4[dy];
+        if (dySq >= b) break;
+        if (dy <= maxUp) {
+          const d = FSQ4[rowDist[own + i - dy * ew]] + dySq;
+          if (d < b) b = d;
+        }
+        if (dy <= maxDown) {
+          const d = FSQ4[rowDist[own + i + dy * ew]] + dySq;
+          if (d < b) b = d;
+        }
+      }
+      // sqrt(4 d) / 2 equals sqrt(d) exactly (scaling by a power of 4 commutes with rounded sqrt).
+      clearance[rowBase + i] = Math.min(Math.sqrt(b) * 0.5, MAX_CLEARANCE);
+    }
   }
 }
 
