@@ -31,7 +31,10 @@ interface Watched {
   map: string;
   segments: Segment[];
   footprint: Footprint;
-  last: WatchEvent | null;
+  /** The last update's sequence, kind and status (sequence 0: none yet). */
+  sequence: number;
+  kind: string;
+  status: string;
 }
 
 /** The open streams and who watches them. */
@@ -48,7 +51,9 @@ export class StreamWatch {
       map: "",
       segments: [],
       footprint: { radius: 0.5, width: 0, length: 0 },
-      last: null,
+      sequence: 0,
+      kind: "",
+      status: "",
     });
     return id;
   }
@@ -70,16 +75,24 @@ export class StreamWatch {
         w.segments = [...kept, ...segs];
       }
     }
-    w.last = {
+    w.sequence = u.sequence;
+    w.kind = u.kind;
+    w.status = r ? r.outcome.status : u.status;
+    // The drawing is made only for a watching page (a new page gets it at subscribe).
+    if ([...this.#listeners].some((l) => l.tenant === w.tenant)) this.#tell(w.tenant, this.#event(id, w));
+  }
+
+  /** What a page is sent about a stream. */
+  #event(id: number, w: Watched): WatchEvent {
+    return {
       type: "stream",
       id,
       map: w.map,
-      sequence: u.sequence,
-      kind: u.kind,
-      status: r ? r.outcome.status : u.status,
+      sequence: w.sequence,
+      kind: w.kind,
+      status: w.status,
       drawing: pathDrawing(w.segments, w.footprint),
     };
-    this.#tell(w.tenant, w.last);
   }
 
   /** The stream ended. */
@@ -97,7 +110,7 @@ export class StreamWatch {
 
   /** Listens to a tenant's streams: the current state of each at once, then every change. Returns unsubscribe. */
   subscribe(tenant: string, fn: (ev: WatchEvent) => void): () => void {
-    for (const w of this.#streams.values()) if (w.tenant === tenant && w.last) fn(w.last);
+    for (const [id, w] of this.#streams) if (w.tenant === tenant && w.sequence > 0) fn(this.#event(id, w));
     const l = { tenant, fn };
     this.#listeners.add(l);
     return () => this.#listeners.delete(l);
