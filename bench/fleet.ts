@@ -1,6 +1,7 @@
 /**
  * Fleet at scale: N soldiers (disc radius 0.3, 2 tiles/s) with random starts and random goals 20-80 tiles away on
- * a 512x512 Moving AI map, all added at time 0 over one Fleet stream, then a sync. Reported: time to the first
+ * a 512x512 Moving AI map (and robots from pick bay to pick bay in a warehouse aisle grid,
+ * test/helpers/warehouse.ts), all added at time 0 over one Fleet stream, then a sync. Reported: time to the first
  * update with trajectories, to the moment every unit has had its first trajectory (the target's "first trajectories
  * for 500 units"), and to the sync's acknowledgement (after refuges too), the independent checker's collisions
  * and wall contacts (test/helpers/fleetCheck.ts, 20 ms steps), arrivals, statuses, the makespan against the
@@ -12,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, startBenchServer, unary } from "./server.ts";
 import { checkFleet, type CUnit, unitPose } from "../test/helpers/fleetCheck.ts";
+import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -47,8 +49,8 @@ function pick(rows: string[], n: number, seed: number): Spec[] {
   return out;
 }
 
-async function run(client: Any, mapId: string, rows: string[], n: number): Promise<string> {
-  const specs = pick(rows, n, 7 + n);
+async function run(client: Any, mapId: string, rows: string[], specs: Spec[]): Promise<string> {
+  const n = specs.length;
   const call = client.Fleet();
   const updates: Any[] = [];
   let firstAt = 0, everyAt = 0;
@@ -151,10 +153,18 @@ export async function benchFleet(sizes = [100, 500]): Promise<string> {
       const rows = text.split(/\r?\n/);
       const grid = rows.slice(rows.indexOf("map") + 1, rows.indexOf("map") + 513);
       lines.push(`| **${name}** | | | | | | | | | |`);
-      for (const n of sizes) lines.push(await run(srv.client, name, grid, n));
+      for (const n of sizes) lines.push(await run(srv.client, name, grid, pick(grid, n, 7 + n)));
+    }
+    // A warehouse aisle grid (test/helpers/warehouse.ts): 30 shelf columns x 10 blocks, 95 x 82 tiles, 900 bays.
+    const w = warehouse(30, 10);
+    await unary(srv.client, "PutMap", { id: "warehouse", movingai: movingAiText(w.rows) });
+    lines.push(`| **warehouse 95x82** | | | | | | | | | |`);
+    for (const n of [100, 300]) {
+      lines.push(await run(srv.client, "warehouse", w.rows, warehouseJobs(w, n, 11)));
     }
     return lines.join("\n") +
-      "\n\nSoldiers (disc r 0.3, 2 tiles/s), random starts, random goals 20-80 tiles away, all added at t = 0; " +
+      "\n\nSoldiers (disc r 0.3, 2 tiles/s), all added at t = 0: on the Moving AI maps random starts and random " +
+      "goals 20-80 tiles away; in the warehouse from a random pick bay to another through one-tile aisles; " +
       "checker: exact discs every 20 ms on the latest trajectories.";
   } finally {
     await srv.stop();

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
 import { checkFleet, type CUnit } from "../helpers/fleetCheck.ts";
+import { movingAiText, warehouse, warehouseJobs } from "../helpers/warehouse.ts";
 
 let srv: TestServer;
 
@@ -27,11 +28,15 @@ const GATE = Array.from(
   (_, y) => Array.from({ length: 16 }, (_, x) => (y === 8 && x !== 8 ? "@" : ".")).join(""),
 );
 
+// Four shelf columns in two blocks: one-tile aisles (no passing in them), pick bays cut into the shelves.
+const WAREHOUSE = warehouse(4, 2);
+
 beforeAll(async () => {
   srv = await startServer(["--no-demo", "--max-fleet-units", "12"]);
   await call(srv.client, "PutMap", { id: "field", movingai: mapText(FIELD) });
   await call(srv.client, "PutMap", { id: "corridor", movingai: mapText(CORRIDOR) });
   await call(srv.client, "PutMap", { id: "gate", movingai: mapText(GATE) });
+  await call(srv.client, "PutMap", { id: "warehouse", movingai: movingAiText(WAREHOUSE.rows) });
 }, 60_000);
 
 afterAll(async () => {
@@ -159,6 +164,19 @@ describe("Fleet", () => {
     await f.sync(0);
     f.close();
     const report = checkFleet(GATE, checkerUnits(units, f.updates));
+    expect(report.overlaps).toEqual([]);
+    expect(report.wallContacts).toEqual([]);
+    expect(report.arrived.length).toBe(units.length);
+  });
+
+  test("a warehouse aisle grid: 8 robots from bay to bay through one-tile aisles, no overlap, all arrive", async () => {
+    const f = openFleet("warehouse");
+    const units = warehouseJobs(WAREHOUSE, 8, 3);
+    addAll(f, units);
+    await f.sync(0);
+    f.close();
+    const report = checkFleet(WAREHOUSE.rows, checkerUnits(units, f.updates));
+    expect(report.contractErrors).toEqual([]);
     expect(report.overlaps).toEqual([]);
     expect(report.wallContacts).toEqual([]);
     expect(report.arrived.length).toBe(units.length);
