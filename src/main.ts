@@ -22,6 +22,7 @@ import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
+import { DEFAULT_STALL_MS } from "./service/pathStream.ts";
 import {
   createServer,
   DEFAULT_CONNECTION_LIMITS,
@@ -73,7 +74,10 @@ const SERVER_HELP: CliHelp = {
     "max-connections":
       "N  most open client connections; past it a new one is closed at once (default: from the file-descriptor " +
       "limit, (ulimit -n - 128) / 2)",
-    "max-streams-per-connection": "N  most concurrent calls on one HTTP/2 connection (default 256)",
+    "stream-stall-ms":
+      "N  a Stream whose client reads nothing (send buffer full; updates coalesce to the latest path meanwhile) " +
+      "is dropped with RESOURCE_EXHAUSTED after this long (default 30000)",
+    "max-streams-per-connection": "N  most concurrent calls on one HTTP/2 connection (default 1000)",
     "max-connection-idle-ms": "N  close a connection with no call for this long (default 300000; 0: never)",
     "max-connection-age-ms":
       "N  close any connection after this long, calls in flight get 30 s (default 0: never)",
@@ -120,6 +124,7 @@ const { values: args } = parseCli(SERVER_HELP, {
     "otel-exporter": { type: "string" },
     "otel-endpoint": { type: "string" },
     "max-connections": { type: "string" },
+    "stream-stall-ms": { type: "string" },
     "max-streams-per-connection": { type: "string" },
     "max-connection-idle-ms": { type: "string" },
     "max-connection-age-ms": { type: "string" },
@@ -198,7 +203,10 @@ const planService = new PlanService(
   { maxExpansions: 50_000_000, maxMillis: 30_000 },
   !!args["test-hooks"],
 );
-const app = new Arcpath(store, planService, undefined, {
+const app = new Arcpath(store, planService, {
+  maxStreams: 2000,
+  stallMs: intArg("stream-stall-ms", opt("stream-stall-ms"), DEFAULT_STALL_MS, 1),
+}, {
   maxPlanMany: intArg("max-plan-many", args["max-plan-many"], 10_000, 1),
   maxFleetUnits: intArg("max-fleet-units", args["max-fleet-units"], 1000, 1),
 });

@@ -47,6 +47,7 @@ import {
 } from "./decode.ts";
 import { curveToWire, fleetUpdateToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wire.ts";
 import { FleetSession } from "../service/fleetSession.ts";
+import { backpressure } from "./backpressure.ts";
 import { checkDemoWrite } from "../service/demoMaps.ts";
 import { mapTilesToWire, type WireTileWindow } from "./mapTiles.ts";
 import type { StreamWatch } from "./streamWatch.ts";
@@ -309,13 +310,22 @@ export class Arcpath {
       }
     };
     let stream: PathStream;
+    const bp = backpressure(call);
     try {
+      // A client that does not read (server/backpressure.ts): the stream holds and coalesces its updates until
+      // it reads again, or drops it after --stream-stall-ms (service/pathStream.ts).
       stream = this.streams.open((u) => {
-        if (ended) return;
+        if (ended) return true;
         updates++;
-        call.write(updateToWire(u));
+        const ok = call.write(updateToWire(u));
         watch?.updated(watchId, u);
-      }, finish);
+        if (ok && !bp.blocked()) return true;
+        bp.whenReading(() => stream.onDrain());
+        return false;
+      }, (err) => {
+        bp.stop();
+        finish(err);
+      });
     } catch (e) {
       finish(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
       return;
@@ -343,9 +353,11 @@ export class Arcpath {
     let ended = false;
     let session: FleetSession | null = null;
     let opening: Promise<void> | null = null;
+    let watchId = 0; // the live viewer's id of this fleet (0: not watched)
     const finish = (err?: ServiceError) => {
       if (ended) return;
       ended = true;
+      if (watchId) this.watch?.closed(watchId);
       this.#fleetEnds.delete(finish);
       session?.close();
       const micros = Math.round((performance.now() - t0) * 1000);
@@ -362,6 +374,7 @@ export class Arcpath {
       if (ended) return;
       updates++;
       call.write(fleetUpdateToWire(u, version));
+      if (watchId) this.watch?.fleetUpdated(watchId, u.trajectories);
     };
     const asError = (e: unknown) => e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e));
     call.on("data", (m: WireFleetRequest) => {
@@ -377,6 +390,7 @@ export class Arcpath {
         });
         opening = Promise.resolve().then(() => s.open({ ...msg.map, id: mapKey(msg.map.id) })).then(() => {
           session = s;
+          if (this.watch) watchId = this.watch.fleetOpened(s.mapVersion!.id);
           send(
             { trajectories: [], errors: [], synced: false, syncedTime: 0, time: 0, micros: 0 },
             s.mapVersion!.version,

@@ -66,7 +66,7 @@ export interface ConnectionLimits {
 
 /** Defaults of {@link ConnectionLimits}: generous for real clients, bounded for abusive ones. */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  maxConcurrentStreams: 256,
+  maxConcurrentStreams: 1000,
   maxConnectionIdleMs: 300_000,
   maxConnectionAgeMs: 0,
   maxConnectionAgeGraceMs: 30_000,

@@ -60,8 +60,14 @@ export interface StreamUpdate {
   replaceFromDistance: number;
 }
 
-/** Sends an update to the client. */
-export type Emit = (u: StreamUpdate) => void;
+/**
+ * Sends an update to the client; false when the transport's buffer is full (the client is not reading): the
+ * stream then holds further updates until {@link PathStream.onDrain}.
+ */
+export type Emit = (u: StreamUpdate) => boolean | void;
+
+/** How long a stream may stay unable to send (its client reading nothing) before it is dropped, by default. */
+export const DEFAULT_STALL_MS = 30_000;
 /** Ends the stream, with an error or cleanly. */
 export type End = (error?: ServiceError) => void;
 
@@ -102,13 +108,38 @@ export class PathStream {
   #samples: Float64Array = new Float64Array(0);
   /** Patches that arrived while a plan was running: the path it returns is checked against them. */
   #patchesDuringPlan: PatchEvent[] = [];
+  /**
+   * The transport's buffer is full: updates are held, coalesced to the latest, until the client reads. A slow
+   * reader thus costs at most the transport's buffer plus the current path, however many patches arrive.
+   */
+  #blocked = false;
+  /** The latest path update held while blocked (sent whole on drain: the client missed the ones before). */
+  #heldPath: { kind: UpdateKind; status: string; message: string } | null = null;
+  /** The latest pure status held while blocked (sent after the path). */
+  #heldStatus: { kind: UpdateKind; status: string; message: string } | null = null;
+  #stallTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #stallMs: number;
 
   /** Use StreamHub.open. */
-  constructor(plans: PlanService, store: MapStore, emit: Emit, end: End) {
+  constructor(plans: PlanService, store: MapStore, emit: Emit, end: End, stallMs = DEFAULT_STALL_MS) {
     this.#plans = plans;
     this.#store = store;
     this.#emit = emit;
     this.#end = end;
+    this.#stallMs = stallMs;
+  }
+
+  /** The transport's buffer emptied (the client read): sends what was held, the latest path whole. */
+  onDrain(): void {
+    if (this.#closed || !this.#blocked) return;
+    this.#blocked = false;
+    clearTimeout(this.#stallTimer);
+    const path = this.#heldPath;
+    const status = this.#heldStatus;
+    this.#heldPath = this.#heldStatus = null;
+    if (path) this.#send(path.kind, this.#result, path.status, path.message);
+    if (status && !this.#blocked) this.#send(status.kind, null, status.status, status.message);
+    else if (status) this.#heldStatus = status;
   }
 
   /** Handles a decoded client message. */
@@ -152,6 +183,7 @@ export class PathStream {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#stallTimer);
     this.#abort.abort(new ServiceError("CANCELLED", "stream closed"));
     this.#end();
   }
@@ -159,6 +191,8 @@ export class PathStream {
   /** Sends a final STATUS update and ends the stream: cleanly, or with `error` (a drain's UNAVAILABLE). */
   finish(status: string, message: string, error?: ServiceError): void {
     if (this.#closed) return;
+    // The final status goes out even to a blocked client (one message more), so it learns why the stream ended.
+    this.#blocked = false;
     this.#send("STATUS", null, status, message);
     if (error) this.#fail(error);
     else this.close();
@@ -399,7 +433,12 @@ export class PathStream {
     replaceFromSegment = -1,
     replaceFromDistance = 0,
   ): void {
-    this.#emit({
+    if (this.#blocked) {
+      if (result) this.#heldPath = { kind, status, message };
+      else this.#heldStatus = { kind, status, message };
+      return;
+    }
+    const sent = this.#emit({
       sequence: ++this.#seq,
       kind,
       result,
@@ -408,11 +447,24 @@ export class PathStream {
       replaceFromSegment,
       replaceFromDistance,
     });
+    if (sent === false && !this.#closed) {
+      this.#blocked = true;
+      this.#stallTimer = setTimeout(() => {
+        this.#fail(
+          new ServiceError(
+            "RESOURCE_EXHAUSTED",
+            `stream: the client read no update for ${this.#stallMs} ms with the send buffer full ` +
+              `(limit --stream-stall-ms ${this.#stallMs}); dropped`,
+          ),
+        );
+      }, this.#stallMs);
+    }
   }
 
   #fail(e: Error): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#stallTimer);
     this.#abort.abort(e);
     this.#end(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
   }

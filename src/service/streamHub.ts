@@ -7,12 +7,14 @@
 import type { PlanService } from "./planService.ts";
 import type { MapStore } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
-import { type Emit, type End, PathStream } from "./pathStream.ts";
+import { DEFAULT_STALL_MS, type Emit, type End, PathStream } from "./pathStream.ts";
 
 /** Stream limits. */
 export interface StreamOptions {
   /** Max concurrent streams on the server. */
   maxStreams: number;
+  /** How long a stream whose client reads nothing (send buffer full) lives on (default DEFAULT_STALL_MS). */
+  stallMs?: number;
 }
 
 /** All streams of a server. */
@@ -53,12 +55,12 @@ export class StreamHub {
     const listeners = this.#updateListeners;
     const sent: Emit = listeners.size === 0 ? emit : (u) => {
       for (const cb of listeners) cb(u.kind);
-      emit(u);
+      return emit(u);
     };
     const s = new PathStream(this.#plans, this.#store, sent, (err) => {
       this.#streams.delete(s);
       end(err);
-    });
+    }, this.#opts.stallMs ?? DEFAULT_STALL_MS);
     this.#streams.add(s);
     return s;
   }
