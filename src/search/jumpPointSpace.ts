@@ -163,6 +163,35 @@ function sweep(
   }
 }
 
+/**
+ * {@link sweep} for the vertical tables, row by row: `count` rows from row `y0` stepping `dy` (against the scan
+ * `step` = +-pw), every inner column of a row at once. Each cell reads only the cell one row back in the scan, so
+ * this fills exactly what per-column sweeps fill, reading memory in order (a column sweep strides a whole row
+ * per cell: 4x slower on a 4096-wide map).
+ */
+function sweepRows(
+  open: Uint8Array,
+  dist: Int32Array,
+  step: number,
+  y0: number,
+  dy: number,
+  count: number,
+  pw: number,
+): void {
+  for (let i = 0, y = y0; i < count; i++, y += dy) {
+    for (let q = y * pw + 1, end = y * pw + pw - 1; q < end; q++) {
+      const next = q + step;
+      if (open[next] !== 1) dist[q] = 0;
+      else if ((open[next + 1] === 1 && open[q + 1] === 0) || (open[next - 1] === 1 && open[q - 1] === 0)) {
+        dist[q] = 1;
+      } else {
+        const d = dist[next];
+        dist[q] = d > 0 ? d + 1 : d - 1;
+      }
+    }
+  }
+}
+
 /** The straight jump distances for (layer, r), built on first use and cached with the open mask. */
 export function straightJumps(layer: PassLayer, minClearance: number): StraightJumps {
   const open = openMask(layer, minClearance);
@@ -182,10 +211,8 @@ export function straightJumps(layer: PassLayer, minClearance: number): StraightJ
       sweep(open, tables.east, 1, pw, y * pw + pw - 2, pw - 2);
       sweep(open, tables.west, -1, pw, y * pw + 1, pw - 2);
     }
-    for (let x = 1; x < pw - 1; x++) {
-      sweep(open, tables.south, pw, 1, (ph - 2) * pw + x, ph - 2);
-      sweep(open, tables.north, -pw, 1, pw + x, ph - 2);
-    }
+    sweepRows(open, tables.south, pw, ph - 2, -1, ph - 2, pw);
+    sweepRows(open, tables.north, -pw, 1, 1, ph - 2, pw);
     jumpTables.set(open, tables);
     // The mask (1 byte a cell) and four Int32 tables (16): the entry now holds 17 bytes a cell.
     jumpCache.set(open, {
