@@ -78,7 +78,7 @@ const r4 = (v: number) => Math.round(v * 1e4) / 1e4;
 
 /**
  * Flattens a path for drawing: arcs sampled every `step` tiles (at least 4 points per arc), the footprint every
- * `spacing` tiles (at most `maxFootprints`, spacing widened past that so long paths stay cheap to draw).
+ * `spacing` tiles (at most `maxFootprints`, spacing widened past that so long paths stay cheap to draw; 0: none).
  */
 export function pathDrawing(
   segs: readonly Segment[],
@@ -99,7 +99,7 @@ export function pathDrawing(
     }
     return { points, style: segmentStyle(seg) };
   });
-  const footprints = footprintSamples(segs, spacing).map((p) => {
+  const footprints = (maxFp > 0 ? footprintSamples(segs, spacing) : []).map((p) => {
     const corners = footprintCorners(p, footprint);
     return corners
       ? { polygon: corners.flatMap(([x, y]) => [r4(x), r4(y)]) }

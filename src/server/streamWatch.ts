@@ -1,5 +1,5 @@
 /**
- * Open streams as the live viewer sees them: each stream's current path (partial updates spliced on as a client
+ * Open streams (and fleets) as the live viewer sees them: each stream's current path (partial updates spliced on as a client
  * splices them), its map, unit footprint and last status, and listeners told of every change. The gRPC Stream
  * handler reports to it only when the HTTP viewer is on (Arcpath.watch set), so streams cost nothing extra
  * otherwise. Listeners see only the streams of their tenant.
@@ -9,7 +9,7 @@
 import { segmentPiece } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
 import { type PathDrawing, pathDrawing } from "../motion/pathDrawing.ts";
-import { displayId } from "../service/mapKeys.ts";
+import { displayId, tenantOf } from "../service/mapKeys.ts";
 import type { StreamUpdate } from "../service/pathStream.ts";
 import type { Footprint } from "../units/footprint.ts";
 
@@ -24,7 +24,29 @@ export type WatchEvent =
     status: string;
     drawing: PathDrawing;
   }
+  | {
+    type: "fleet";
+    id: number;
+    map: string;
+    units: { unit: string; status: string; drawing: PathDrawing }[];
+  }
   | { type: "closed"; id: number };
+
+/** What the watch reads of a fleet trajectory (service/fleetSession.ts's UnitTrajectoryOut). */
+export interface WatchedTrajectory {
+  unitId: string;
+  segments: Segment[];
+  status: string;
+}
+
+/** Fleet trajectories carry no footprint: units are drawn with this small disc. */
+const FLEET_FOOTPRINT: Footprint = { radius: 0.25, width: 0, length: 0 };
+
+interface WatchedFleet {
+  tenant: string;
+  map: string;
+  units: Map<string, WatchedTrajectory>;
+}
 
 interface Watched {
   tenant: string;
@@ -40,6 +62,7 @@ interface Watched {
 /** The open streams and who watches them. */
 export class StreamWatch {
   readonly #streams = new Map<number, Watched>();
+  readonly #fleets = new Map<number, WatchedFleet>();
   readonly #listeners = new Set<{ tenant: string; fn: (ev: WatchEvent) => void }>();
   #next = 1;
 
@@ -95,22 +118,55 @@ export class StreamWatch {
     };
   }
 
-  /** The stream ended. */
+  /** A Fleet opened on the map of store key `mapKey`: its watch id. */
+  fleetOpened(mapKey: string): number {
+    const id = this.#next++;
+    this.#fleets.set(id, { tenant: tenantOf(mapKey), map: displayId(mapKey), units: new Map() });
+    return id;
+  }
+
+  /** A fleet update: the trajectories that changed replace those units' (a removed unit is dropped). */
+  fleetUpdated(id: number, trajectories: readonly WatchedTrajectory[]): void {
+    const f = this.#fleets.get(id);
+    if (!f || trajectories.length === 0) return;
+    for (const t of trajectories) {
+      if (t.status === "removed") f.units.delete(t.unitId);
+      else f.units.set(t.unitId, t);
+    }
+    if ([...this.#listeners].some((l) => l.tenant === f.tenant)) {
+      this.#tell(f.tenant, this.#fleetEvent(id, f));
+    }
+  }
+
+  #fleetEvent(id: number, f: WatchedFleet): WatchEvent {
+    const units = [...f.units.values()].map((t) => ({
+      unit: t.unitId,
+      status: t.status,
+      drawing: pathDrawing(t.segments, FLEET_FOOTPRINT, { maxFootprints: 0 }),
+    }));
+    return { type: "fleet", id, map: f.map, units };
+  }
+
+  /** The stream or fleet ended. */
   closed(id: number): void {
-    const w = this.#streams.get(id);
+    const w = this.#streams.get(id) ?? this.#fleets.get(id);
     if (!w) return;
     this.#streams.delete(id);
+    this.#fleets.delete(id);
     this.#tell(w.tenant, { type: "closed", id });
   }
 
-  /** Number of open streams watched. */
+  /** Number of open streams and fleets watched. */
   get size(): number {
-    return this.#streams.size;
+    return this.#streams.size + this.#fleets.size;
   }
 
   /** Listens to a tenant's streams: the current state of each at once, then every change. Returns unsubscribe. */
   subscribe(tenant: string, fn: (ev: WatchEvent) => void): () => void {
     for (const [id, w] of this.#streams) if (w.tenant === tenant && w.sequence > 0) fn(this.#event(id, w));
+    for (const [id, f] of this.#fleets) {
+      if (f.tenant === tenant && f.units.size > 0) fn(this.#fleetEvent(id, f));
+    }
     const l = { tenant, fn };
     this.#listeners.add(l);
     return () => this.#listeners.delete(l);

@@ -157,6 +157,30 @@ describe("live viewer", () => {
     await page.waitForFunction(() => Number(document.getElementById("streams")!.dataset.count) === 0);
   });
 
+  test("an open Fleet appears live with each unit's path, and goes when it ends", async () => {
+    await showMap("yard");
+    const f = srv.client.Fleet();
+    const seen: string[] = [];
+    f.on("data", (u: { trajectories: unknown[] }) => seen.push(`update ${u.trajectories.length}`));
+    f.on("error", (e: Error) => seen.push(`error ${e.message}`));
+    f.write({ open: { map: { id: "yard" } } });
+    const soldier = { name: "soldier" };
+    f.write({
+      unit: { id: "a", unit: soldier, pose: { x: 2.5, y: 1.5 }, goal: { x: 10.5, y: 21.5 }, time: 0 },
+    });
+    f.write({
+      unit: { id: "b", unit: soldier, pose: { x: 4.5, y: 1.5 }, goal: { x: 12.5, y: 22.5 }, time: 0 },
+    });
+    const fleet = page.locator('#streams li[data-kind="fleet"]');
+    await expect.poll(async () => Number(await fleet.first().getAttribute("data-units").catch(() => 0)), {
+      timeout: 60_000,
+      message: `page shows no fleet of 2 units; the fleet saw: ${seen.join("; ")}`,
+    }).toBe(2);
+    expect(await fleet.first().textContent()).toContain("yard");
+    f.end();
+    await expect.poll(() => fleet.count(), { timeout: 30_000 }).toBe(0);
+  });
+
   test("bad input is a clear error: unknown map (404), bad window, unknown API call", async () => {
     const r = await fetch(base + "/api/maps/nope?tiles=1");
     expect(r.status).toBe(404);

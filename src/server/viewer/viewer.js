@@ -101,12 +101,18 @@ function strokePoints(points) {
   }
 }
 
-/** Draws a path as render does: swept footprint, segments by style, cusps. */
+/** Live paths' colors: open streams green, fleet units purple. */
+const LIVE = {
+  stream: { line: "#16a085", edge: "rgba(22,160,133,0.5)", fill: "rgba(22,160,133,0.06)" },
+  fleet: { line: "#8e44ad", edge: "rgba(142,68,173,0.5)", fill: "rgba(142,68,173,0.06)" },
+};
+
+/** Draws a path as render does: swept footprint, segments by style, cusps (`live`: a stream's or fleet's). */
 function drawPath(d, live) {
   const s = state.scale;
   ctx.lineWidth = Math.max(0.5, 0.04 * s);
-  ctx.strokeStyle = live ? "rgba(22,160,133,0.5)" : "rgba(42,122,176,0.5)";
-  ctx.fillStyle = live ? "rgba(22,160,133,0.06)" : "rgba(42,122,176,0.08)";
+  ctx.strokeStyle = live ? LIVE[live].edge : "rgba(42,122,176,0.5)";
+  ctx.fillStyle = live ? LIVE[live].fill : "rgba(42,122,176,0.08)";
   for (const f of d.footprints) {
     if (f.polygon) {
       strokePoints(f.polygon);
@@ -122,7 +128,7 @@ function drawPath(d, live) {
   ctx.lineWidth = Math.max(2, 0.12 * s);
   ctx.lineCap = "round";
   for (const seg of d.segments) {
-    ctx.strokeStyle = live ? "#16a085" : seg.style.color;
+    ctx.strokeStyle = live ? LIVE[live].line : seg.style.color;
     ctx.setLineDash(seg.style.dashed ? [0.2 * s, 0.15 * s] : []);
     strokePoints(seg.points);
     ctx.stroke();
@@ -174,7 +180,11 @@ function draw() {
     state.map.width * state.scale,
     state.map.height * state.scale,
   );
-  for (const ev of state.streams.values()) if (ev.map === state.map.id) drawPath(ev.drawing, true);
+  for (const ev of state.streams.values()) {
+    if (ev.map !== state.map.id) continue;
+    if (ev.type === "fleet") { for (const u of ev.units) drawPath(u.drawing, "fleet"); }
+    else drawPath(ev.drawing, "stream");
+  }
   if (state.plan) drawPath(state.plan.drawing, false);
   if (state.start) marker(state.start, "#27ae60", state.start.heading);
   if (state.goal) marker(state.goal, "#c0392b");
@@ -261,9 +271,16 @@ function watchStreams() {
     ul.innerHTML = "";
     for (const s of state.streams.values()) {
       const li = document.createElement("li");
-      li.textContent = `#${s.id} ${s.map}: ${s.kind} ${s.status}, ${s.drawing.segmentCount} segments, ` +
-        `update ${s.sequence}`;
-      li.dataset.segments = String(s.drawing.segmentCount);
+      if (s.type === "fleet") {
+        li.textContent = `fleet #${s.id} ${s.map}: ${s.units.length} units (` +
+          s.units.map((u) => `${u.unit} ${u.status}`).join(", ") + ")";
+        li.dataset.units = String(s.units.length);
+      } else {
+        li.textContent = `#${s.id} ${s.map}: ${s.kind} ${s.status}, ${s.drawing.segmentCount} segments, ` +
+          `update ${s.sequence}`;
+        li.dataset.segments = String(s.drawing.segmentCount);
+      }
+      li.dataset.kind = s.type;
       li.dataset.map = s.map;
       li.onclick = () => s.map !== state.map?.id && ($("mapSelect").value = s.map, loadMap(s.map));
       ul.appendChild(li);
