@@ -19,7 +19,7 @@ const { values } = parseCli({
     "Every benchmark of the project, printed as markdown tables (medians, with a peer where one exists).",
   flags: {
     only:
-      "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,scale " +
+      "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,scale,scalequeries " +
       "(default all), and distributed (only when named: needs redis-server and nginx)",
     seconds: "N  seconds per e2e and stream measurement (default 4)",
   },
@@ -41,6 +41,7 @@ const benches: Bench[] = [
   { name: "planmany", module: "./planMany.ts", fn: "benchPlanMany" },
   { name: "fleet", module: "./fleet.ts", fn: "benchFleet" },
   { name: "scale", module: "./scale.ts", fn: "benchScale" },
+  { name: "scalequeries", module: "./scaleQueries.ts", fn: "benchScaleQueries" },
 ];
 
 console.log(`# arcpath benchmarks (${new Date().toISOString()}, ${navigator.hardwareConcurrency} cores)\n`);

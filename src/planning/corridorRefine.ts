@@ -26,8 +26,6 @@ import type { Footprint } from "../units/footprint.ts";
 /** One directional search in a window (src/planning/directional.ts's directionalSearch, bound to its context). */
 export type WindowSearch = (req: DirectionalRequest) => DirectionalRun;
 
-/** Corridor tiles kept per step (about half the horizon). */
-export const CORRIDOR_STEP = 40;
 /** Corridor tiles a step looks ahead (its sub-goal). */
 export const CORRIDOR_HORIZON = 80;
 /** Tiles around the corridor stretch that a step's window adds (doubled once when a step finds nothing). */

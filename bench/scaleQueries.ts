@@ -1,0 +1,228 @@
+/**
+ * Turning-unit queries at scale, in-process (issue 13, items 1 and 2): the section bench/scale.ts (or
+ * `deno task bench --only scalequeries`) prints about PLANNER_DIRECTIONAL's per-query setup and long tank paths.
+ *
+ * 1. Setup independent of the map: a short DIRECTIONAL query (about 5 expansions) and a search cut at 5
+ *    expansions in the largest window the state cap allows, on tiled city maps of 512^2 and 8192^2
+ *    (bench/scaleMaps.ts; SCALEQ_SIDES to choose). Medians of 15 runs after a warm-up.
+ * 2. A ~1,000-step tank pair on the 1024^2 tiled city: DIRECTIONAL (a grid corridor refined window by window
+ *    when the window would be capped) and HYBRID, cold (first query of a fresh context; the unit's tables are
+ *    already loaded in this process) and warm (median of 5), each beside its path cost; a full directional
+ *    search over the corridor's bounding box (no state cap) as the cost reference, within 30 s.
+ * 3. The same on a 1664 x 32 row of rooms (test/helpers/tiledMap.ts), where the full search finishes.
+ *
+ * Only the planners' public entry points are used, so the same file measures an older tree ("before").
+ *
+ * @module
+ */
+import { buildPassLayer } from "../src/maps/layer.ts";
+import { movingAiTerrain } from "../src/maps/terrain.ts";
+import type { PassLayer } from "../src/maps/grid.ts";
+import type { Segment } from "../src/geometry/types.ts";
+import { pathCost } from "../src/motion/pathCost.ts";
+import { PlanBudget } from "../src/planning/budget.ts";
+import { PlanContext } from "../src/planning/context.ts";
+import { directionalSearch, tableProfileOf, windowAround } from "../src/planning/directional.ts";
+import { gridSearch } from "../src/planning/gridRoute.ts";
+import { runPlanTask } from "../src/planning/plan.ts";
+import { type PlannerName, type PlanTask, planTask } from "../src/planning/task.ts";
+import { tableStore } from "../src/service/directionalTables.ts";
+import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
+import { tiledRoomRows } from "../test/helpers/tiledMap.ts";
+import { longestPair, tiledCity } from "./scaleMaps.ts";
+
+const tank = { ...BUILTIN_PROFILES.tank };
+const SIDES = (Deno.env.get("SCALEQ_SIDES") ?? "512,8192").split(",").map(Number);
+
+function layerOfTiles(tiles: Uint8Array, width: number, height: number): PassLayer {
+  const shared = new Uint8Array(new SharedArrayBuffer(width * height));
+  shared.set(tiles);
+  return buildPassLayer({ width, height, tiles: shared }, movingAiTerrain());
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function taskFor(layer: PassLayer, planner: PlannerName, s: number[], g: number[], extra = {}): PlanTask {
+  return planTask({
+    planner,
+    layerKey: "L",
+    width: layer.width,
+    unit: tank,
+    start: { x: s[0] + 0.5, y: s[1] + 0.5, heading: 0 },
+    goal: { x: g[0] + 0.5, y: g[1] + 0.5 },
+  }, { neighborhood: 24, maxMillis: 30_000, maxExpansions: 5_000_000, wantWaypoints: false, ...extra });
+}
+
+function contextFor(layer: PassLayer): PlanContext {
+  return new PlanContext((k) => (k === "L" ? layer : undefined), tableStore);
+}
+
+/** An open tile for the tank (clearance 1.5) at or right of (x, y) on row y. */
+function openNear(layer: PassLayer, x: number, y: number): number[] {
+  for (let d = 0; d < layer.width; d++) {
+    for (const yy of [y, y + d, y - d]) {
+      if (yy < 0 || yy >= layer.height) continue;
+      for (const xx of [x + d, x - d]) {
+        if (xx < 0 || xx >= layer.width) continue;
+        const t = yy * layer.width + xx;
+        const ok = layer.clearance[t] >= 1.5 && layer.clearance[t + 5] >= 1.5 &&
+          layer.clearance[t + 1] >= 1.5 && layer.clearance[t + 2] >= 1.5 && layer.clearance[t + 3] >= 1.5 &&
+          layer.clearance[t + 4] >= 1.5;
+        if (ok) return [xx, yy];
+      }
+    }
+  }
+  throw new Error("no open tile");
+}
+
+const fmt = (x: number) => x.toFixed(x < 10 ? 3 : 1);
+
+/** Section 1: setup per query at 512^2 and 8192^2. */
+function setupSection(lines: string[]): void {
+  lines.push(
+    "| map | short DIRECTIONAL query: expansions, median ms | capped window, 5 expansions: window tiles, median ms |",
+    "| --- | --- | --- |",
+  );
+  for (const side of SIDES) {
+    const layer = layerOfTiles(tiledCity(side), side, side);
+    const ctx = contextFor(layer);
+    const s = openNear(layer, side >> 1, side >> 1);
+    const short = taskFor(layer, "directional", s, [s[0] + 5, s[1]]);
+    const far = [Math.min(side - 20, s[0] + 2000), Math.min(side - 20, s[1] + 2000)];
+    const profile = tableProfileOf(tank, 24, true);
+    const window = windowAround(layer, s[0], s[1], far[0], far[1], profile.headings * 2);
+    const cut = () =>
+      directionalSearch(ctx, layer, tank, {
+        start: short.start,
+        goal: { x: far[0] + 0.5, y: far[1] + 0.5, tolerance: 0.5, headingTolerance: 0.2 },
+        neighborhood: 24,
+        roadsOnly: false,
+        reverse: true,
+        maxExpansions: 5,
+        window,
+      }, new PlanBudget(5, 30_000, null));
+    let exp = 0;
+    const a: number[] = [], b: number[] = [];
+    for (let i = 0; i < 18; i++) {
+      let t0 = performance.now();
+      exp = runPlanTask(ctx, short, null).expansions;
+      if (i >= 3) a.push(performance.now() - t0);
+      t0 = performance.now();
+      cut();
+      if (i >= 3) b.push(performance.now() - t0);
+    }
+    const area = (window.x1 - window.x0) * (window.y1 - window.y0);
+    lines.push(`| ${side}^2 | ${exp}, ${fmt(median(a))} ms | ${area}, ${fmt(median(b))} ms |`);
+  }
+}
+
+/** One planner on a long pair: cold, warm median, cost and status. */
+function longRow(
+  layer: PassLayer,
+  planner: PlannerName,
+  s: number[],
+  g: number[],
+): { row: string; cost: number; segments: Segment[] } {
+  const task = taskFor(layer, planner, s, g);
+  const ctx = contextFor(layer);
+  let t0 = performance.now();
+  let out = runPlanTask(ctx, task, null);
+  const cold = performance.now() - t0;
+  const warm: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    t0 = performance.now();
+    out = runPlanTask(ctx, task, null);
+    warm.push(performance.now() - t0);
+  }
+  const cost = out.segments.length > 0 ? pathCost(out.segments, tank, layer).total : NaN;
+  const why = out.message.split(";")[0].slice(0, 70);
+  return {
+    row: `${planner} | ${out.status} | ${fmt(cold)} | ${fmt(median(warm))} | ${out.expansions} | ${
+      fmt(cost)
+    } | ${why}`,
+    cost,
+    segments: out.segments,
+  };
+}
+
+/** The full directional search over the grid corridor's bounding box (grown by 16): the cost reference. */
+function fullReference(layer: PassLayer, s: number[], g: number[]): { row: string; cost: number } {
+  const task = taskFor(layer, "directional", s, g);
+  const ctx = contextFor(layer);
+  const grid = gridSearch(ctx, layer, task, 4, new PlanBudget(5_000_000, 30_000, null));
+  let x0 = Infinity, y0 = Infinity, x1 = 0, y1 = 0;
+  for (const t of grid.path ?? []) {
+    const x = t % layer.width, y = (t - x) / layer.width;
+    x0 = Math.min(x0, x), y0 = Math.min(y0, y), x1 = Math.max(x1, x + 1), y1 = Math.max(y1, y + 1);
+  }
+  const window = {
+    x0: Math.max(0, x0 - 16),
+    y0: Math.max(0, y0 - 16),
+    x1: Math.min(layer.width, x1 + 16),
+    y1: Math.min(layer.height, y1 + 16),
+  };
+  const t0 = performance.now();
+  const run = directionalSearch(ctx, layer, tank, {
+    start: task.start,
+    goal: task.goal,
+    neighborhood: 24,
+    roadsOnly: false,
+    reverse: true,
+    maxExpansions: 20_000_000,
+    window,
+  }, new PlanBudget(20_000_000, 30_000, null));
+  const ms = performance.now() - t0;
+  const cost = run.status === "found" ? pathCost(run.segments, tank, layer).total : NaN;
+  const area = (window.x1 - window.x0) * (window.y1 - window.y0);
+  return {
+    row: `full directional (window ${area} tiles) | ${run.status} | ${fmt(ms)} | - | ${run.expansions} | ${
+      fmt(cost)
+    } | reference`,
+    cost,
+  };
+}
+
+function longSection(lines: string[], name: string, layer: PassLayer, s: number[], g: number[]): void {
+  lines.push(
+    "",
+    `${name}: tank from (${s}) to (${g})`,
+    "",
+    "| planner | status | cold ms | warm ms (median of 5) | expansions | cost | how |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  );
+  const dir = longRow(layer, "directional", s, g);
+  const hyb = longRow(layer, "hybrid", s, g);
+  const ref = fullReference(layer, s, g);
+  lines.push(`| ${dir.row} |`, `| ${hyb.row} |`, `| ${ref.row} |`);
+  const ratio = (
+    c: number,
+  ) => (Number.isFinite(ref.cost) && Number.isFinite(c) ? (c / ref.cost).toFixed(4) : "-");
+  lines.push("", `cost / full directional: DIRECTIONAL ${ratio(dir.cost)}, HYBRID ${ratio(hyb.cost)}`);
+}
+
+/** Runs the section; returns its text (markdown). */
+export function benchScaleQueries(): Promise<string> {
+  const lines: string[] = [
+    "(in-process, one worker; tiled city maps of bench/scaleMaps.ts; times in ms, medians; the machine is shared)",
+    "",
+  ];
+  setupSection(lines);
+  const side = 1024;
+  const tiles = tiledCity(side);
+  const pair = longestPair(tiles, side, 1000);
+  const city = layerOfTiles(tiles, side, side);
+  longSection(lines, `1024^2 tiled city, ~1,000 steps`, city, pair.start, pair.near);
+  const rows = tiledRoomRows(52, 1);
+  const rooms = layerOfTiles(
+    Uint8Array.from(rows.join("").split("").map((c) => c.charCodeAt(0))),
+    rows[0].length,
+    rows.length,
+  );
+  longSection(lines, "1664 x 32 row of rooms", rooms, [16, 16], [1647, 20]);
+  return Promise.resolve(lines.join("\n"));
+}
+
+if (import.meta.main) console.log(await benchScaleQueries());
