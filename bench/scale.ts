@@ -2,7 +2,8 @@
  * `deno task bench --only scale`: big maps over gRPC to a real server process (2 workers). For each side
  * (512 ... 8192) a fresh server gets a tiled city map (Berlin_0_256 mirrored, 1% random obstacles) by
  * PutMapChunks; then GRID, HIERARCHICAL, HYBRID and DIRECTIONAL plan for a tank between the longest connected
- * pair (and a ~1,000-step pair), first (cold) and warm. Reported: upload time, server RSS after load and after
+ * pair (and a ~1,000-step pair; DIRECTIONAL also 4 steps), first (cold) and warm; up to 4096^2 the map is
+ * uploaded again with `prepare`, and the first HIERARCHICAL query on that copy is timed. Reported: upload time, server RSS after load and after
  * planning (bytes per tile, over the idle server's RSS), query times beside status and path length.
  * A second table breaks memory down by part (in-process, 1024^2).
  *
@@ -19,6 +20,8 @@ const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split("
 const PLANNERS = ["PLANNER_GRID", "PLANNER_HIERARCHICAL", "PLANNER_HYBRID", "PLANNER_DIRECTIONAL"];
 /** Time budget of one query (ms): the whole section must stay within a few minutes. */
 const BUDGET_MS = 4000;
+/** Largest side also uploaded with `prepare` (a second copy of the map in the server). */
+const PREPARE_MAX_SIDE = 4096;
 /** Bytes per upload chunk, about (whole rows): smaller chunks stream faster than a few big ones. */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -28,10 +31,10 @@ function rssBytes(pid: number): number {
 }
 
 // deno-lint-ignore no-explicit-any
-function putChunks(client: any, id: string, side: number, tiles: Uint8Array): Promise<any> {
+function putChunks(client: any, id: string, side: number, tiles: Uint8Array, prepare = false): Promise<any> {
   return new Promise((res, rej) => {
     const s = client.PutMapChunks((err: Error | null, info: unknown) => (err ? rej(err) : res(info)));
-    s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI" } });
+    s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI", prepare } });
     const rows = Math.max(1, Math.floor(CHUNK_BYTES / side));
     for (let y = 0; y < side; y += rows) {
       const h = Math.min(rows, side - y);
@@ -53,13 +56,14 @@ interface Query {
 async function plan(
   srv: TestServer,
   planner: string,
+  mapId: string,
   start: [number, number],
   goal: [number, number],
 ): Promise<Query> {
   const t0 = performance.now();
   try {
     const r = await call(srv.client, "Plan", {
-      map: { id: "big" },
+      map: { id: mapId },
       planner,
       unit: { name: "tank" },
       start: { x: start[0] + 0.5, y: start[1] + 0.5, heading: 0 },
@@ -106,7 +110,10 @@ export async function benchScale(): Promise<string> {
     );
     try {
       const pid = srv.proc.pid!;
-      await new Promise((r) => setTimeout(r, 500));
+      // Idle = after the workers' warm-up and one plan of each planner on a tiny map (code compiled), so the
+      // figures below are the big map's own.
+      await putChunks(srv.client, "tiny", 16, new Uint8Array(256).fill(46));
+      for (const planner of PLANNERS) await plan(srv, planner, "tiny", [2, 2], [12, 12]);
       const idle = rssBytes(pid);
       const t0 = performance.now();
       await putChunks(srv.client, "big", side, tiles);
@@ -114,28 +121,41 @@ export async function benchScale(): Promise<string> {
       const loaded = rssBytes(pid);
       const n = side * side;
       const rows: string[][] = [];
-      const pairs: [string, [number, number]][] = [["longest", pair.goal], ["~1000", pair.near]];
-      for (const [label, goal] of pairs) {
-        for (const planner of PLANNERS) {
-          const first = await plan(srv, planner, pair.start, goal);
-          const warm: Query[] = [];
-          // A first query that ran out of budget is not repeated (it would only spend the budget again).
-          if (first.status === "found") {
-            for (let i = 0; i < 2; i++) warm.push(await plan(srv, planner, pair.start, goal));
-          }
-          const warmMs = warm.length ? warm.map((q) => q.ms).sort((a, b) => a - b)[0] : NaN;
-          rows.push([
-            label === "longest" ? String(pair.steps) : `${label}`,
-            planner.replace("PLANNER_", ""),
-            f1(first.ms),
-            Number.isNaN(warmMs) ? "-" : f1(warmMs),
-            first.status,
-            f1(first.length),
-            String(first.expansions),
-          ]);
+      const pairs: [string, [number, number], string[]][] = [
+        ["longest", pair.goal, PLANNERS],
+        ["~1000", pair.near, PLANNERS],
+        ["4 steps", pair.short, ["PLANNER_DIRECTIONAL"]],
+      ];
+      const measure = async (label: string, mapId: string, planner: string, goal: [number, number]) => {
+        const first = await plan(srv, planner, mapId, pair.start, goal);
+        const warm: Query[] = [];
+        // A first query that ran out of budget is not repeated (it would only spend the budget again).
+        if (first.status === "found") {
+          for (let i = 0; i < 2; i++) warm.push(await plan(srv, planner, mapId, pair.start, goal));
         }
+        const warmMs = warm.length ? warm.map((q) => q.ms).sort((a, b) => a - b)[0] : NaN;
+        rows.push([
+          label === "longest" ? String(pair.steps) : `${label}`,
+          planner.replace("PLANNER_", ""),
+          f1(first.ms),
+          Number.isNaN(warmMs) ? "-" : f1(warmMs),
+          first.status,
+          f1(first.length),
+          String(first.expansions),
+        ]);
+      };
+      for (const [label, goal, planners] of pairs) {
+        for (const planner of planners) await measure(label, "big", planner, goal);
       }
       const planned = rssBytes(pid);
+      // The same map uploaded with prepare (up to 4096^2: a second copy in memory): what the first
+      // HIERARCHICAL query costs once the upload built the tables.
+      if (side <= PREPARE_MAX_SIDE) {
+        const t1 = performance.now();
+        await putChunks(srv.client, "prepared", side, tiles, true);
+        const ms = performance.now() - t1;
+        await measure(`prepared (upload ${f1(ms)} ms)`, "prepared", "PLANNER_HIERARCHICAL", pair.goal);
+      }
       for (const [i, r] of rows.entries()) {
         const head = i === 0
           ? [

@@ -65,6 +65,8 @@ export interface LongPair {
   steps: number;
   /** The first tile reached at `nearSteps` steps from the start (a shorter pair), or the goal. */
   near: [number, number];
+  /** The first tile reached at 4 steps from the start (a query of a few expansions), or the goal. */
+  short: [number, number];
 }
 
 /**
@@ -93,7 +95,7 @@ export function longestPair(tiles: Uint8Array, side: number, nearSteps = 1000): 
   }
   const dist = new Int32Array(side * side).fill(-1);
   const queue = new Int32Array(side * side);
-  let head = 0, tail = 0, last = start, near = -1;
+  let head = 0, tail = 0, last = start, near = -1, short = -1;
   dist[start] = 0;
   queue[tail++] = start;
   // Qualifying tiles are never on the border (their 3 x 3 block lies on the map), so no bounds checks.
@@ -108,11 +110,18 @@ export function longestPair(tiles: Uint8Array, side: number, nearSteps = 1000): 
     last = t;
     const d = dist[t] + 1;
     if (near < 0 && d - 1 === nearSteps) near = t;
+    if (short < 0 && d - 1 === 4) short = t;
     visit(t - 1, d);
     visit(t + 1, d);
     visit(t - side, d);
     visit(t + side, d);
   }
   const xy = (t: number): [number, number] => [t % side, Math.floor(t / side)];
-  return { start: xy(start), goal: xy(last), steps: dist[last], near: xy(near < 0 ? last : near) };
+  return {
+    start: xy(start),
+    goal: xy(last),
+    steps: dist[last],
+    near: xy(near < 0 ? last : near),
+    short: xy(short < 0 ? last : short),
+  };
 }
