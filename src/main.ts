@@ -48,7 +48,8 @@ const SERVER_HELP: CliHelp = {
     queue: "N  plans that may wait for a worker; past it RESOURCE_EXHAUSTED (default 256)",
     "max-queue-wait-ms": "N  longest a plan waits for a worker (default 10000)",
     "map-memory-mb": "N  memory budget of the map cache (default 1024)",
-    "max-message-mb": "N  largest gRPC message (default 64); larger maps upload in pieces with PutMapChunks",
+    "max-message-mb":
+      "N  largest gRPC message, after decompression (default 16); larger maps upload in pieces with PutMapChunks",
     "max-map-side": "N  widest and tallest map accepted, tiles (default 8192)",
     "max-map-tiles": "N  most tiles (width x height) in one map (default 67108864 = 8192 x 8192)",
     "max-plan-many": "N  most plans in one PlanMany call (default 10000)",
@@ -157,7 +158,9 @@ const workers = intArg("workers", args.workers, navigator.hardwareConcurrency ||
 const maxQueue = intArg("queue", args.queue, 256, 0);
 const maxQueueWaitMs = intArg("max-queue-wait-ms", args["max-queue-wait-ms"], 10_000, 1);
 const budgetMb = intArg("map-memory-mb", args["map-memory-mb"], 1024, 1);
-const maxMessageMb = intArg("max-message-mb", args["max-message-mb"], 64, 1);
+// 16 MB: grpc-js inflates a gzip message up to this size before anything else sees it, so the default bounds a
+// compression bomb (50 concurrent 64 KB frames inflated to 3.2 GB at 64); bigger maps upload with PutMapChunks.
+const maxMessageMb = intArg("max-message-mb", opt("max-message-mb"), 16, 1);
 const maxMapSide = intArg("max-map-side", args["max-map-side"], DEFAULT_LIMITS.maxWidth, 1);
 const limits = {
   maxWidth: maxMapSide,
