@@ -337,10 +337,12 @@ function continuesCurve(a: Segment, b: Segment): boolean {
 }
 
 /**
- * True if the path's footprint may overlap a blocked tile's interior ({@link segmentHitsBlocked} per curve).
- * Consecutive pieces of one curve (an arc split where the speed phase changes, docs/segments.md) are tested as
- * the one unsplit curve they form: the same geometry, and the conservative arc test samples a piece on its own
- * grid, so a piece alone could be refused within the margin where the curve it belongs to passes.
+ * True if the path's footprint may overlap a blocked tile's interior ({@link segmentHitsBlocked}, sound: never
+ * false when it does). Consecutive pieces of one curve (an arc split where the speed phase changes,
+ * docs/segments.md) are one geometry, tested two ways: as the unsplit curve and piece by piece. The
+ * conservative arc test samples each segment on its own grid, so either way alone can refuse, within its
+ * margin, what the other accepts; both are sound tests of the same swept region, so the run is clear when
+ * either says so.
  */
 export function pathHitsBlocked(layer: PassLayer, segs: readonly Segment[], footprint: Footprint): boolean {
   for (let i = 0; i < segs.length;) {
@@ -348,12 +350,14 @@ export function pathHitsBlocked(layer: PassLayer, segs: readonly Segment[], foot
     let length = segs[i].length;
     while (j < segs.length && continuesCurve(segs[j - 1], segs[j])) length += segs[j++].length;
     const s = segs[i];
-    const curve = j === i + 1
-      ? s
-      : s.curvature === 0
-      ? lineSegment(s.start, length, s.direction)
-      : arcSegment(s.start, s.curvature, length, s.direction);
-    if (segmentHitsBlocked(layer, curve, footprint)) return true;
+    if (j > i + 1) {
+      const curve = s.curvature === 0
+        ? lineSegment(s.start, length, s.direction)
+        : arcSegment(s.start, s.curvature, length, s.direction);
+      if (segmentHitsBlocked(layer, curve, footprint)) {
+        for (let k = i; k < j; k++) if (segmentHitsBlocked(layer, segs[k], footprint)) return true;
+      }
+    } else if (segmentHitsBlocked(layer, s, footprint)) return true;
     i = j;
   }
   return false;

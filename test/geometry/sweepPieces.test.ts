@@ -1,14 +1,16 @@
 /**
  * The conservative sweep on arcs split into pieces (src/geometry/sweep.ts pathHitsBlocked): a speed-phase
  * piece of a legal arc, tested alone, can be refused within the sampling margin where the unsplit arc passes
- * (the case below is a jeep's reversing arc of a Directional-24 answer on random512-10-0, cropped). A path's
- * pieces of one curve are tested as that curve; pieces that do not continue each other are still tested apart.
+ * (the case below is a jeep's reversing arc of a Directional-24 answer on random512-10-0, cropped), and the
+ * other way round, two pieces that pass can form an arc the test refuses (a jeep's Directional-24 answer on the
+ * yard). A path's run of pieces of one curve is clear when either test passes (both are sound); pieces that
+ * do not continue each other are tested apart.
  */
 import { describe, expect, test } from "vitest";
 import { arcSegment, lineSegment } from "../../src/geometry/segment.ts";
 import { pathHitsBlocked, segmentHitsBlocked } from "../../src/geometry/sweep.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import { checkPath, layerOf } from "../helpers/pathCheck.ts";
+import { checkPath, layerOf, layerOfMap } from "../helpers/pathCheck.ts";
 
 // random512-10-0.map, x 26..39, y 0..13 (trees as walls): the arc starts at (32.5, 5.5) there.
 const rows = [
@@ -48,6 +50,23 @@ describe("conservative sweep of split arcs", () => {
   test("a path of the pieces is tested as the arc they form", () => {
     expect(pathHitsBlocked(layer, [piece, rest], jeep.footprint)).toBe(false);
     expect(pathHitsBlocked(layer, [whole], jeep.footprint)).toBe(false);
+  });
+
+  test("the other way: two pieces of a legal arc pass, the arc they form is refused; the path is clear", () => {
+    const yard = layerOfMap(Deno.readTextFileSync(new URL("../../demo/maps/yard.map", import.meta.url)));
+    const a = arcSegment(
+      { x: 16.867006838144544, y: 9.345299461620748, heading: 2.1862760354652844 },
+      -0.5,
+      1.2309594173407752,
+    );
+    const b = arcSegment(a.end, -0.5, 0.33589153375493713);
+    const joined = arcSegment(a.start, -0.5, a.length + b.length);
+    expect(segmentHitsBlocked(yard, a, jeep.footprint)).toBe(false);
+    expect(segmentHitsBlocked(yard, b, jeep.footprint)).toBe(false);
+    expect(segmentHitsBlocked(yard, joined, jeep.footprint)).toBe(true);
+    expect(pathHitsBlocked(yard, [a, b], jeep.footprint)).toBe(false);
+    expect(checkPath(yard, jeep, { segments: [a, b] } as never, a.start, { ...b.end, tolerance: 1e-6 }))
+      .toEqual([]);
   });
 
   test("pieces that do not continue one curve are tested apart (and still refused)", () => {
