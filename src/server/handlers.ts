@@ -139,9 +139,10 @@ export class Arcpath {
     const key = writeKey(this.store, p, put.id, "id", "PutMap");
     checkDemoWrite(this.store, key, "id", "PutMap", this.demoMapsWritable);
     const map = this.store.parse(put.grid, put.terrain);
+    this.quotas?.checkPut(p.tenant, key, map.width * map.height);
     const mv = await this.store.put(key, map, put.terrain, { ephemeral: put.ephemeral });
     fields.version = mv.version;
-    if (put.prepare) fields.prepare_ms = await prepareVersion(this.store, this.planner.pool, mv);
+    if (put.prepare) await this.#prepare(mv, fields);
     return this.info(mv);
   }
 
@@ -172,8 +173,15 @@ export class Arcpath {
     fields.chunks = assembler.chunks;
     const mv = await this.store.put(key, map, terrain, { ephemeral });
     fields.version = mv.version;
-    if (prepare) fields.prepare_ms = await prepareVersion(this.store, this.planner.pool, mv);
+    if (prepare) await this.#prepare(mv, fields);
     return this.info(mv);
+  }
+
+  /** The `prepare` option of an upload: the workers build the version's tables; the log line says what it cost. */
+  async #prepare(mv: MapVersion, fields: Record<string, unknown>): Promise<void> {
+    const { millis, bytes } = await prepareVersion(this.store, this.planner.pool, mv);
+    fields.prepare_ms = millis;
+    fields.prepare_bytes = bytes;
   }
 
   /** PatchMap: tile edits make a new version; layers and region tables are updated incrementally. */

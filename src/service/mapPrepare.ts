@@ -9,11 +9,19 @@ import type { MapStore, MapVersion } from "./mapStore.ts";
 import { builtinClasses } from "./mapLayers.ts";
 import type { WorkerPool } from "./pool.ts";
 
-/** Builds the tables of `mv`'s default layer on every worker; resolves with the wall time in milliseconds. */
-export async function prepareVersion(store: MapStore, pool: WorkerPool, mv: MapVersion): Promise<number> {
+/**
+ * Builds the tables of `mv`'s default layer on every worker and counts their bytes (all workers') in the map
+ * memory budget against the version, which holds them (they go when it is evicted: the workers drop its layer
+ * and tables). Resolves with the wall time in milliseconds and the bytes.
+ */
+export async function prepareVersion(
+  store: MapStore,
+  pool: WorkerPool,
+  mv: MapVersion,
+): Promise<{ millis: number; bytes: number }> {
   const t0 = performance.now();
   const entry = mv.layers.get([...mv.layers.keys()][0]);
-  if (!entry) return 0;
+  if (!entry) return { millis: 0, bytes: 0 };
   const shared = [{ key: entry.key, data: entry.layer as unknown }];
   const regionKeys: string[] = [];
   for (const cls of builtinClasses()) {
@@ -23,10 +31,12 @@ export async function prepareVersion(store: MapStore, pool: WorkerPool, mv: MapV
   }
   // Keep the version in memory while the workers read it.
   const unpin = store.pin(mv);
+  let bytes = 0;
   try {
-    await pool.prepare(shared, entry.key, regionKeys);
+    bytes = await pool.prepare(shared, entry.key, regionKeys);
+    store.countWorkerTables(mv, bytes);
   } finally {
     unpin();
   }
-  return Math.round(performance.now() - t0);
+  return { millis: Math.round(performance.now() - t0), bytes };
 }

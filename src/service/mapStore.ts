@@ -135,6 +135,11 @@ export class MapStore {
     return this.#cache.bytes;
   }
 
+  /** Counts in the budget bytes the workers built for a version (its prepared tables; they go with it). */
+  countWorkerTables(mv: MapVersion, bytes: number): void {
+    this.#cache.account(mv, bytes);
+  }
+
   /** The upload limits (chunked uploads check their header against them). */
   get limits(): MapLimits {
     return this.#opts.limits;
@@ -298,7 +303,9 @@ export class MapStore {
       // Another replica may hold it: "no such map" would be a guess.
       throw new ServiceError(
         "UNAVAILABLE",
-        `${this.#backend!.name} is unavailable; map ${formatValue(displayId(id))} is not cached on this replica`,
+        `${this.#backend!.name} is unavailable; map ${
+          formatValue(displayId(id))
+        } is not cached on this replica`,
       );
     }
     const cached = latest === undefined ? undefined : this.#cache.peek(id, version === "" ? latest : version);

@@ -58,8 +58,8 @@ interface Job {
 }
 
 interface Slot {
-  /** Preparations posted to this worker and not answered yet, by id. */
-  preparing: Map<number, () => void>;
+  /** Preparations posted to this worker and not answered yet, by id (resolved with the bytes built). */
+  preparing: Map<number, (bytes: number) => void>;
   worker: Worker;
   cancel: Int32Array;
   job: Job | null;
@@ -180,7 +180,7 @@ export class WorkerPool {
       this.#settle(job, null, new ServiceError("UNAVAILABLE", "shutdown"));
     }
     for (const s of this.#slots) {
-      for (const done of s.preparing.values()) done();
+      for (const done of s.preparing.values()) done(0);
       Atomics.store(s.cancel, 0, 1);
       if (s.job) this.#settle(s.job, null, new ServiceError("UNAVAILABLE", "shutdown"));
       s.alive = false;
@@ -264,10 +264,10 @@ export class WorkerPool {
    * Asks every worker to build the search tables of a layer's region tables now (the `prepare` option of an
    * upload), so no first query pays for them. Resolves when every worker answered (or died: preparation is an
    * optimisation, a worker replaced meanwhile builds its tables on first use as before). Jobs given to a worker
-   * meanwhile wait behind its preparation.
+   * meanwhile wait behind its preparation. Resolves with the bytes the workers' tables hold in all.
    */
-  prepare(shared: SharedData[], layerKey: string, regionKeys: string[]): Promise<void> {
-    const waits: Promise<void>[] = [];
+  prepare(shared: SharedData[], layerKey: string, regionKeys: string[]): Promise<number> {
+    const waits: Promise<number>[] = [];
     for (const slot of this.#slots) {
       if (!slot.alive) continue;
       for (const s of shared) {
@@ -280,13 +280,13 @@ export class WorkerPool {
       waits.push(new Promise((resolve) => slot.preparing.set(prepareId, resolve)));
       slot.worker.postMessage({ type: "prepare", prepareId, layerKey, regionKeys } satisfies WorkerRequest);
     }
-    return Promise.all(waits).then(() => {});
+    return Promise.all(waits).then((bytes) => bytes.reduce((a, b) => a + b, 0));
   }
 
   #onReply(slot: Slot, msg: WorkerReply): void {
     if (msg.type === "prepared") {
       if (msg.error) this.#opts.log?.({ err: msg.error }, "worker preparation failed");
-      slot.preparing.get(msg.prepareId)?.();
+      slot.preparing.get(msg.prepareId)?.(msg.error ? 0 : msg.bytes);
       slot.preparing.delete(msg.prepareId);
       return;
     }
@@ -319,7 +319,7 @@ export class WorkerPool {
   #onCrash(slot: Slot, message: string): void {
     if (!slot.alive) return;
     slot.alive = false;
-    for (const done of slot.preparing.values()) done();
+    for (const done of slot.preparing.values()) done(0);
     slot.preparing.clear();
     this.restarts++;
     this.#opts.log?.({ err: message }, "worker crashed; replacing it");

@@ -32,18 +32,27 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   } else if (msg.type === "prepare") {
     const t0 = performance.now();
     let error: string | undefined;
+    let bytes = 0;
     try {
       const layer = shared.get(msg.layerKey) as PassLayer;
       for (const key of msg.regionKeys) {
         const table = shared.get(key) as RegionTable;
         // What the first hierarchical query and the first 8-connected grid query would build.
-        abstractGraphFor(table, layer, 8);
-        if (useJumpPoints(layer, 8)) straightJumps(layer, table.clearanceClass);
+        bytes += ownArrayBytes(abstractGraphFor(table, layer, 8), new Set([layer, table]));
+        if (useJumpPoints(layer, 8)) {
+          bytes += ownArrayBytes(straightJumps(layer, table.clearanceClass), new Set());
+        }
       }
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
     }
-    self.postMessage({ type: "prepared", prepareId: msg.prepareId, millis: performance.now() - t0, error });
+    self.postMessage({
+      type: "prepared",
+      prepareId: msg.prepareId,
+      millis: performance.now() - t0,
+      bytes,
+      error,
+    });
   } else if (msg.type === "job") {
     let reply: WorkerReply;
     try {
@@ -66,3 +75,16 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
 
 // Compile the planning code before the first request (~40 ms); messages wait in the queue meanwhile.
 warmUpPlanners(tableStore);
+
+/**
+ * Bytes of the typed arrays `obj` holds directly or in plain nested objects (not in `skip`: the shared layer and
+ * table), for the map budget's count of prepared tables.
+ */
+function ownArrayBytes(obj: unknown, skip: Set<unknown>, depth = 3): number {
+  if (obj === null || typeof obj !== "object" || skip.has(obj) || depth < 0) return 0;
+  if (ArrayBuffer.isView(obj)) return obj.byteLength;
+  skip.add(obj);
+  let n = 0;
+  for (const v of Object.values(obj)) n += ownArrayBytes(v, skip, depth - 1);
+  return n;
+}

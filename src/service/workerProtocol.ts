@@ -18,4 +18,5 @@ export type WorkerRequest =
 export type WorkerReply =
   | { type: "result"; jobId: number; value: PlanOutcome }
   | { type: "error"; jobId: number; message: string }
-  | { type: "prepared"; prepareId: number; millis: number; error?: string };
+  /** `bytes`: what the worker's prepared tables hold (counted in the map memory budget). */
+  | { type: "prepared"; prepareId: number; millis: number; bytes: number; error?: string };
