@@ -23,6 +23,8 @@ import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { Arcpath } from "./server/handlers.ts";
 import { DEFAULT_STALL_MS } from "./service/pathStream.ts";
+import { parseQuotas, Quotas, type QuotaTable } from "./service/quotas.ts";
+import { WatchedFile } from "./server/watchedFile.ts";
 import {
   createServer,
   DEFAULT_CONNECTION_LIMITS,
@@ -75,6 +77,9 @@ const SERVER_HELP: CliHelp = {
     "max-connections":
       "N  most open client connections; past it a new one is closed at once (default: from the file-descriptor " +
       "limit, (ulimit -n - 128) / 2)",
+    quotas:
+      "FILE  per-tenant quotas, one 'TENANT key=value ...' a line ('*': every other tenant; keys maps, stored_mb, " +
+      "plans_per_s, streams, fleet_units), re-read on change or SIGHUP (default: no quotas)",
     "stream-stall-ms":
       "N  a Stream whose client reads nothing (send buffer full; updates coalesce to the latest path meanwhile) " +
       "is dropped with RESOURCE_EXHAUSTED after this long (default 30000)",
@@ -126,6 +131,7 @@ const { values: args } = parseCli(SERVER_HELP, {
     "otel-endpoint": { type: "string" },
     "max-connections": { type: "string" },
     "stream-stall-ms": { type: "string" },
+    quotas: { type: "string" },
     "max-streams-per-connection": { type: "string" },
     "max-connection-idle-ms": { type: "string" },
     "max-connection-age-ms": { type: "string" },
@@ -288,6 +294,26 @@ if (authJwks !== undefined) {
 }
 const authOn = tokens !== null || jwks !== null;
 
+// Per-tenant quotas (service/quotas.ts), re-read on change or SIGHUP; a bad file fails at start.
+const quotaPath = opt("quotas");
+let quotaFile: WatchedFile<QuotaTable> | null = null;
+if (quotaPath !== undefined) {
+  try {
+    quotaFile = new WatchedFile(quotaPath, {
+      parse: parseQuotas,
+      log: (f, m) => log.warn(f, m),
+      reloaded: { msg: "quotas reloaded", fields: (t) => ({ tenants: t.tenants.size }) },
+      failed: "quota file change ignored: it does not parse",
+    });
+  } catch (e) {
+    console.error(`--quotas ${quotaPath}: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
+  quotaFile.watch(1000);
+  Deno.addSignalListener("SIGHUP", () => quotaFile!.reload("SIGHUP"));
+  app.quotas = new Quotas(() => quotaFile!.value, store);
+}
+
 // Prometheus text at /metrics on its own plain HTTP listener (off by default).
 const metricsListen = opt("metrics-listen");
 if (metricsListen !== undefined) {
@@ -440,6 +466,7 @@ async function shutdown(signal: string): Promise<void> {
   certs?.close();
   tokens?.close();
   jwks?.close();
+  quotaFile?.close();
   metrics?.close();
   await stopTracing?.().catch(() => {});
   pool.close();

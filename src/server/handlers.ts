@@ -48,6 +48,7 @@ import {
 import { curveToWire, fleetUpdateToWire, mapInfoToWire, planResultToWire, updateToWire } from "./wire.ts";
 import { FleetSession } from "../service/fleetSession.ts";
 import { backpressure } from "./backpressure.ts";
+import type { Quotas } from "../service/quotas.ts";
 import { checkDemoWrite } from "../service/demoMaps.ts";
 import { mapTilesToWire, type WireTileWindow } from "./mapTiles.ts";
 import type { StreamWatch } from "./streamWatch.ts";
@@ -96,6 +97,8 @@ export class Arcpath {
   readonly batch: BatchLimits;
   /** Open streams as the live viewer sees them (set by main.ts only when the HTTP viewer is on). */
   watch: StreamWatch | null = null;
+  /** Per-tenant quotas (set by main.ts only with --quotas). */
+  quotas: Quotas | null = null;
   /** Clients may overwrite, patch and delete the built-in demo maps (--writable-demo-maps). */
   demoMapsWritable = false;
   /** How each open Fleet call ends (a drain ends them all). */
@@ -170,6 +173,7 @@ export class Arcpath {
     if (!assembler) throw invalid("header", "no messages", "PutMapChunks needs a header and chunks");
     const { terrain, ephemeral, prepare } = assembler.header;
     const map = assembler.finish();
+    this.quotas?.checkPut(p.tenant, key, map.width * map.height);
     fields.chunks = assembler.chunks;
     const mv = await this.store.put(key, map, terrain, { ephemeral });
     fields.version = mv.version;
@@ -233,6 +237,7 @@ export class Arcpath {
   ) {
     const t0 = performance.now();
     const decoded = scopePlan(this.store, p, decodePlanRequest(req, this.planner.testHooks));
+    this.quotas?.takePlans(p.tenant, 1);
     const r = await this.planner.plan(decoded, signal);
     fields.planner = r.outcome.planner;
     fields.plan_status = r.outcome.status;
@@ -262,6 +267,7 @@ export class Arcpath {
         }
       });
     const valid = decoded.filter((d): d is PlanRequest => !(d instanceof ServiceError));
+    this.quotas?.takePlans(p.tenant, valid.length);
     const planned = await this.planner.planMany(valid, signal);
     let k = 0;
     let failed = 0;
@@ -304,9 +310,11 @@ export class Arcpath {
     let updates = 0;
     let ended = false;
     const watch = this.watch, watchId = watch?.opened(p.tenant) ?? 0;
+    let release = () => {};
     const finish = (err?: ServiceError) => {
       if (ended) return;
       ended = true;
+      release();
       watch?.closed(watchId);
       const micros = Math.round((performance.now() - t0) * 1000);
       if (err) {
@@ -320,6 +328,7 @@ export class Arcpath {
     let stream: PathStream;
     const bp = backpressure(call);
     try {
+      if (this.quotas) release = this.quotas.openStream(p.tenant);
       // A client that does not read (server/backpressure.ts): the stream holds and coalesces its updates until
       // it reads again, or drops it after --stream-stall-ms (service/pathStream.ts).
       stream = this.streams.open((u) => {
@@ -355,6 +364,7 @@ export class Arcpath {
     log: Logger,
     toGrpcError: (e: unknown) => grpc.ServiceError,
     mapKey: (id: string) => string = (id) => id,
+    tenant = OPEN_PRINCIPAL.tenant,
   ): void {
     const t0 = performance.now();
     let updates = 0;
@@ -362,9 +372,11 @@ export class Arcpath {
     let session: FleetSession | null = null;
     let opening: Promise<void> | null = null;
     let watchId = 0; // the live viewer's id of this fleet (0: not watched)
+    let release = () => {};
     const finish = (err?: ServiceError) => {
       if (ended) return;
       ended = true;
+      release();
       if (watchId) this.watch?.closed(watchId);
       this.#fleetEnds.delete(finish);
       session?.close();
@@ -393,9 +405,21 @@ export class Arcpath {
           finish(new ServiceError("INVALID_ARGUMENT", "open: the first Fleet message must be open"));
           return;
         }
+        const quotas = this.quotas;
         const s = new FleetSession(this.planner, this.store, (u) => send(u), {
           maxUnits: this.batch.maxFleetUnits,
+          admitUnit: quotas ? () => quotas.admitUnit(tenant) : undefined,
         });
+        if (quotas) {
+          try {
+            const close = quotas.openStream(tenant);
+            const drop = quotas.addFleet(tenant, s);
+            release = () => (close(), drop());
+          } catch (e) {
+            finish(asError(e));
+            return;
+          }
+        }
         opening = Promise.resolve().then(() => s.open({ ...msg.map, id: mapKey(msg.map.id) })).then(() => {
           session = s;
           if (this.watch) watchId = this.watch.fleetOpened(s.mapVersion!.id);

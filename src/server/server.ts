@@ -316,7 +316,7 @@ export function createServer(app: Arcpath, log: Logger, opts: ServerOptions): {
         log,
         "Fleet",
         auth.authenticate,
-        (p) => app.fleet(call, log, toGrpcError, (id) => readKey(app.store, p, id, "open.map.id")),
+        (p) => app.fleet(call, log, toGrpcError, (id) => readKey(app.store, p, id, "open.map.id"), p.tenant),
       ),
   });
   const health = new HealthImplementation({ "": "SERVING", "arcpath.v1.Pathfinder": "SERVING" });

@@ -85,6 +85,8 @@ export interface FleetUpdateOut {
 export interface FleetOptions {
   /** Most units at once (more: RESOURCE_EXHAUSTED naming the unit). */
   maxUnits: number;
+  /** Called before a new unit joins; throws to refuse it (the tenant's fleet_units quota, service/quotas.ts). */
+  admitUnit?: () => void;
 }
 
 /** A reported pose this close to the planned one (tiles) is on schedule. */
@@ -173,6 +175,11 @@ export class FleetSession {
       this.#toPlan.set(u.id, pose);
       this.#dirty.add(u.id);
     }
+  }
+
+  /** Units in the fleet now (the tenant's fleet_units quota counts them). */
+  get unitCount(): number {
+    return this.#sched?.units.size ?? 0;
   }
 
   /** The map version the fleet plans on. */
@@ -280,6 +287,7 @@ export class FleetSession {
       this.#dirty.add(m.id);
       return;
     }
+    this.#opts.admitUnit?.();
     if (sched.units.size >= this.#opts.maxUnits) {
       throw new ServiceError(
         "RESOURCE_EXHAUSTED",
