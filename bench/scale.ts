@@ -15,6 +15,7 @@ import { readFileSync } from "node:fs";
 import { call, startServer, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
 import { memoryBreakdown } from "./scaleMemory.ts";
+import { benchScaleQueries } from "./scaleQueries.ts";
 
 const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split(",").map(Number);
 const PLANNERS = ["PLANNER_GRID", "PLANNER_HIERARCHICAL", "PLANNER_HYBRID", "PLANNER_DIRECTIONAL"];
@@ -173,7 +174,9 @@ export async function benchScale(): Promise<string> {
       await srv.stop();
     }
   }
-  out.push("", await memoryBreakdown(1024));
+  out.push("", memoryBreakdown(1024));
+  // Turning-unit planner timings at scale (bench/scaleQueries.ts, another engineer's section).
+  out.push("", "### Turning units at scale (bench/scaleQueries.ts)", "", await benchScaleQueries());
   return out.join("\n");
 }
 
