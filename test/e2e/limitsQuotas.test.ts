@@ -8,7 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, callError, startServer, type TestServer } from "../helpers/server.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
