@@ -1,7 +1,7 @@
 /**
  * `deno task bench`: every benchmark of the project, printed as markdown tables.
  *
- * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,distributed] [--seconds N]
+ * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,distributed,soak] [--seconds N]
  *
  * Figures are medians over repeated runs, with a peer measured in the same run where one exists
  * (PathFinding.js for grid A*, plain A* for hierarchical, an empty RPC for Plan throughput, SMOOTH for HYBRID).
@@ -20,8 +20,9 @@ const { values } = parseCli({
   flags: {
     only:
       "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,scale,scalequeries " +
-      "(default all), and distributed (only when named: needs redis-server and nginx)",
-    seconds: "N  seconds per e2e and stream measurement (default 4)",
+      "(default all), and distributed (only when named: needs redis-server and nginx) and soak (only when named: " +
+      "a 10-minute mixed workload, --seconds N to change)",
+    seconds: "N  seconds per e2e and stream measurement (default 4; soak: 600)",
   },
 }, {
   args: Deno.args,
@@ -59,9 +60,17 @@ if (want("e2e")) {
 }
 // Opt-in (needs redis-server and nginx, and starts six processes): --only distributed.
 if (only?.has("distributed")) {
-  console.log(`\n## distributed: the Redis store's cost per replica, throughput behind nginx, CPU per Plan\n`);
+  console.log(
+    `\n## distributed: the Redis store's cost per replica, throughput behind nginx, CPU per Plan\n`,
+  );
   const { benchDistributed } = await import("./distributed.ts");
   console.log(await benchDistributed(Number(values.seconds ?? 4)));
+}
+// Opt-in (ten minutes by default): --only soak [--seconds N].
+if (only?.has("soak")) {
+  console.log(`\n## soak: a mixed workload with the server's RSS sampled\n`);
+  const { benchSoak } = await import("./soak.ts");
+  console.log(await benchSoak(Number(values.seconds ?? 600)));
 }
 if (want("stream")) {
   console.log(`\n## stream: first and refined updates, replans under patch load\n`);
