@@ -119,7 +119,9 @@ export class RedisBackend implements MapBackend {
       retryStrategy: (times: number) => Math.min(50 * times, 250),
     };
     this.#cmd = new Redis(opts.url, common);
-    this.#sub = new Redis(opts.url, { ...common, commandTimeout: undefined });
+    // The subscriber subscribes again itself after each reconnection (listen()): ioredis's own resubscribe
+    // leaves its promise unhandled, and a connection lost before Redis answers it crashed the process.
+    this.#sub = new Redis(opts.url, { ...common, commandTimeout: undefined, autoResubscribe: false });
     for (const [role, c] of [["commands", this.#cmd], ["subscriber", this.#sub]] as const) {
       c.on("error", (e: Error) => this.#log?.({ store: this.name, role, err: e.message }, "map store error"));
       c.on("end", () => this.#log?.({ store: this.name, role }, "map store connection closed"));
@@ -234,14 +236,14 @@ export class RedisBackend implements MapBackend {
         put: n.kind === "put",
       });
     });
-    // ioredis subscribes again after a reconnect; "ready" follows each (re)connection: catch up then.
-    let first = true;
+    // "ready" follows each (re)connection: subscribe (again), then catch up on what was missed meanwhile.
     const catchUp = async () => {
-      // The command connection may come back a moment after the subscriber: retry while subscribed.
+      // The command connection may come back a moment after the subscriber: retry while connected.
+      let subscribed = false;
       for (let attempt = 0; this.#sub.status === "ready"; attempt++) {
         try {
-          if (first) await this.#sub.subscribe(CHANNEL);
-          first = false;
+          if (!subscribed) await this.#sub.subscribe(CHANNEL);
+          subscribed = true;
           resync(await this.#all());
           this.#log?.({ store: this.name }, "map store connected: caught up");
           return;
