@@ -7,8 +7,7 @@
  *
  * @module
  */
-import type { Pose, Segment } from "../geometry/types.ts";
-import type { UnitSpec } from "../units/unit.ts";
+import type { Pose } from "../geometry/types.ts";
 import { trajectoryPose, waitSegment } from "../motion/trajectory.ts";
 import { ServiceError } from "./errors.ts";
 import type { MapStore, MapVersion } from "./mapStore.ts";
@@ -19,75 +18,22 @@ import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { GoalSpec, MapRef, PlannerChoice, PlanRequest } from "./requests.ts";
 import { FleetScheduler, type FleetUnitState, remainingPath, trajectoryFrom } from "./fleetScheduler.ts";
 
-/** A decoded client message of a Fleet stream. */
-export type FleetMessage =
-  | { kind: "open"; map: MapRef }
-  | {
-    kind: "unit";
-    id: string;
-    unit: UnitSpec;
-    pose: Pose;
-    goal: GoalSpec;
-    planner: PlannerChoice;
-    time: number;
-  }
-  | { kind: "remove"; id: string; time: number }
-  | { kind: "progress"; id: string; pose: Pose; time: number }
-  | { kind: "sync"; time: number }
-  /** A message the decoder refused: answered with an error update in its turn. */
-  | { kind: "invalid"; id: string; error: ServiceError }
-  /** The map was patched (from the store, never from the wire). */
-  | { kind: "patch"; to: MapVersion };
+import type {
+  FleetErrorOut,
+  FleetMessage,
+  FleetOptions,
+  FleetUpdateOut,
+  UnitTrajectoryOut,
+} from "./fleetTypes.ts";
 
-/** A unit's new trajectory as the client gets it. */
-export interface UnitTrajectoryOut {
-  /** Unit id. */
-  unitId: string;
-  /** Fleet seconds at which the first segment begins. */
-  startTime: number;
-  /** Timed segments; waits are zero-length segments with a duration. */
-  segments: Segment[];
-  /** "moving", "waiting" or "unreachable". */
-  status: string;
-  /** Why, for waiting and unreachable. */
-  message: string;
-  /** Fleet time at which it stands at its last pose. */
-  endTime: number;
-}
-
-/** A refused message. */
-export interface FleetErrorOut {
-  /** The unit it concerned ("" for none). */
-  unitId: string;
-  /** Status code name. */
-  code: string;
-  /** Names the field and value. */
-  message: string;
-}
-
-/** One server message of a Fleet stream. */
-export interface FleetUpdateOut {
-  /** Trajectories that changed. */
-  trajectories: UnitTrajectoryOut[];
-  /** True when this update acknowledges a sync. */
-  synced: boolean;
-  /** The acknowledged sync's time. */
-  syncedTime: number;
-  /** Refused messages. */
-  errors: FleetErrorOut[];
-  /** The fleet clock when it was sent. */
-  time: number;
-  /** Microseconds spent on the messages this update answers. */
-  micros: number;
-}
-
-/** Limits of a fleet. */
-export interface FleetOptions {
-  /** Most units at once (more: RESOURCE_EXHAUSTED naming the unit). */
-  maxUnits: number;
-  /** Called before a new unit joins; throws to refuse it (the tenant's fleet_units quota, service/quotas.ts). */
-  admitUnit?: () => void;
-}
+// The stream's message types live in fleetTypes.ts; the server imports them from here as before.
+export type {
+  FleetErrorOut,
+  FleetMessage,
+  FleetOptions,
+  FleetUpdateOut,
+  UnitTrajectoryOut,
+} from "./fleetTypes.ts";
 
 /** A reported pose this close to the planned one (tiles) is on schedule. */
 const ON_SCHEDULE = 0.1;
