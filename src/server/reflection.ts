@@ -90,6 +90,33 @@ function sourceCodeInfo(file: Any, parsed: protobuf.Root): Any {
   return { location: locations };
 }
 
+/** The name protoc gives a map field's entry type: `statuses` -> `StatusesEntry`, `by_id` -> `ByIdEntry`. */
+function mapEntryName(field: string): string {
+  return field.replace(/^[a-z]/, (c) => c.toUpperCase()).replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()) +
+    "Entry";
+}
+
+/**
+ * Renames map entry types as protoc does. protobufjs names them after the field (`Statuses`), and strict
+ * descriptor builders (grpcurl's Go protobuf, Python's and C++'s descriptor pools) refuse such a file, so a
+ * generic tool could not even describe grpc.health.v1.Health.
+ */
+function nameMapEntries(messages: Any[]): void {
+  for (const m of messages) {
+    for (const n of m.nestedType ?? []) {
+      if (!n.options?.mapEntry) continue;
+      const field = (m.field ?? []).find((f: Any) =>
+        f.typeName === n.name || f.typeName?.endsWith(`.${n.name}`)
+      );
+      if (!field) continue;
+      const name = mapEntryName(field.name);
+      field.typeName = field.typeName.slice(0, field.typeName.length - n.name.length) + name;
+      n.name = name;
+    }
+    nameMapEntries((m.nestedType ?? []).filter((n: Any) => !n.options?.mapEntry));
+  }
+}
+
 /** The encoded FileDescriptorProto of one file: proto-loader's descriptor, renamed, with comments. */
 function describeFile(type: protobuf.Type, spec: ProtoFile): Uint8Array {
   const text = readFileSync(spec.path, "utf8");
@@ -101,6 +128,7 @@ function describeFile(type: protobuf.Type, spec: ProtoFile): Uint8Array {
   if (!file) throw new Error(`reflection: no descriptor for package ${parsed.package} in ${spec.path}`);
   file.name = spec.name;
   file.dependency = [];
+  nameMapEntries(file.messageType ?? []);
   file.sourceCodeInfo = sourceCodeInfo(file, parsed.root);
   return type.encode(file).finish();
 }

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
@@ -138,3 +138,77 @@ for (const lang of ["python", "go", "cpp"]) {
     expect(out).toMatch(/UPDATE_KIND_REPLANNED: replace_from_segment [0-9]+ at/);
   }, 600_000);
 }
+
+/** Runs examples/python/reflect.py (a client that knows the API only through server reflection). */
+function reflect(...args: string[]): { status: number | null; out: string } {
+  const r = spawnSync("/usr/bin/python3", [
+    join(ROOT, "examples/python/reflect.py"),
+    `127.0.0.1:${srv.port}`,
+    ...args,
+  ], {
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+test(
+  "a reflection-only client loads every served file into a strict descriptor pool and calls Health",
+  () => {
+    const listed = reflect("list");
+    expect(listed.status, listed.out).toBe(0);
+    const services = listed.out.trim().split("\n");
+    expect(services).toEqual(expect.arrayContaining(["arcpath.v1.Pathfinder", "grpc.health.v1.Health"]));
+    // Python's descriptor pool checks as protoc and grpcurl do (map entry names, type references): a file
+    // that fails here cannot be described or called by generic tools.
+    for (const service of services) {
+      const described = reflect("describe", service);
+      expect(described.status, described.out).toBe(0);
+    }
+    expect(reflect("describe", "grpc.health.v1.Health").out).toMatch(/rpc List\(.*\/\/ \S/);
+    const health = reflect("call", "grpc.health.v1.Health/Check", "{}");
+    expect(JSON.parse(health.out)).toEqual({ status: "SERVING" });
+  },
+  120_000,
+);
+
+/** The README's "First request": the request of its grpcurl command and the response it shows. */
+function readmeFirstRequest(): { request: string; response: unknown } {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.split("\n## First request\n")[1]?.split("\n## ")[0] ?? "";
+  const request = /grpcurl[^']*-d '([^']*)'/.exec(section)?.[1];
+  const response = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!request || !response) {
+    throw new Error("README.md: no grpcurl request or json response in 'First request'");
+  }
+  return { request, response: JSON.parse(response) };
+}
+
+/** Where shown and real differ: a missing or extra field, or a number off by more than the README rounding. */
+function differences(shown: unknown, real: unknown, path = ""): string[] {
+  if (typeof shown === "number" && typeof real === "number") {
+    return Math.abs(shown - real) <= 1.01e-4 ? [] : [`${path}: README ${shown}, server ${real}`];
+  }
+  if (Array.isArray(shown) && Array.isArray(real)) {
+    if (shown.length !== real.length) return [`${path}: README ${shown.length} items, server ${real.length}`];
+    return shown.flatMap((s, i) => differences(s, real[i], `${path}[${i}]`));
+  }
+  if (shown && real && typeof shown === "object" && typeof real === "object") {
+    const s = shown as Record<string, unknown>, r = real as Record<string, unknown>;
+    return [...new Set([...Object.keys(s), ...Object.keys(r)])].flatMap((k) => {
+      if (path === ".stats" && k.endsWith("_micros")) return []; // timings differ from run to run
+      if (!(k in s)) return [`${path}.${k}: only the server has it (${JSON.stringify(r[k])})`];
+      if (!(k in r)) return [`${path}.${k}: only the README has it`];
+      return differences(s[k], r[k], `${path}.${k}`);
+    });
+  }
+  return shown === real ? [] : [`${path}: README ${JSON.stringify(shown)}, server ${JSON.stringify(real)}`];
+}
+
+test("the README's first request answers, field by field, the response the README shows", () => {
+  const { request, response } = readmeFirstRequest();
+  const r = reflect("call", "arcpath.v1.Pathfinder/Plan", request);
+  expect(r.status, r.out).toBe(0);
+  expect(differences(response, JSON.parse(r.out)), "README.md 'First request' is out of date").toEqual([]);
+}, 120_000);
