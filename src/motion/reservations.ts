@@ -4,7 +4,10 @@
  * after its end, the latter forever). A candidate trajectory is tested at the same sample times against the
  * discs nearby. Between samples each unit moves at most speed * dt / 2 from the nearest sample, so requiring a
  * gap of (speed_a + speed_b) * dt / 2 at every sample guarantees the discs never overlap in between. Discs are
- * the footprints' bounding discs, so the test is conservative for rectangles. Pure.
+ * the footprints' bounding discs, so the test is conservative for rectangles. The moving samples are also
+ * indexed by cell over all times, so the parts of a candidate that stand (before its start, after its end) are
+ * tested once per nearby cell rather than once per sample; a candidate path's samples are kept per segments
+ * array and start phase, so a scheduler trying many start delays walks the path once. Pure.
  *
  * @module
  */

@@ -6,7 +6,9 @@
  * it is ("waiting"), and units whose reservations would hit it are rescheduled in turn; standing everyone still
  * at their current poses is always conflict-free, so the cascade ends with a conflict-free fleet. Priority is the
  * order of scheduling: a unit never makes a unit scheduled before it change, so no cycle of waiting can form;
- * waiting units are retried, in order of addition, after every change. Synchronous and free of I/O.
+ * waiting units are retried, in order of addition, after every change. One exception (scheduleAhead): a unit
+ * stopped for good by the goal of a unit that has not set out yet goes first and that unit starts later, only
+ * if both find a start (a bumped unit bumps nobody in that step, so each step ends). Synchronous, no I/O.
  *
  * @module
  */
