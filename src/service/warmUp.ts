@@ -114,7 +114,7 @@ export function warmUpPlanners(tables: DirectionalTableSource = tableStore): War
     for (const unit of Object.values(BUILTIN_PROFILES)) {
       if (!(unit.turningRadius > 0)) continue;
       for (const n of WARM_NEIGHBORHOODS) {
-        tables.tablesFor(tableProfileOf(unit, n));
+        tables.tablesUntil(tableProfileOf(unit, n), null);
         out.tables++;
       }
     }
