@@ -143,6 +143,20 @@ describe("distributed mode (3 replicas on one Redis)", () => {
     expect(next?.u.kind).toBe("UPDATE_KIND_REPLANNED");
     expect(next!.u.plan.map_version).toBe(patched.version);
     expect(a.output()).toContain("caught up with the map store");
+    // Subscribed again: the next patch's news reaches A live (the wall moved, the gap now at the top).
+    const again = await call(c.client, "PatchMap", {
+      map: { id: "missed" },
+      edits: [{ x: 20, y: 1, width: 1, height: 18, tile: "." }, {
+        x: 20,
+        y: 3,
+        width: 1,
+        height: 16,
+        tile: "@",
+      }],
+    });
+    let live = await st.next(5000);
+    while (live && live.u.kind !== "UPDATE_KIND_REPLANNED") live = await st.next(5000);
+    expect(live?.u.plan.map_version).toBe(again.version);
     st.stream.end();
   });
 
