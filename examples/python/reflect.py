@@ -131,11 +131,18 @@ def main(argv):
                                                        m.output_type.full_name, doc))
     else:
         service_name, method_name = argv[2].rsplit("/", 1)
-        method = refl.load(service_name).FindMethodByName(method_name)
+        method = refl.load(service_name).methods_by_name.get(method_name)
+        if method is None:
+            raise SystemExit("%s has no method %s" % (service_name, method_name))
+        if method.client_streaming or method.server_streaming:
+            raise SystemExit("%s is a streaming method; this client calls unary methods only" % argv[2])
         Req, Res = _message_class(method.input_type), _message_class(method.output_type)
         call = channel.unary_unary("/%s/%s" % (service_name, method_name),
                                    request_serializer=Req.SerializeToString, response_deserializer=Res.FromString)
-        request = json_format.Parse(argv[3] if len(argv) > 3 else "{}", Req())
+        try:
+            request = json_format.Parse(argv[3] if len(argv) > 3 else "{}", Req())
+        except json_format.ParseError as e:
+            raise SystemExit("request JSON for %s: %s" % (method.input_type.full_name, e))
         try:
             response = call(request, timeout=60)
         except grpc.RpcError as e:
