@@ -124,9 +124,19 @@ describe("a replica lost or drained behind nginx (3 replicas on one Redis)", () 
     await plans[0];
     answeredAtSignal = answered;
     victim.proc.kill("SIGTERM");
+    // A call made while it drains is refused (the stream's end tells when the drain has begun).
+    // deno-lint-ignore no-explicit-any
+    let last: any = null;
+    while (st.closed === null) last = (await st.next(1000))?.u ?? last;
+    const answeredAtRefusal = answered;
+    const refused = await callError(victim.client, "Plan", { ...mazePlan, planner: "PLANNER_GRID" });
+    expect(refused.code).toBe(grpc.status.UNAVAILABLE);
     const results = await Promise.allSettled(plans);
     console.log(
-      `distributed drain: ${6 - answeredAtSignal} of 6 accepted Plans still queued or running at SIGTERM; ` +
+      `distributed drain: a new call refused while ${
+        6 - answeredAtRefusal
+      } accepted Plans were still pending; ` +
+        `${6 - answeredAtSignal} of 6 accepted Plans still queued or running at SIGTERM; ` +
         `answered after it: ${results.filter((r) => r.status === "fulfilled").length - answeredAtSignal}`,
     );
     expect(answeredAtSignal).toBeLessThan(6);
@@ -136,7 +146,6 @@ describe("a replica lost or drained behind nginx (3 replicas on one Redis)", () 
     }
 
     // The stream: a final STATUS "shutdown", then UNAVAILABLE telling the client to open it again.
-    let last = null;
     for (let u = await st.next(); u; u = await st.next()) last = u.u;
     expect(last?.kind).toBe("UPDATE_KIND_STATUS");
     expect(last?.status).toBe("shutdown");
