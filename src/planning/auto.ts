@@ -2,7 +2,8 @@
  * PLANNER_AUTO for turning units: a small portfolio in one worker hop. The hybrid runs first (fast, usually
  * good); when its answer is not provably good enough — it reverses, has cusps, or costs more than
  * {@link GOOD_ENOUGH} times a cheap lower bound — Directional-24 also runs under the remaining budget (then
- * Directional-48 when budget remains and the best answer is still not good enough), and the cheapest legal
+ * Directional-48 when budget remains and the best answer still backs up; Directional-48 alone for units
+ * turning at {@link WIDE_TURN_RADIUS} or more), and the cheapest legal
  * answer by the one cost model (motion/pathCost.ts) is returned. `PlanOutcome.planner` names the planner whose
  * answer it is, and the message says what AUTO compared.
  *
@@ -34,6 +35,19 @@ export const GOOD_ENOUGH = 1.05;
 export const MIN_GAIN = 0.05;
 /** Directional neighbourhoods tried after the hybrid, in order (48 only while the best still reverses). */
 export const PORTFOLIO_NEIGHBORHOODS: readonly number[] = [24, 48];
+/**
+ * From this turning radius (tiles) on, the portfolio runs Directional-48 alone: Directional-24's 16 headings
+ * turn such units only in long loops, its answers still backed up and Directional-48 ran after it (yard with
+ * swamps, truck r 4, 20 pairs, one run: median ratio 1.000 either way, p95 1.103 -> 1.060, AUTO median time
+ * 478 -> 195 ms; the quality bench, bench/quality.ts). Not for the tank and the jeep: there Directional-24
+ * first is faster (jeep 102 -> 180 ms with 48 alone).
+ */
+export const WIDE_TURN_RADIUS = 3;
+
+/** The directional neighbourhoods AUTO's portfolio tries for a unit, in order. */
+export function portfolioNeighborhoods(turningRadius: number): readonly number[] {
+  return turningRadius >= WIDE_TURN_RADIUS ? [48] : PORTFOLIO_NEIGHBORHOODS;
+}
 
 /**
  * True when the task runs AUTO's portfolio (the service sets PlanTask.portfolio for turning units). Not for
@@ -113,12 +127,13 @@ export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): 
   let bestCost = found(hybrid) ? pathCost(hybrid.segments, task.unit, layer).total : Infinity;
   let expansions = hybrid.expansions;
   const tried: string[] = [`PLANNER_HYBRID ${found(hybrid) ? bestCost.toFixed(2) : hybrid.status} (${why})`];
-  for (const n of PORTFOLIO_NEIGHBORHOODS) {
+  const neighborhoods = portfolioNeighborhoods(task.unit.turningRadius);
+  for (const n of neighborhoods) {
     const millis = budget.millisLeft();
     const left = budget.expansionsLeft(expansions);
     if (budget.cancelled() || millis <= 0 || left <= 0) break;
-    // Directional-48 (slower, and its tables are a one-off build) only while the best answer still backs up.
-    if (n !== PORTFOLIO_NEIGHBORHOODS[0] && found(best) && drivesForward(best, ctx, task)) break;
+    // A second neighbourhood (Directional-48, slower) only while the best answer still backs up.
+    if (n !== neighborhoods[0] && found(best) && drivesForward(best, ctx, task)) break;
     if (n === searched) {
       tried.push(`Directional-${n} (the hybrid's own last resort)`);
       continue;

@@ -2,7 +2,14 @@
 import { describe, expect, test } from "vitest";
 import { footprintHitsBlocked } from "../../src/geometry/sweep.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
-import { costLowerBound, GOOD_ENOUGH, MIN_GAIN } from "../../src/planning/auto.ts";
+import {
+  costLowerBound,
+  GOOD_ENOUGH,
+  MIN_GAIN,
+  PORTFOLIO_NEIGHBORHOODS,
+  portfolioNeighborhoods,
+  WIDE_TURN_RADIUS,
+} from "../../src/planning/auto.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
 import type { PlanTask } from "../../src/planning/task.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
@@ -151,4 +158,19 @@ describe("AUTO's portfolio", () => {
     },
     120_000,
   );
+
+  test("a wide turner (the truck, r 4) tries Directional-48 alone; the tank and the jeep 24 then 48", () => {
+    expect(portfolioNeighborhoods(BUILTIN_PROFILES.truck.turningRadius)).toEqual([48]);
+    expect(portfolioNeighborhoods(WIDE_TURN_RADIUS)).toEqual([48]);
+    expect(portfolioNeighborhoods(BUILTIN_PROFILES.tank.turningRadius)).toBe(PORTFOLIO_NEIGHBORHOODS);
+    expect(portfolioNeighborhoods(BUILTIN_PROFILES.jeep.turningRadius)).toBe(PORTFOLIO_NEIGHBORHOODS);
+    // The README's demo query for the truck: the hybrid's fit is 1.08x the lower bound, so the portfolio runs.
+    const truck = { ...BUILTIN_PROFILES.truck };
+    const start = { x: 25.5, y: 3.5, heading: 0 }, goal = { x: 50.5, y: 55.5, heading: Math.PI / 2 };
+    const auto = runOn(truck, start, goal);
+    expect(auto.out.status).toBe("found");
+    expect(checkPath(yard, truck, auto.out, start, goal)).toEqual([]);
+    expect(auto.out.message).toMatch(/Directional-48/);
+    expect(auto.out.message).not.toMatch(/Directional-24/);
+  }, 60000);
 });
