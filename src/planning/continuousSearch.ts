@@ -35,8 +35,12 @@ export const HEADING_BINS = 72;
 export const POSITION_BIN = 0.125;
 /** Length of the straight primitive, in tiles (one position bin, so a straight always leaves its bin). */
 export const STRAIGHT_STEP = 0.125;
-/** Expansions at most, whatever the budget: beyond this the lattice's own answer stands. */
-export const MAX_CONTINUOUS_EXPANSIONS = 50_000;
+/**
+ * Expansions at most, whatever the budget: beyond this the lattice's own answer stands. The corridors and the
+ * Figure 12 fixture take 1.1-2k; a pair no pose joins costs at most this much on top of the lattice's
+ * NO_LEGAL_PATH (about 1.3 s on this 2-core machine under load 20, its worst case).
+ */
+export const MAX_CONTINUOUS_EXPANSIONS = 20_000;
 /** Within this many turning radii (plus 4 tiles) of the goal every popped state tries the analytic expansion. */
 const ANALYTIC_RADII = 4;
 /** Farther out, every this many expansions. */
