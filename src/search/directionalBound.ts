@@ -6,8 +6,8 @@
  * generation stamps (no clearing).
  *
  * The value for a tile is the one src/planning/directional.ts's eager `gridBound` gives (max(0,
- * floor(g / sqrt(2) - slack)), Infinity when the goal tile is unreachable inside the window), or, when one
- * lookup would need more than {@link RESUME_LIMIT} backward expansions, a weaker admissible one: a tile not yet
+ * floor(g / sqrt(2) - slack)), Infinity when the goal tile is unreachable inside the window), or, when a
+ * lookup would need more backward expansions than its credit ({@link RESUME_INITIAL}), a weaker admissible one: a tile not yet
  * closed by A* with a consistent heuristic h has g* >= fMin - h (fMin the smallest open f), and g* is at least
  * its Manhattan distance to the goal times the cheapest step.
  *
@@ -17,8 +17,15 @@ import type { PassLayer } from "../maps/grid.ts";
 import type { TileRect } from "../maps/layer.ts";
 import { COST_SCALE } from "./astar.ts";
 
-/** Backward expansions one lookup may spend before it answers with the weaker bound. */
-export const RESUME_LIMIT = 2048;
+/**
+ * Backward expansions a query may spend before its first lookup, and the credit each lookup adds: a lookup
+ * resumes the search only as far as the credit saved so far allows, so the backward work stays within a constant
+ * times the tiles the directional search asks about (a tile behind the start on open ground would otherwise ask
+ * for every tile of the start-goal rectangle, all of equal f).
+ */
+export const RESUME_INITIAL = 4096;
+/** See {@link RESUME_INITIAL}. */
+export const RESUME_CREDIT = 64;
 
 /** The lazy grid bound of one query (configure per query, reuse across queries). */
 export class LazyGridBound {
@@ -46,8 +53,12 @@ export class LazyGridBound {
   /** Fixed-point cost of the cheapest step (a lower bound of every step's rounded cost). */
   private step = 0;
   private slack = 0;
+  /** Heap keys are f + h * tieScale (< f + 1): among equal f, the deepest entry first (f and h are integers). */
+  private tieScale = 0;
   /** Every step costs the cheapest tile's cost (an admissible bound on costed maps; see configure). */
   private cheapest = false;
+  /** Backward expansions the next lookups may spend (see {@link RESUME_INITIAL}). */
+  private credit = 0;
   /** Backward expansions of this query (for statistics and tests). */
   expansions = 0;
 
@@ -82,6 +93,7 @@ export class LazyGridBound {
     this.step = Math.floor(layer.minCost * COST_SCALE);
     this.slack = 2 * layer.minCost * COST_SCALE;
     this.expansions = 0;
+    this.credit = RESUME_INITIAL;
     this.cheapest = cheapestSteps;
     const n = this.w * this.h;
     if (this.g.length < n) {
@@ -97,12 +109,14 @@ export class LazyGridBound {
     }
     this.gen++;
     this.heapN = 0;
+    this.tieScale = 1 /
+      ((this.w + this.h + Math.abs(startX - goalX) + Math.abs(startY - goalY) + 2) * this.step + 1);
     // The goal tile starts the search even when closed (a goal tolerance may still be met around it).
     if (goalX >= this.x0 && goalY >= this.y0 && goalX < this.x0 + this.w && goalY < this.y0 + this.h) {
       const i = (goalY - this.y0) * this.w + (goalX - this.x0);
       this.reached[i] = this.gen;
       this.g[i] = 0;
-      this.push(this.hOf(goalX, goalY), i);
+      this.push(this.keyOf(0, this.hOf(goalX, goalY)), i);
     }
     return this;
   }
@@ -120,8 +134,16 @@ export class LazyGridBound {
     if (this.heapN === 0) return Infinity;
     // Not closed within the limit: fMin - h(tile) and the Manhattan distance both bound g* from below.
     const manhattan = (Math.abs(x - this.goalX) + Math.abs(y - this.goalY)) * this.step;
-    const g = Math.max(manhattan, this.heapF[0] - this.hOf(x, y));
+    const g = Math.max(manhattan, Math.floor(this.heapF[0]) - this.hOf(x, y));
     return Math.max(0, Math.floor(g / Math.SQRT2 - this.slack));
+  }
+
+  /**
+   * The heap key of an entry: f = g + h, ties broken toward small h (deep entries), so that on open ground the
+   * search runs straight at the start instead of widening over every tile of equal f.
+   */
+  private keyOf(g: number, h: number): number {
+    return g + h + h * this.tieScale;
   }
 
   /** Manhattan distance to the start tile times the cheapest step: consistent for 4-connected steps. */
@@ -134,7 +156,8 @@ export class LazyGridBound {
     const gen = this.gen;
     const g = this.g, reached = this.reached, closed = this.closed;
     const w = this.w, h = this.h;
-    let budget = RESUME_LIMIT;
+    this.credit += RESUME_CREDIT;
+    let budget = this.credit;
     while (this.heapN > 0 && budget > 0) {
       const f = this.heapF[0];
       const i = this.pop();
@@ -142,10 +165,11 @@ export class LazyGridBound {
       const lx = i % w, ly = (i - lx) / w;
       const x = lx + this.x0, y = ly + this.y0;
       // Stale entry (a cheaper one was pushed later): skip.
-      if (f > g[i] + this.hOf(x, y)) continue;
+      if (f > this.keyOf(g[i], this.hOf(x, y))) continue;
       closed[i] = gen;
       this.expansions++;
       budget--;
+      this.credit--;
       const gi = g[i];
       for (let d = 0; d < 4; d++) {
         const nx = d === 0 ? lx + 1 : d === 1 ? lx - 1 : lx;
@@ -161,7 +185,7 @@ export class LazyGridBound {
         if (reached[j] === gen && g[j] <= ng) continue;
         reached[j] = gen;
         g[j] = ng;
-        this.push(ng + this.hOf(mx, my), j);
+        this.push(this.keyOf(ng, this.hOf(mx, my)), j);
       }
       if (i === target) return;
     }
