@@ -14,6 +14,7 @@
 import * as grpc from "@grpc/grpc-js";
 import pino from "pino";
 import { type CliHelp, parseCli } from "./tools/cli.ts";
+import { configPath, envArgs, fileArgs } from "./tools/config.ts";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
@@ -77,6 +78,7 @@ const SERVER_HELP: CliHelp = {
     "max-connections":
       "N  most open client connections; past it a new one is closed at once (default: from the file-descriptor " +
       "limit, (ulimit -n - 128) / 2)",
+    config: "FILE  read flags from this file first, one 'flag value' a line (see below)",
     quotas:
       "FILE  per-tenant quotas, one 'TENANT key=value ...' a line ('*': every other tenant; keys maps, stored_mb, " +
       "plans_per_s, streams, fleet_units), re-read on change or SIGHUP (default: no quotas)",
@@ -93,51 +95,68 @@ const SERVER_HELP: CliHelp = {
     "otel-endpoint": "URL  OTLP/HTTP traces endpoint (default http://localhost:4318/v1/traces)",
   },
   footer:
-    "Environment: ARCPATH_LISTEN, ARCPATH_DATA and ARCPATH_<FLAG> for the TLS, auth, metrics, http and otel flags; ARCPATH_LOG_LEVEL " +
-    "(pino level, default info).\nREADME.md, 'Running the server', says more.",
+    "Every flag can also come from the environment as ARCPATH_<FLAG> (--max-connections: ARCPATH_MAX_CONNECTIONS; " +
+    "booleans 1/true/yes) or from a config file (--config FILE or ARCPATH_CONFIG; one 'flag value' a line, a " +
+    "boolean flag alone, # comments). The command line wins over the environment, which wins over the file.\n" +
+    "ARCPATH_LOG_LEVEL: pino level (default info).\nREADME.md, 'Running the server', says more.",
 };
 
+/** Every flag of the server (parseCli's options). */
+const SERVER_OPTIONS = {
+  listen: { type: "string" },
+  data: { type: "string" },
+  store: { type: "string" },
+  workers: { type: "string" },
+  queue: { type: "string" },
+  "max-queue-wait-ms": { type: "string" },
+  "map-memory-mb": { type: "string" },
+  "max-map-side": { type: "string" },
+  "max-map-tiles": { type: "string" },
+  "max-message-mb": { type: "string" },
+  "max-plan-many": { type: "string" },
+  "max-fleet-units": { type: "string" },
+  "no-demo": { type: "boolean" },
+  "writable-demo-maps": { type: "boolean" },
+  "test-hooks": { type: "boolean" },
+  "test-write-jitter-ms": { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  "tls-client-ca": { type: "string" },
+  "tls-reload-ms": { type: "string" },
+  "health-listen": { type: "string" },
+  "auth-tokens": { type: "string" },
+  "auth-jwks": { type: "string" },
+  "auth-jwt-issuer": { type: "string" },
+  "auth-jwt-audience": { type: "string" },
+  "metrics-listen": { type: "string" },
+  http: { type: "string" },
+  "otel-exporter": { type: "string" },
+  "otel-endpoint": { type: "string" },
+  "max-connections": { type: "string" },
+  "stream-stall-ms": { type: "string" },
+  quotas: { type: "string" },
+  "max-streams-per-connection": { type: "string" },
+  "max-connection-idle-ms": { type: "string" },
+  "max-connection-age-ms": { type: "string" },
+  "keepalive-time-ms": { type: "string" },
+  "keepalive-timeout-ms": { type: "string" },
+  config: { type: "string" },
+} as const;
+
+// Flags from a config file (--config FILE or ARCPATH_CONFIG) and from ARCPATH_<FLAG> variables come before the
+// command line's, so the command line wins over the environment, which wins over the file (tools/config.ts).
 const { values: args } = parseCli(SERVER_HELP, {
-  args: Deno.args,
-  options: {
-    listen: { type: "string" },
-    data: { type: "string" },
-    store: { type: "string" },
-    workers: { type: "string" },
-    queue: { type: "string" },
-    "max-queue-wait-ms": { type: "string" },
-    "map-memory-mb": { type: "string" },
-    "max-map-side": { type: "string" },
-    "max-map-tiles": { type: "string" },
-    "max-message-mb": { type: "string" },
-    "max-plan-many": { type: "string" },
-    "max-fleet-units": { type: "string" },
-    "no-demo": { type: "boolean" },
-    "writable-demo-maps": { type: "boolean" },
-    "test-hooks": { type: "boolean" },
-    "test-write-jitter-ms": { type: "string" },
-    "tls-cert": { type: "string" },
-    "tls-key": { type: "string" },
-    "tls-client-ca": { type: "string" },
-    "tls-reload-ms": { type: "string" },
-    "health-listen": { type: "string" },
-    "auth-tokens": { type: "string" },
-    "auth-jwks": { type: "string" },
-    "auth-jwt-issuer": { type: "string" },
-    "auth-jwt-audience": { type: "string" },
-    "metrics-listen": { type: "string" },
-    http: { type: "string" },
-    "otel-exporter": { type: "string" },
-    "otel-endpoint": { type: "string" },
-    "max-connections": { type: "string" },
-    "stream-stall-ms": { type: "string" },
-    quotas: { type: "string" },
-    "max-streams-per-connection": { type: "string" },
-    "max-connection-idle-ms": { type: "string" },
-    "max-connection-age-ms": { type: "string" },
-    "keepalive-time-ms": { type: "string" },
-    "keepalive-timeout-ms": { type: "string" },
-  },
+  args: (() => {
+    try {
+      const file = configPath(Deno.args) ?? Deno.env.get("ARCPATH_CONFIG");
+      const fromFile = file === undefined ? [] : fileArgs(SERVER_OPTIONS, Deno.readTextFileSync(file), file);
+      return [...fromFile, ...envArgs(SERVER_OPTIONS, "ARCPATH", (n) => Deno.env.get(n)), ...Deno.args];
+    } catch (e) {
+      console.error(`config: ${(e as Error).message}`);
+      Deno.exit(2);
+    }
+  })(),
+  options: SERVER_OPTIONS,
 });
 
 /** A flag's value, else its ARCPATH_* environment variable (--tls-cert -> ARCPATH_TLS_CERT). */

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import * as net from "node:net";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -112,6 +112,48 @@ describe("per-connection limits", () => {
       // The server's GOAWAY took the channel out of READY; the next call connects again.
       expect(state).not.toBe(grpc.connectivityState.READY);
       expect((await call(srv.client, "ListMaps", {})).maps).toBeDefined();
+    },
+    60_000,
+  );
+});
+
+describe("configuration", () => {
+  test(
+    "flags from a config file and ARCPATH_<FLAG>: the command line wins over the environment over the file",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "arcpath-conf-"));
+      const conf = join(dir, "arcpath.conf");
+      writeFileSync(conf, "# test\nmax-connections 70\nmax-streams-per-connection = 9\nno-demo\nqueue 17\n");
+      process.env.ARCPATH_MAX_CONNECTIONS = "80";
+      process.env.ARCPATH_QUEUE = "18";
+      try {
+        const srv: TestServer = await startServer(["--config", conf, "--queue", "19"]);
+        stops.push(() => srv.stop());
+        const line = srv.output().split("\n").find((l) => l.includes("arcpath listening"))!;
+        const fields = JSON.parse(line);
+        expect(fields.maxConnections).toBe(80);
+        expect(fields.maxQueue).toBe(19);
+        expect(fields.maps).toBe(0);
+        // The file's cap of 9 calls a connection holds: a 10th concurrent call waits.
+        const held = Array.from({ length: 9 }, () => srv.client.Stream());
+        for (const s of held) s.on("error", () => {});
+        stops.unshift(() => held.forEach((s) => s.cancel()));
+        await sleep(300);
+        const err = await callError(srv.client, "ListMaps", {}, { deadline: Date.now() + 1000 });
+        expect(err.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      } finally {
+        delete process.env.ARCPATH_MAX_CONNECTIONS;
+        delete process.env.ARCPATH_QUEUE;
+      }
+      writeFileSync(conf, "max-conections 70\n");
+      const bad = spawn(process.execPath, ["run", "-A", join(ROOT, "src/main.ts"), "--config", conf], {
+        cwd: ROOT,
+      });
+      let err = "";
+      bad.stderr!.on("data", (d) => (err += d));
+      const code = await new Promise((r) => bad.on("exit", r));
+      expect(code).toBe(2);
+      expect(err).toMatch(/arcpath\.conf:1: unknown flag "max-conections 70"/);
     },
     60_000,
   );
