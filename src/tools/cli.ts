@@ -86,13 +86,15 @@ export function parseCli<T extends ParseArgsConfig>(
   config: T,
 ): ReturnType<typeof parseArgs<T>> {
   const options = config.options ?? {};
-  const args = config.args ?? Deno.args;
+  const given = config.args ?? Deno.args;
+  // `deno task render -- --map yard` (the way npm and the README pass flags) hands the script the `--` too.
+  const args = given[0] === "--" ? given.slice(1) : given;
   if (args.includes("--help") || args.includes("-h")) {
     console.log(usageText(help, options));
     Deno.exit(0);
   }
   try {
-    return parseArgs({ ...config, strict: true } as T);
+    return parseArgs({ ...config, args, strict: true } as T);
   } catch (e) {
     console.error(`${usageError(e, options)}\n\nUsage: ${help.usage}\nRun with --help for every flag.`);
     Deno.exit(2);

@@ -80,6 +80,16 @@ describe.each(PROGRAMS)("%s", (file, listed, typo) => {
   }, 60_000);
 });
 
+test(
+  "flags after a leading `--` (as `deno task render -- --map yard` passes them) are parsed as flags",
+  () => {
+    const r = run("src/tools/render.ts", ["--", "--map", "yard", "--sacle", "1"]);
+    expect(r.status, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toContain("unknown flag --sacle"); // not "unexpected argument --map"
+  },
+  60_000,
+);
+
 test("the server's typo hint names the flag it meant", () => {
   const r = run("src/main.ts", ["--max-mesage-mb", "4"]);
   expect(r.stderr).toContain("unknown flag --max-mesage-mb (did you mean --max-message-mb?)");
