@@ -203,6 +203,11 @@ export function gridBound(
 
 /** Upper bound on window states, to keep the workspace small (about 32 bytes per state). */
 const MAX_WINDOW_STATES = 1 << 21;
+/**
+ * Windows whose start-goal box alone holds more states than this (about 1 GB of workspace) are not searched by
+ * the growing-window search (see directionalSearch).
+ */
+const MAX_BOX_STATES = 1 << 25;
 
 /**
  * A window around start and goal with a margin that grows with their distance (or the margin given), shrunk
@@ -285,6 +290,20 @@ export function directionalSearch(
     margin = Math.max(margin, capMargin);
   }
   let window = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
+  const states = (window.x1 - window.x0 + 8) * (window.y1 - window.y0 + 8) * statesPerTile;
+  if (states > MAX_BOX_STATES) {
+    // The start-goal box alone is beyond the cap (the window never shrinks below it): its workspace would take
+    // gigabytes. Long queries go along a corridor instead (planDirectional, the hybrid's fallback).
+    return {
+      status: "budget",
+      segments: [],
+      tiles: [],
+      expansions: 0,
+      tables: { source: "none", millis: 0, key: tableKey(profile) },
+      message: `the directional search window around start and goal would hold ${states} states (more than ` +
+        `${MAX_BOX_STATES}); not searched, so a path is not ruled out`,
+    };
+  }
   let spent = 0;
   for (;;) {
     const run = searchOnce(

@@ -114,4 +114,19 @@ describe("directional search window", () => {
     expect(out.message).toMatch(/no legal directional path cheaper than 100000.00 within the search window/);
     expect(out.message).toMatch(/not ruled out/);
   });
+
+  test("a start-goal box beyond the states a workspace may take is not searched, and the answer says so", () => {
+    const side = 1500;
+    const layer = layerOf(Array.from({ length: side }, () => ".".repeat(side)));
+    const start = { x: 3.5, y: 3.5, heading: 0 }, goal = { x: side - 3.5, y: side - 3.5, heading: 0 };
+    // Under AUTO's cost cap (no corridor): 1500^2 tiles x 32 states is beyond the limit.
+    const out = planDirectional(
+      contextOf(layer),
+      taskOf(layer, tank, start, goal, { neighborhood: 24 }),
+      undefined,
+      1e6,
+    );
+    expect(out.status).toBe("budget");
+    expect(out.message).toMatch(/would hold \d+ states .*not ruled out/);
+  });
 });
