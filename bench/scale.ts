@@ -11,7 +11,9 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { call, startServer, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
 import { memoryBreakdown } from "./scaleMemory.ts";
@@ -20,9 +22,12 @@ import { benchScaleQueries } from "./scaleQueries.ts";
 const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split(",").map(Number);
 const PLANNERS = ["PLANNER_GRID", "PLANNER_HIERARCHICAL", "PLANNER_HYBRID", "PLANNER_DIRECTIONAL"];
 /** Time budget of one query (ms): the whole section must stay within a few minutes. */
-const BUDGET_MS = 4000;
-/** Largest side also uploaded with `prepare` (a second copy of the map in the server). */
-const PREPARE_MAX_SIDE = 4096;
+const BUDGET_MS = 2500;
+/**
+ * Largest side also uploaded with `prepare` (a second copy of the map in the server; every worker prepares both
+ * classes: ~30 s at 4096^2 here, too long for this section).
+ */
+const PREPARE_MAX_SIDE = 2048;
 /** Bytes per upload chunk, about (whole rows): smaller chunks stream faster than a few big ones. */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -104,9 +109,10 @@ export async function benchScale(): Promise<string> {
   for (const side of SIDES) {
     const tiles = tiledCity(side);
     const pair = longestPair(tiles, side);
+    const dir = mkdtempSync(join(tmpdir(), "arcpath-scale-"));
     const srv = await startServer(
-      ["--workers", "2", "--no-demo", "--map-memory-mb", "16384", "--max-message-mb", "64"],
-      undefined,
+      ["--workers", "2", "--no-demo", "--map-memory-mb", "16384"],
+      dir,
       { testHooks: false, logLevel: "warn" },
     );
     try {
@@ -122,8 +128,11 @@ export async function benchScale(): Promise<string> {
       const loaded = rssBytes(pid);
       const n = side * side;
       const rows: string[][] = [];
+      // DIRECTIONAL searches a window around the straight line (issue 13, item 1): on the longest pairs of the
+      // bigger maps it only spends its budget, so it is left out there.
+      const longest = side <= 1024 ? PLANNERS : PLANNERS.filter((p) => p !== "PLANNER_DIRECTIONAL");
       const pairs: [string, [number, number], string[]][] = [
-        ["longest", pair.goal, PLANNERS],
+        ["longest", pair.goal, longest],
         ["~1000", pair.near, PLANNERS],
         ["4 steps", pair.short, ["PLANNER_DIRECTIONAL"]],
       ];
@@ -172,6 +181,7 @@ export async function benchScale(): Promise<string> {
       }
     } finally {
       await srv.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   }
   out.push("", memoryBreakdown(1024));
