@@ -3,9 +3,11 @@
  * are started directly, with the command, arguments and environment read from the files themselves
  * (test/helpers/deployFiles.ts), only addresses moved to loopback ports.
  *
- * - deploy/docker-compose.distributed.yml: Redis with the file's arguments, as many replicas as it runs with
- *   its command and environment, nginx on the configuration file it mounts; the file's own healthcheck
- *   command passes against each replica; maps and plans go through nginx to every replica.
+ * - docker-compose.yml, profile `distributed`: Redis with the file's arguments, as many replicas as it runs
+ *   with their command and environment, nginx on the configuration file it mounts; the file's own healthcheck
+ *   command passes against each replica; maps and plans go through nginx to every replica. The default
+ *   `arcpath` service is in no profile (plain `docker compose up` runs it alone), every distributed service is
+ *   in `distributed`, and no two services publish the same host port (both sets may run at once).
  * - deploy/k8s: Redis with the StatefulSet's arguments, the Deployment's replicas; the gRPC health service the
  *   probes call answers SERVING; client-side round-robin (what the headless Service is for) spreads calls;
  *   a SIGTERMed replica drains and exits 0 well within terminationGracePeriodSeconds after its preStop pause,
@@ -24,6 +26,7 @@ import {
   composeNginxConf,
   composeRedisArgs,
   composeReplica,
+  composeServices,
   healthClient,
   k8sRedisArgs,
   k8sReplica,
@@ -49,7 +52,19 @@ afterAll(async () => {
   }
 });
 
-describe("deploy/docker-compose.distributed.yml, its processes started directly", () => {
+describe("docker-compose.yml, profile distributed, its processes started directly", () => {
+  test("the default service runs alone, the distributed set only under its profile, no host port twice", () => {
+    const services = composeServices();
+    expect(services.arcpath?.profiles, "the single-process default").toEqual([]);
+    const distributed = ["redis", "arcpath-1", "arcpath-2", "arcpath-3", "nginx"];
+    for (const name of distributed) expect(services[name]?.profiles, name).toEqual(["distributed"]);
+    expect(Object.keys(services).sort()).toEqual(["arcpath", ...distributed].sort());
+    const ports = Object.values(services).flatMap((s) => s.hostPorts);
+    expect(ports).toContain(50051);
+    expect(services.nginx.hostPorts).toHaveLength(2);
+    expect(new Set(ports).size, `host ports ${ports}`).toBe(ports.length);
+  });
+
   test(
     "Redis, the replicas and nginx as the file runs them: healthchecks pass, calls reach every replica",
     async () => {
@@ -70,7 +85,7 @@ describe("deploy/docker-compose.distributed.yml, its processes started directly"
 
       // The compose healthcheck's own command, pointed at each replica's port.
       const healthcheck = /"-e",\s*"(require\('net'\)[^"]+)"/.exec(
-        readFileSync(`${ROOT}/deploy/docker-compose.distributed.yml`, "utf8"),
+        readFileSync(`${ROOT}/docker-compose.yml`, "utf8"),
       );
       expect(healthcheck, "the compose healthcheck command").not.toBeNull();
       for (const s of set.replicas) {

@@ -1,7 +1,7 @@
 /**
  * The shipped deployment files, read for tests that start the same processes directly (there is no container
- * engine or cluster here): deploy/docker-compose.distributed.yml and deploy/k8s/*.yaml give the replicas'
- * command, arguments and environment, Redis's arguments and the nginx configuration mounted. The files are read
+ * engine or cluster here): the `distributed` profile of docker-compose.yml and deploy/k8s/*.yaml give the
+ * replicas' command, arguments and environment, Redis's arguments and the nginx configuration mounted. The files are read
  * by the few line shapes they use (flow-style lists, `KEY: "value"` maps, `- { name: X, value: "y" }`); a
  * changed shape fails loudly here rather than being half read.
  *
@@ -38,9 +38,9 @@ function read(rel: string): string {
   return readFileSync(join(ROOT, rel), "utf8");
 }
 
-const COMPOSE = "deploy/docker-compose.distributed.yml";
+const COMPOSE = "docker-compose.yml";
 
-/** The replicas of docker-compose.distributed.yml (its `x-arcpath` anchor). */
+/** The replicas of docker-compose.yml's `distributed` profile (its `x-arcpath` anchor). */
 export function composeReplica(): ReplicaSpec {
   const text = read(COMPOSE);
   const at = text.indexOf("x-arcpath: &arcpath");
@@ -58,7 +58,47 @@ export function composeReplica(): ReplicaSpec {
   return { command: flowList(block, "command", 0, COMPOSE), env, replicas };
 }
 
-/** redis-server's arguments in docker-compose.distributed.yml. */
+/** One service of docker-compose.yml: the profiles it belongs to and the host ports it publishes. */
+export interface ComposeService {
+  /** Its `profiles` ([] for a service that always runs). */
+  profiles: string[];
+  /** The host side of each `ports` entry ("host:container"). */
+  hostPorts: number[];
+}
+
+/**
+ * Every service of docker-compose.yml by name, a `name: *arcpath` alias read as the `x-arcpath` anchor's
+ * block. Only the shapes the file uses are read: `profiles: [...]` flow lists and `- "host:container"` ports.
+ */
+export function composeServices(): Record<string, ComposeService> {
+  const text = read(COMPOSE);
+  const anchorAt = text.indexOf("x-arcpath: &arcpath");
+  const servicesAt = text.indexOf("\nservices:\n");
+  if (anchorAt < 0 || servicesAt < 0) throw new Error(`${COMPOSE}: no x-arcpath anchor or services`);
+  const anchor = text.slice(anchorAt, servicesAt);
+  const body = text.slice(servicesAt + "\nservices:\n".length).split(/^\S/m)[0];
+  const read1 = (block: string): ComposeService => {
+    const p = /^\s*profiles: (\[.*\])\s*$/m.exec(block);
+    const ports = block.split(/^\s*ports:\n/m)[1]?.split("\n") ?? [];
+    const hostPorts: number[] = [];
+    for (const line of ports) {
+      if (/^\s*#/.test(line)) continue;
+      const m = /^\s*- "(\d+):(\d+)"$/.exec(line);
+      if (!m) break;
+      hostPorts.push(Number(m[1]));
+    }
+    return { profiles: p ? JSON.parse(p[1]) as string[] : [], hostPorts };
+  };
+  const out: Record<string, ComposeService> = {};
+  const heads = [...body.matchAll(/^ {2}([a-z0-9-]+):( \*arcpath)?$/gm)];
+  heads.forEach((h, i) => {
+    const block = h[2] ? anchor : body.slice(h.index! + h[0].length, heads[i + 1]?.index ?? body.length);
+    out[h[1]] = read1(block);
+  });
+  return out;
+}
+
+/** redis-server's arguments in docker-compose.yml. */
 export function composeRedisArgs(): string[] {
   const text = read(COMPOSE);
   const [bin, ...args] = flowList(text, "command", text.indexOf("\n  redis:\n"), COMPOSE);
@@ -66,7 +106,7 @@ export function composeRedisArgs(): string[] {
   return args;
 }
 
-/** The nginx configuration file docker-compose.distributed.yml mounts (absolute path). */
+/** The nginx configuration file docker-compose.yml mounts (absolute path). */
 export function composeNginxConf(): string {
   const m = /^\s*- (\S+):\/etc\/nginx\/conf\.d\/arcpath\.conf(:ro)?$/m.exec(read(COMPOSE));
   if (!m) throw new Error(`${COMPOSE}: nginx mounts no arcpath.conf`);
