@@ -16,7 +16,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, startServer, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
-import { memoryBreakdown } from "./scaleMemory.ts";
 import { benchScaleQueries } from "./scaleQueries.ts";
 
 const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split(",").map(Number);
@@ -184,7 +183,19 @@ export async function benchScale(): Promise<string> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  out.push("", memoryBreakdown(1024));
+  // In its own process with collections on call, so the resident-set growth per part is not garbage.
+  const mem = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--v8-flags=--expose-gc",
+      new URL("./scaleMemory.ts", import.meta.url).pathname,
+      "1024",
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  out.push("", new TextDecoder().decode(mem.stdout).trim());
   // Turning-unit planner timings at scale (bench/scaleQueries.ts, another engineer's section).
   out.push("", "### Turning units at scale (bench/scaleQueries.ts)", "", await benchScaleQueries());
   return out.join("\n");
