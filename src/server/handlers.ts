@@ -161,18 +161,24 @@ export class Arcpath {
   ) {
     let assembler: ChunkAssembler | null = null;
     let key = "";
-    for await (const msg of stream) {
-      if (signal.aborted) throw signal.reason;
-      if (!assembler) {
-        const header = decodeChunkHeader(msg);
-        fields.map = header.id;
-        key = writeKey(this.store, p, header.id, "header.id", "PutMap");
-        assembler = new ChunkAssembler(header, this.store.limits);
-      } else assembler.add(decodeTileChunk(msg, assembler.chunks));
+    let map;
+    try {
+      for await (const msg of stream) {
+        if (signal.aborted) throw signal.reason;
+        if (!assembler) {
+          const header = decodeChunkHeader(msg);
+          fields.map = header.id;
+          key = writeKey(this.store, p, header.id, "header.id", "PutMap");
+          assembler = new ChunkAssembler(header, this.store.limits);
+        } else assembler.add(decodeTileChunk(msg, assembler.chunks));
+      }
+      if (!assembler) throw invalid("header", "no messages", "PutMapChunks needs a header and chunks");
+      map = assembler.finish();
+    } finally {
+      // However the stream ended, its tiles leave the in-flight bound (the map itself lives on if put).
+      assembler?.release();
     }
-    if (!assembler) throw invalid("header", "no messages", "PutMapChunks needs a header and chunks");
     const { terrain, ephemeral, prepare } = assembler.header;
-    const map = assembler.finish();
     this.quotas?.checkPut(p.tenant, key, map.width * map.height);
     fields.chunks = assembler.chunks;
     const mv = await this.store.put(key, map, terrain, { ephemeral });

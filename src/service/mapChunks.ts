@@ -8,7 +8,7 @@
 import { type GridMap, sharedArray } from "../maps/grid.ts";
 import { checkMapLimits, type MapLimits } from "../maps/movingai.ts";
 import { movingAiTerrain, rawTerrain, type TerrainEntry, withOverrides } from "../maps/terrain.ts";
-import { invalid } from "./errors.ts";
+import { invalid, ServiceError } from "./errors.ts";
 import { translateMapError } from "./mapErrors.ts";
 
 /** How chunk bytes are read: raw terrain codes, or Moving AI characters with Moving AI default costs. */
@@ -50,9 +50,19 @@ export interface TileChunkSpec {
 const FIRST_PRINTABLE = 0x20;
 const LAST_PRINTABLE = 0x7e;
 
-/** Assembles the chunks of one upload; errors name the chunk and field (INVALID_ARGUMENT, RESOURCE_EXHAUSTED). */
+/**
+ * Tiles of chunked uploads being assembled in this process. A header allocates its whole map at once, so without
+ * a bound many concurrent uploads that never finish could hold many maps' worth of memory.
+ */
+let tilesInFlight = 0;
+
+/**
+ * Assembles the chunks of one upload; errors name the chunk and field (INVALID_ARGUMENT, RESOURCE_EXHAUSTED).
+ * Call {@link release} when the upload ends, however it ends.
+ */
 export class ChunkAssembler {
   readonly header: ChunkHeader;
+  #held = 0;
   readonly #tiles: Uint8Array;
   /** One bit per tile: covered by a chunk already (overlaps are refused, gaps found at the end). */
   readonly #covered: Uint32Array;
@@ -72,6 +82,17 @@ export class ChunkAssembler {
     }
     this.header = header;
     const n = header.width * header.height;
+    // At most twice the largest map in assembly at once (one big upload and its retry, or many small ones).
+    const limit = 2 * limits.maxTiles;
+    if (tilesInFlight + n > limit) {
+      throw new ServiceError(
+        "RESOURCE_EXHAUSTED",
+        `header: ${tilesInFlight} tiles of chunked uploads are already being assembled; with ${n} more they ` +
+          `would pass ${limit} (twice --max-map-tiles); retry later`,
+      );
+    }
+    tilesInFlight += n;
+    this.#held = n;
     this.#tiles = sharedArray(Uint8Array, n);
     this.#covered = new Uint32Array(Math.ceil(n / 32));
   }
@@ -118,6 +139,12 @@ export class ChunkAssembler {
     }
     this.#coveredCount += c.width * c.height;
     this.#chunks++;
+  }
+
+  /** Gives back this upload's share of the in-flight bound (idempotent). */
+  release(): void {
+    tilesInFlight -= this.#held;
+    this.#held = 0;
   }
 
   /** Chunks added so far. */

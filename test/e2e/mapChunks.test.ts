@@ -157,6 +157,38 @@ describe("PutMapChunks", () => {
     expect(put.details).toMatch(/--max-map-tiles/);
   });
 
+  test("uploads being assembled are bounded (twice --max-map-tiles); a cancelled one gives its share back", async () => {
+    const open = [0, 1].map(() => {
+      const s = srv.client.PutMapChunks(() => {});
+      s.write({ header: { id: "held", width: 90, height: 100 } }); // 9000 tiles each: the bound is 18000
+      return s;
+    });
+    const small = () => [{ header: { id: "small", width: 10, height: 10, ephemeral: true } }, {
+      chunk: { x: 0, y: 0, width: 10, height: 10, tiles: new Uint8Array(100) },
+    }];
+    // Until the server has read both held headers, a small upload may still fit.
+    let refused: grpc.ServiceError | null = null;
+    for (let i = 0; i < 100 && !refused; i++) {
+      try {
+        await putChunks(srv.client, small());
+        await new Promise((r) => setTimeout(r, 50));
+      } catch (e) {
+        refused = e as grpc.ServiceError;
+      }
+    }
+    expect(refused?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(refused?.details).toMatch(
+      /^header: 18000 tiles of chunked uploads are already being assembled.*--max-map-tiles/,
+    );
+    for (const s of open) s.cancel();
+    let ok = null;
+    for (let i = 0; i < 100 && !ok; i++) {
+      ok = await putChunks(srv.client, small()).catch(() => null);
+      if (!ok) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(ok?.width).toBe(10);
+  });
+
   test("bad chunk streams are refused naming the chunk, and no map is made", async () => {
     const cases: [unknown[], RegExp][] = [
       [[rect(0, 0, 8, 8)], /^header: the first message of PutMapChunks must be the header/],
