@@ -108,9 +108,9 @@ describe("map upload errors", () => {
     ],
     [
       "oversized map",
-      { id: "m", movingai: "type octile\nheight 5000\nwidth 5000\nmap\n" },
+      { id: "m", movingai: "type octile\nheight 9000\nwidth 9000\nmap\n" },
       grpc.status.RESOURCE_EXHAUSTED,
-      /5000/,
+      /9000.*--max-map-side/,
     ],
     [
       "raw size mismatch",
