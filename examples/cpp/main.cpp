@@ -62,7 +62,12 @@ std::unique_ptr<grpc::ClientContext> context() {
 
 int main(int argc, char** argv) {
   const std::string address = argc > 1 ? argv[1] : "127.0.0.1:50051";
-  auto stub = pb::Pathfinder::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  // A server started a moment ago (`npm start &`) may not listen yet: wait for it rather than fail at once.
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(30))) {
+    return fail("no arcpath server at " + address + " after 30 s (start one: npm start)");
+  }
+  auto stub = pb::Pathfinder::NewStub(channel);
 
   // 1. Upload a map (40 x 20 tiles, walls around).
   pb::PutMapRequest put;

@@ -12,8 +12,15 @@ using var channel = GrpcChannel.ForAddress(address);
 var client = new Pathfinder.PathfinderClient(channel);
 var deadline = DateTime.UtcNow.AddMinutes(2);
 
-// 1. Upload a map (40 x 20 tiles, walls around).
-var info = await client.PutMapAsync(new PutMapRequest { Id = MapId, Movingai = BoxMap(40, 20) }, deadline: deadline);
+// 1. Upload a map (40 x 20 tiles, walls around). A server started a moment ago (`npm start &`) may not listen
+// yet: retry while it is unavailable, for up to 30 s, rather than fail at once.
+var put = new PutMapRequest { Id = MapId, Movingai = BoxMap(40, 20) };
+MapInfo info;
+for (var wait = DateTime.UtcNow.AddSeconds(30); ; await Task.Delay(500))
+{
+    try { info = await client.PutMapAsync(put, deadline: deadline); break; }
+    catch (Grpc.Core.RpcException e) when (e.StatusCode == Grpc.Core.StatusCode.Unavailable && DateTime.UtcNow < wait) { }
+}
 Console.WriteLine($"map {info.Id} version {info.Version}, {info.Width}x{info.Height}");
 
 // 2. Plan for a tank (circle footprint r 0.9, turning radius 1.5, speed limits) with the HYBRID planner.

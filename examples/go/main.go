@@ -59,9 +59,12 @@ func main() {
 	if len(os.Args) > 1 {
 		address = os.Args[1]
 	}
-	conn, err := grpc.Dial(address, grpc.WithInsecure())
+	// A server started a moment ago (`npm start &`) may not listen yet: wait for it rather than fail at once.
+	dialCtx, dialCancel := context.WithTimeout(context.Background(), 30*time.Second)
+	conn, err := grpc.DialContext(dialCtx, address, grpc.WithInsecure(), grpc.WithBlock())
+	dialCancel()
 	if err != nil {
-		fail("dial %s: %v", address, err)
+		fail("no arcpath server at %s after 30 s (start one: npm start): %v", address, err)
 	}
 	defer conn.Close()
 	client := pb.NewPathfinderClient(conn)

@@ -28,6 +28,11 @@ def box_map(width, height):
 
 def main(address):
     channel = grpc.insecure_channel(address)
+    # A server started a moment ago (`npm start &`) may not listen yet: wait for it rather than fail at once.
+    try:
+        grpc.channel_ready_future(channel).result(timeout=30)
+    except grpc.FutureTimeoutError:
+        return fail("no arcpath server at %s after 30 s (start one: npm start)" % address)
     stub = pb_grpc.PathfinderStub(channel)
 
     # 1. Upload a map (40 x 20 tiles, walls around).
