@@ -399,9 +399,15 @@ const { server, health } = createServer(app, metrics ? metrics.logger(log) : log
   authenticate: authOn ? authenticator(tokens, jwks) : undefined,
   tracing: stopTracing !== null,
 });
-const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
-  new Promise<number>((resolve, reject) =>
-    s.bindAsync(address, creds, (err, p) => err ? reject(err) : resolve(p))
+/** Binds a listener; an address in use or that does not resolve is a startup error naming the flag, not a trace. */
+const bind = (s: grpc.Server, address: string, creds: grpc.ServerCredentials, flag = "--listen") =>
+  new Promise<number>((resolve) =>
+    s.bindAsync(address, creds, (err, p) => {
+      if (!err) return resolve(p);
+      // grpc-js says "No address added out of total 1 resolved errors: [listen EADDRINUSE: ...]".
+      console.error(`${flag} ${address}: ${/errors: \[(.*)\]$/.exec(err.message)?.[1] ?? err.message}`);
+      Deno.exit(2);
+    })
   );
 const port = await bind(
   server,
@@ -431,7 +437,12 @@ let healthServer: grpc.Server | null = null;
 if (healthListen !== undefined) {
   healthServer = new grpc.Server();
   health.addToServer(healthServer);
-  const hp = await bind(healthServer, healthListen, grpc.ServerCredentials.createInsecure());
+  const hp = await bind(
+    healthServer,
+    healthListen,
+    grpc.ServerCredentials.createInsecure(),
+    "--health-listen",
+  );
   log.info({ healthListen, port: hp }, "plaintext health listener");
   console.log(`ARCPATH_HEALTH_READY port=${hp}`);
 }

@@ -5,6 +5,9 @@
  */
 import { describe, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { usageError, usageText } from "../../src/tools/cli.ts";
@@ -89,6 +92,29 @@ test(
   },
   60_000,
 );
+
+test("the server on an address already in use exits 2 naming --listen, not with a stack trace", async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  const { port } = taken.address() as { port: number };
+  try {
+    const data = mkdtempSync(join(tmpdir(), "arcpath-cli-"));
+    const r = run("src/main.ts", [
+      "--listen",
+      `127.0.0.1:${port}`,
+      "--data",
+      data,
+      "--workers",
+      "1",
+      "--no-demo",
+    ]);
+    expect(r.status, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--listen 127.0.0.1:${port}: listen EADDRINUSE`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  } finally {
+    taken.close();
+  }
+}, 60_000);
 
 test("the server's typo hint names the flag it meant", () => {
   const r = run("src/main.ts", ["--max-mesage-mb", "4"]);
