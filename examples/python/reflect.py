@@ -5,12 +5,14 @@ Usage:
   python3 reflect.py HOST:PORT describe SERVICE          its methods, with the proto's comments
   python3 reflect.py HOST:PORT call SERVICE/METHOD JSON  a unary call; JSON in, proto JSON out (.proto names)
 
+With authentication on (--auth-tokens, --auth-jwks), set ARCPATH_TOKEN: calls send it as a bearer token.
 Needs only Debian's python3-grpcio and python3-protobuf (use /usr/bin/python3). Every file the server
 serves is loaded into a protobuf descriptor pool, which checks descriptors as strictly as protoc and grpcurl
 do, so this also shows that generic tools can use the server's reflection.
 """
 
 import json
+import os
 import sys
 
 import grpc
@@ -143,8 +145,10 @@ def main(argv):
             request = json_format.Parse(argv[3] if len(argv) > 3 else "{}", Req())
         except json_format.ParseError as e:
             raise SystemExit("request JSON for %s: %s" % (method.input_type.full_name, e))
+        token = os.environ.get("ARCPATH_TOKEN")
+        metadata = [("authorization", "Bearer " + token)] if token else None
         try:
-            response = call(request, timeout=60)
+            response = call(request, timeout=60, metadata=metadata)
         except grpc.RpcError as e:
             raise SystemExit("%s: %s" % (e.code().name, e.details()))
         print(json.dumps(json_format.MessageToDict(response, preserving_proto_field_name=True), indent=2))
