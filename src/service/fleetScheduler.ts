@@ -67,6 +67,9 @@ interface FailedAt {
   path: Segment[];
 }
 
+/** Reservation checks one scheduling through a refuge may make (see #scheduleVia). */
+const VIA_TRIES = 120;
+
 /** Units a blocked unit may be scheduled ahead of (see FleetScheduler.scheduleAhead). */
 const MAX_BUMPS = 3;
 
@@ -197,12 +200,16 @@ export class FleetScheduler {
     const refuge = legOne[legOne.length - 1].end;
     const horizon = this.table.lastMotion + 2 * this.table.dt;
     const legOneTime = legOne.reduce((d, s) => d + (s.duration ?? 0), 0);
-    for (let delay = 0; time + delay <= horizon; delay = nextDelay(delay, this.table.dt)) {
+    // Delays times waits grows as the square of the horizon: a budget of tries bounds a long-running fleet's
+    // cost (running out is as safe as finding nothing: the unit parks or stands).
+    let tries = VIA_TRIES;
+    for (let delay = 0; time + delay <= horizon && tries > 0; delay = nextDelay(delay, this.table.dt)) {
       for (
         let wait = 0;
         time + delay + legOneTime + wait <= horizon + DELAY_STEP;
         wait = nextDelay(wait, this.table.dt)
       ) {
+        if (tries-- <= 0) break;
         const segments = wait > 0 ? [...legOne, waitSegment(refuge, wait), ...legTwo] : u.path;
         const traj: Trajectory = { startTime: time + delay, startPose: pose, segments };
         const hit = this.table.firstConflict(this.#reservation(u, traj), time);
