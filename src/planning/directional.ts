@@ -423,6 +423,8 @@ function searchOnce(
   let status: DirectionalRun["status"] = "found";
   if (r.status === "found") end = r.goal;
   else if ((r.status === "budget" || r.status === "deadline") && !req.pathIndex) {
+    // No state with a finite heuristic was settled (the budget ran out at once): nothing to return.
+    if (r.best < 0) return empty("budget", "the search budget ran out before any progress", r.expansions);
     end = r.best;
     status = "budget";
   } else if (req.pathIndex && space.farthestState >= 0) {
