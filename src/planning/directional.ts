@@ -412,6 +412,9 @@ function searchOnce(
     analyticInterval: req.analyticInterval ?? 8,
     nodeMask: req.nodeMask ?? null,
     pathIndex: req.pathIndex ?? null,
+    // A cost cap prunes by f = g + h: only an admissible (unweighted) heuristic keeps that exact.
+    heuristicWeight: req.maxCost === undefined ? req.heuristicWeight ?? 1 : 1,
+    geodesic: req.geodesic ?? true,
   });
   space.useWorkspace(ctx.workspace);
   const start = space.snappedStart >= 0 ? space.snappedStart : space.startState;

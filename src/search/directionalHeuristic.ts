@@ -276,7 +276,7 @@ export class DirectionalHeuristic {
     }
     // The geodesic bound's setup reads the whole window: small windows only, so a query's cost follows its
     // work (large windows rely on the lazy grid bound).
-    this.geoOn = area <= GEODESIC_MAX_AREA;
+    this.geoOn = area <= GEODESIC_MAX_AREA && s.geodesic !== false;
     if (!this.geoOn) return;
     raster.ensureAll();
     const L = s.layer;

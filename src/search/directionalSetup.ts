@@ -79,6 +79,10 @@ export interface DirectionalSetup {
    * "searches back six or more points: fail"), and the farthest node is recorded as the failure point.
    */
   pathIndex?: Int32Array | null;
+  /** See {@link DirectionalRequest.heuristicWeight}. */
+  heuristicWeight?: number;
+  /** See {@link DirectionalRequest.geodesic}. */
+  geodesic?: boolean;
 }
 
 /** The pre-smoothing pass gives up on nodes this many path points behind the farthest one reached. */
@@ -112,6 +116,18 @@ export interface DirectionalRequest {
   nodeMask?: Uint8Array | null;
   /** Pre-smoothing: path index per map tile (see DirectionalSetup.pathIndex); failure returns "partial". */
   pathIndex?: Int32Array | null;
+  /**
+   * Weight on the heuristic of node states (default 1: optimal within the window). Above 1 the search is
+   * weighted A* (cost at most the weight times the window's optimum, usually far less): corridor refinement
+   * uses it, whose answer is not optimal anyway, to expand a few states per tile instead of thousands.
+   */
+  heuristicWeight?: number;
+  /**
+   * Use the geodesic bound in windows small enough for it (default true). Its setup reads the whole window and
+   * builds a visibility graph (milliseconds per window): a weighted search that expands a few states per tile
+   * does not earn that back.
+   */
+  geodesic?: boolean;
 }
 
 /** What src/planning/directional.ts's directionalSearch returns. */

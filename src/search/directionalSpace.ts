@@ -81,6 +81,8 @@ export class DirectionalSpace implements SearchSpace {
   /** See {@link uniformCost0}. */
   private uniformCost1: Float64Array = new Float64Array(0);
   private costIsUniform = false;
+  /** The query's heuristic weight (DirectionalSetup.heuristicWeight; 1: admissible). */
+  private weight = 1;
   /**
    * Non-uniform windows: per transition, a lower bound of its fixed-point edge cost (every tile at the layer's
    * cheapest cost, less one fixed-point unit for rounding), from a forward (0) or reverse (1) state. The
@@ -143,6 +145,9 @@ export class DirectionalSpace implements SearchSpace {
     this.goalState = N + 1;
     this.stateCount = N + 2;
     this.h.configure(setup, raster);
+    this.weight = setup.heuristicWeight !== undefined && setup.heuristicWeight > 1
+      ? setup.heuristicWeight
+      : 1;
     const ends = this.ends.configure(setup, raster, this.startState, this.goalState, tc === null);
     this.snappedStart = ends.snappedStart;
     let most = 0;
@@ -299,7 +304,8 @@ export class DirectionalSpace implements SearchSpace {
   heuristic(state: number): number {
     if (state === this.goalState) return 0;
     if (state === this.startState) return this.h.ofStart();
-    return this.h.ofNode(state);
+    const w = this.weight;
+    return w === 1 ? this.h.ofNode(state) : Math.floor(this.h.ofNode(state) * w);
   }
 
   /** Goal test: the goal state, or a tile-center node within tolerance (and heading tolerance). */
