@@ -221,6 +221,8 @@ const store = new MapStore({
 });
 const pool = new WorkerPool({ size: workers, maxQueue, maxQueueWaitMs, log: (f, m) => log.warn(f, m) });
 let metrics: Metrics | null = null;
+// Tables a worker built and shared with the others count once in the map memory budget.
+pool.onPublish((layerKey, bytes) => store.countLayerTables(layerKey, bytes));
 store.onEvict((keys) => {
   pool.forget(keys);
   metrics?.evicted(keys.length);

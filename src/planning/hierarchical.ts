@@ -15,7 +15,7 @@
  */
 import type { PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { AbstractGraph } from "../search/abstractGraph.ts";
+import { AbstractGraph, type SharedGraphData } from "../search/abstractGraph.ts";
 import { DEFAULT_SAMPLING, type EntranceSampling } from "../search/entranceNodes.ts";
 import { gridPathLength, type Neighborhood } from "../search/gridSpace.ts";
 import {
@@ -74,6 +74,47 @@ export function runCorners(tiles: Int32Array): Int32Array {
 
 const graphs = new WeakMap<RegionTable, Map<string, AbstractGraph>>();
 
+/** Told of every graph this thread finished preparing itself (the worker publishes it to the others). */
+let onPrepared: ((graph: AbstractGraph, key: string) => void) | null = null;
+
+/**
+ * Registers the listener told of each graph this thread prepares in full (with its cache key within the table:
+ * neighbourhood, sampling, landmarks), so a worker can share it; null removes it.
+ */
+export function onGraphPrepared(cb: ((graph: AbstractGraph, key: string) => void) | null): void {
+  onPrepared = cb;
+}
+
+/**
+ * Adopts another thread's prepared graph of `table` over `layer` under its cache `key` (as given to the
+ * {@link onGraphPrepared} listener): later queries use it instead of preparing their own. A graph this thread
+ * already has in full is kept (the same answers either way) unless `replace` (the thread that made `data` from
+ * its own graph answers from the shared copy too, so the graph is held once). Returns the graph now cached.
+ */
+export function adoptGraph(
+  table: RegionTable,
+  layer: PassLayer,
+  key: string,
+  data: SharedGraphData,
+  replace = false,
+): AbstractGraph {
+  let byKey = graphs.get(table);
+  if (byKey === undefined) {
+    byKey = new Map();
+    graphs.set(table, byKey);
+  }
+  const have = byKey.get(key);
+  if (
+    !replace && have !== undefined && have.layer === layer && have.allPrepared &&
+    have.landmarkCount === data.landmarkCount
+  ) {
+    return have;
+  }
+  const graph = new AbstractGraph(table, layer, data.neighborhood, undefined, data);
+  byKey.set(key, graph);
+  return graph;
+}
+
 /** Landmarks of the abstract ALT heuristic (16: measured against 4 and 8; most gain on random512 and the maze). */
 export const DEFAULT_LANDMARKS = 16;
 
@@ -115,7 +156,12 @@ export function preparedGraph(
     graph = new AbstractGraph(table, layer, neighborhood, sampling);
     byKey.set(key, graph);
   }
+  if (graph.allPrepared && (landmarks === 0 || graph.landmarkCount > 0 || graph.nodeCount === 0)) {
+    return graph;
+  }
   if (landmarks > 0 && !graph.prepare(landmarks, stop).done) return null;
+  // Prepared in full just now: the worker may share it, so others adopt it instead of preparing their own.
+  if (landmarks > 0 && onPrepared !== null) onPrepared(graph, key);
   return graph;
 }
 

@@ -55,6 +55,69 @@ const NO_LIMITS: SearchLimits = unlimited();
 let blockWorkspace: SearchWorkspace | null = null;
 
 /**
+ * A fully prepared graph as plain data over SharedArrayBuffers (see {@link AbstractGraph.toShared}): one worker
+ * prepares a graph, the others adopt this instead of preparing their own (it crosses workers without a copy).
+ */
+export interface SharedGraphData {
+  /** Marks the payload for the worker's share handler. */
+  kind: "abstractGraph";
+  /** Grid neighbourhood of the distances. */
+  neighborhood: Neighborhood;
+  /** Number of entrance nodes. */
+  nodeCount: number;
+  /** See {@link AbstractGraph.nodeTile}. */
+  nodeTile: Int32Array;
+  /** See {@link AbstractGraph.nodeRegion}. */
+  nodeRegion: Int32Array;
+  /** See {@link AbstractGraph.tileNode}. */
+  tileNode: Int32Array;
+  /** See {@link AbstractGraph.regionNodeStart}. */
+  regionNodeStart: Int32Array;
+  /** See {@link AbstractGraph.crossStart}. */
+  crossStart: Int32Array;
+  /** See {@link AbstractGraph.crossTarget}. */
+  crossTarget: Int32Array;
+  /** See {@link AbstractGraph.crossCost}. */
+  crossCost: Float64Array;
+  /** Most nodes in one region. */
+  maxRegionNodes: number;
+  /** Most crossing edges of one node. */
+  maxCrossings: number;
+  /** Offsets of the distance blocks. */
+  distanceOffset: Float64Array;
+  /** The distance blocks. */
+  distance: Float64Array;
+  /** The shortest-path trees. */
+  treeStep: Uint8Array;
+  /** Landmarks of the ALT heuristic. */
+  landmarkCount: number;
+  /** Landmark distances. */
+  landmarkDistance: Float64Array;
+  /** Every open tile costs the same. */
+  uniformCost: boolean;
+  /** Grid expansions the preparation spent. */
+  prepExpansions: number;
+}
+
+/** A copy of `a` over a SharedArrayBuffer (it stays where it is when already shared). */
+function shareArray<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const Ctor = a.constructor as new (b: SharedArrayBuffer) => T;
+  const out = new Ctor(new SharedArrayBuffer(a.byteLength));
+  out.set(a as never);
+  return out;
+}
+
+/** Bytes of the arrays of a shared graph (what it adds to the map memory budget, once for all workers). */
+export function sharedGraphBytes(d: SharedGraphData): number {
+  return d.nodeTile.byteLength + d.nodeRegion.byteLength + d.tileNode.byteLength +
+    d.regionNodeStart.byteLength +
+    d.crossStart.byteLength + d.crossTarget.byteLength + d.crossCost.byteLength +
+    d.distanceOffset.byteLength +
+    d.distance.byteLength + d.treeStep.byteLength + d.landmarkDistance.byteLength;
+}
+
+/**
  * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
  * pass layer, clearance class and neighbourhood. Build once per table (it allocates), reuse for every query.
  */
@@ -116,12 +179,17 @@ export class AbstractGraph {
   private readonly regionSpace = new RegionSpace();
   private readonly clearance: number;
 
-  /** Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region). */
+  /**
+   * Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region); or, given
+   * `shared` (another worker's prepared graph of the same table and layer), adopts its arrays: fully prepared,
+   * nothing built.
+   */
   constructor(
     table: RegionTable,
     layer: PassLayer,
     neighborhood: Neighborhood = 8,
     sampling: EntranceSampling = DEFAULT_SAMPLING,
+    shared: SharedGraphData | null = null,
   ) {
     if (layer.width !== table.width || layer.height !== table.height) {
       throw new RangeError("AbstractGraph: layer and table sizes differ");
@@ -131,6 +199,34 @@ export class AbstractGraph {
     this.neighborhood = neighborhood;
     this.clearance = table.clearanceClass;
     const { regionOf, regionCount } = table;
+    this.treeStride = table.sectorSize * table.sectorSize;
+    if (shared !== null) {
+      if (shared.neighborhood !== neighborhood || shared.tileNode.length !== regionOf.length) {
+        throw new RangeError("AbstractGraph: the shared graph is of another layer or neighbourhood");
+      }
+      this.nodeCount = shared.nodeCount;
+      this.nodeTile = shared.nodeTile;
+      this.nodeRegion = shared.nodeRegion;
+      this.tileNode = shared.tileNode;
+      this.regionNodeStart = shared.regionNodeStart;
+      this.crossStart = shared.crossStart;
+      this.crossTarget = shared.crossTarget;
+      this.crossCost = shared.crossCost;
+      this.maxRegionNodes = shared.maxRegionNodes;
+      this.maxCrossings = shared.maxCrossings;
+      this.distanceOffset = shared.distanceOffset;
+      this.distance = shared.distance;
+      this.treeStep = shared.treeStep;
+      this.ready = new Uint8Array(regionCount).fill(1);
+      this.preparedRegions = regionCount;
+      this.nextRegion = regionCount;
+      this.prepExpansions = shared.prepExpansions;
+      this.landmarkCount = shared.landmarkCount;
+      this.landmarkDistance = shared.landmarkDistance;
+      this.uniformCost = shared.uniformCost;
+      this.regionSpace.configure(layer, table, this.clearance, neighborhood);
+      return;
+    }
     const nodes = placeEntranceNodes(table, layer, sampling);
     const { nodeCount, regionNodeStart } = nodes;
 
@@ -156,7 +252,6 @@ export class AbstractGraph {
     this.distanceOffset = distanceOffset;
     this.distance = new Float64Array(total);
     this.ready = new Uint8Array(regionCount);
-    this.treeStride = table.sectorSize * table.sectorSize;
     this.treeStep = new Uint8Array(nodeCount * this.treeStride);
     let uniform = true;
     for (let t = 0; t < regionOf.length && uniform; t++) {
@@ -164,6 +259,37 @@ export class AbstractGraph {
     }
     this.uniformCost = uniform;
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
+  }
+
+  /**
+   * The prepared graph's arrays copied once into SharedArrayBuffers, for other workers to adopt
+   * ({@link AbstractGraph} constructor) instead of preparing their own. Throws unless fully prepared.
+   */
+  toShared(): SharedGraphData {
+    if (!this.allPrepared || (this.landmarkJob !== null)) {
+      throw new Error("AbstractGraph.toShared: the graph is not fully prepared");
+    }
+    return {
+      kind: "abstractGraph",
+      neighborhood: this.neighborhood,
+      nodeCount: this.nodeCount,
+      nodeTile: shareArray(this.nodeTile),
+      nodeRegion: shareArray(this.nodeRegion),
+      tileNode: shareArray(this.tileNode),
+      regionNodeStart: shareArray(this.regionNodeStart),
+      crossStart: shareArray(this.crossStart),
+      crossTarget: shareArray(this.crossTarget),
+      crossCost: shareArray(this.crossCost),
+      maxRegionNodes: this.maxRegionNodes,
+      maxCrossings: this.maxCrossings,
+      distanceOffset: shareArray(this.distanceOffset),
+      distance: shareArray(this.distance),
+      treeStep: shareArray(this.treeStep),
+      landmarkCount: this.landmarkCount,
+      landmarkDistance: shareArray(this.landmarkDistance),
+      uniformCost: this.uniformCost,
+      prepExpansions: this.prepExpansions,
+    };
   }
 
   /** True once region r's distance block is computed. */

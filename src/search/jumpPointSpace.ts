@@ -103,7 +103,8 @@ export function openMask(layer: PassLayer, minClearance: number): Uint8Array {
     const pw = w + 2;
     const tileCost = layer.tileCost;
     const clearance = layer.clearance;
-    mask = new Uint8Array(pw * (h + 2));
+    // Over shared memory: the jump tables that hold the mask cross to the other workers without a copy.
+    mask = new Uint8Array(new SharedArrayBuffer(pw * (h + 2)));
     for (let y = 0; y < h; y++) {
       for (let x = 0, t = y * w, p = (y + 1) * pw + 1; x < w; x++, t++, p++) {
         if (tileCost[t] > 0 && (r === 0 || clearance[t] >= r)) mask[p] = 1;
@@ -129,6 +130,7 @@ export function openMask(layer: PassLayer, minClearance: number): Uint8Array {
  */
 export type JumpDistances = Int16Array | Int32Array;
 
+/** Straight jump distances of one (layer, clearance class), over shared memory (see {@link straightJumps}). */
 export interface StraightJumps {
   /** The padded open mask the distances were built from. */
   open: Uint8Array;
@@ -143,6 +145,45 @@ export interface StraightJumps {
 }
 
 const jumpTables = new WeakMap<Uint8Array, StraightJumps>();
+
+/** Told of every table set this thread builds itself (the worker publishes it to the others). */
+let onBuilt: ((layer: PassLayer, minClearance: number, tables: StraightJumps) => void) | null = null;
+
+/** Registers the listener told of each jump table set this thread builds (to share it); null removes it. */
+export function onJumpTablesBuilt(
+  cb: ((layer: PassLayer, minClearance: number, tables: StraightJumps) => void) | null,
+): void {
+  onBuilt = cb;
+}
+
+/** Bytes of a jump table set (mask and four distance tables). */
+export function jumpTableBytes(t: StraightJumps): number {
+  return t.open.byteLength + 4 * t.east.byteLength;
+}
+
+/**
+ * Adopts another thread's jump tables of (layer, clearance class), built by {@link straightJumps} there (over
+ * shared memory, so nothing is copied): later searches use them instead of building their own. Tables this
+ * thread already has are kept (the same distances either way).
+ */
+export function adoptJumpTables(layer: PassLayer, minClearance: number, tables: StraightJumps): void {
+  const r = minClearance > 0 ? minClearance : 0;
+  const n = (layer.width + 2) * (layer.height + 2);
+  if (tables.open.length !== n || tables.east.length !== n) {
+    throw new RangeError(`adoptJumpTables: tables of ${tables.open.length} cells for a layer of ${n}`);
+  }
+  let byClearance = openMasks.get(layer.tileCost);
+  if (!byClearance) {
+    byClearance = new Map();
+    openMasks.set(layer.tileCost, byClearance);
+  }
+  const have = byClearance.get(r);
+  if (have && jumpTables.has(have)) return;
+  if (have) jumpCache.delete(have);
+  byClearance.set(r, tables.open);
+  jumpTables.set(tables.open, tables);
+  jumpCache.set(tables.open, { byClearance, r }, jumpTableBytes(tables));
+}
 
 /**
  * Fills dist for the `count` cells of one line scanned by `step` (side = perpendicular offset), from the
@@ -208,7 +249,12 @@ export function straightJumps(layer: PassLayer, minClearance: number): StraightJ
     const n = open.length;
     // Distances are at most the padded side less 2 (a whole row or column), in either sign.
     const Dist = Math.max(pw, ph) <= 32767 ? Int16Array : Int32Array;
-    tables = { open, east: new Dist(n), west: new Dist(n), south: new Dist(n), north: new Dist(n) };
+    // Over shared memory, so other workers can adopt them (adoptJumpTables) instead of building their own.
+    const make = (): JumpDistances =>
+      Dist === Int16Array
+        ? new Int16Array(new SharedArrayBuffer(2 * n))
+        : new Int32Array(new SharedArrayBuffer(4 * n));
+    tables = { open, east: make(), west: make(), south: make(), north: make() };
     for (let y = 1; y < ph - 1; y++) {
       sweep(open, tables.east, 1, pw, y * pw + pw - 2, pw - 2);
       sweep(open, tables.west, -1, pw, y * pw + 1, pw - 2);
@@ -221,6 +267,7 @@ export function straightJumps(layer: PassLayer, minClearance: number): StraightJ
       byClearance: openMasks.get(layer.tileCost)!,
       r: minClearance > 0 ? minClearance : 0,
     }, (1 + 4 * Dist.BYTES_PER_ELEMENT) * n);
+    onBuilt?.(layer, minClearance > 0 ? minClearance : 0, tables);
   }
   return tables;
 }

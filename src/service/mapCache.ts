@@ -25,6 +25,8 @@ export interface LayerEntry {
   terrain: TerrainTable;
   /** LRU clock value of its last use by a unit's terrain override (override layers are evicted by it). */
   lastUsed?: number;
+  /** Bytes of the tables the workers built over it and share (counted in the version's bytes). */
+  tableBytes?: number;
 }
 
 /** One cached map version. */
@@ -109,6 +111,14 @@ export class VersionCache {
   /** A cached version, or undefined; does not count as a use. */
   peek(id: string, version: string): MapVersion | undefined {
     return this.#versions.get(versionKey(id, version));
+  }
+
+  /** The cached version holding the layer of key `layerKey`, with its entry, or undefined. */
+  findLayer(layerKey: string): { mv: MapVersion; entry: LayerEntry } | undefined {
+    for (const mv of this.#versions.values()) {
+      for (const entry of mv.layers.values()) if (entry.key === layerKey) return { mv, entry };
+    }
+    return undefined;
   }
 
   /** Marks a version most recently used. */

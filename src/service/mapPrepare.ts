@@ -1,7 +1,7 @@
 /**
- * The `prepare` option of an upload: every worker builds the search tables the built-in profiles' first
- * queries would otherwise build (abstract graph and landmarks per clearance class, jump tables), before the
- * upload is answered.
+ * The `prepare` option of an upload: the workers build the search tables the built-in profiles' first queries
+ * would otherwise build (abstract graph and landmarks per clearance class, jump tables), each table once, by one
+ * worker, published to the others over shared memory, before the upload is answered.
  *
  * @module
  */
@@ -10,9 +10,10 @@ import { builtinClasses } from "./mapLayers.ts";
 import type { WorkerPool } from "./pool.ts";
 
 /**
- * Builds the tables of `mv`'s default layer on every worker and counts their bytes (all workers') in the map
- * memory budget against the version, which holds them (they go when it is evicted: the workers drop its layer
- * and tables). Resolves with the wall time in milliseconds and the bytes.
+ * Builds the tables of `mv`'s default layer (each once, on one worker, shared with the others). The budget
+ * counts their bytes against the version as the workers publish them (the pool's onPublish; they go when the
+ * version is evicted: the workers drop its layer and tables). Resolves with the wall time in milliseconds and
+ * the bytes built.
  */
 export async function prepareVersion(
   store: MapStore,
@@ -34,7 +35,6 @@ export async function prepareVersion(
   let bytes = 0;
   try {
     bytes = await pool.prepare(shared, entry.key, regionKeys);
-    store.countWorkerTables(mv, bytes);
   } finally {
     unpin();
   }

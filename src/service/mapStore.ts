@@ -135,9 +135,16 @@ export class MapStore {
     return this.#cache.bytes;
   }
 
-  /** Counts in the budget bytes the workers built for a version (its prepared tables; they go with it). */
-  countWorkerTables(mv: MapVersion, bytes: number): void {
-    this.#cache.account(mv, bytes);
+  /**
+   * Counts in the budget the bytes of a table the workers built over a layer and share (jump tables, abstract
+   * graphs; held once for all workers), against the version holding the layer: they go with it. A layer no longer
+   * cached is ignored (the workers forgot the table with it).
+   */
+  countLayerTables(layerKey: string, bytes: number): void {
+    const found = this.#cache.findLayer(layerKey);
+    if (!found) return;
+    found.entry.tableBytes = (found.entry.tableBytes ?? 0) + bytes;
+    this.#cache.account(found.mv, bytes);
   }
 
   /** The upload limits (chunked uploads check their header against them). */
@@ -400,6 +407,7 @@ export class MapStore {
       for (const [ok, e] of mv.overrideLayers) if (e === entry) mv.overrideLayers.delete(ok);
       let bytes = layerBytes(entry.layer);
       for (const t of entry.regions.values()) bytes += regionBytes(t);
+      bytes += entry.tableBytes ?? 0;
       this.#cache.dropLayer(mv, entry, bytes);
       this.#opts.log?.(
         { map: mv.id, version: mv.version, layer: entry.key, bytes },

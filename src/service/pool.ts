@@ -30,6 +30,13 @@ export interface PoolOptions {
   log?: (fields: Record<string, unknown>, msg: string) => void;
 }
 
+/** A table a worker published for the others (see WorkerReply "publish"). */
+interface Published {
+  data: unknown;
+  /** Shared keys it belongs to: a worker gets it once it knows them all; it goes when one is forgotten. */
+  deps: string[];
+}
+
 /** Data a job needs on its worker: a key and the object to post once (typed arrays over shared memory). */
 export interface SharedData {
   /** Cache key in the worker. */
@@ -82,6 +89,9 @@ export class WorkerPool {
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   readonly #waitListeners = new Set<(micros: number) => void>();
+  /** Tables workers built and published, by key: posted to every worker that knows their dependencies. */
+  readonly #published = new Map<string, Published>();
+  #onPublish: ((layerKey: string, bytes: number) => void) | null = null;
   #nextJobId = 1;
   #closed = false;
   #recentCrashes: number[] = [];
@@ -89,6 +99,8 @@ export class WorkerPool {
   #meanRunMs = -1;
   /** Workers replaced after a crash, for tests and stats. */
   restarts = 0;
+  /** Tables a worker built although another had published them (it was building before they came). */
+  duplicateBuilds = 0;
 
   /** Starts `size` workers. */
   constructor(opts: PoolOptions) {
@@ -111,8 +123,28 @@ export class WorkerPool {
     return this.#slots.filter((s) => s.job).length;
   }
 
-  /** Tells every worker to drop cached shared data. */
+  /**
+   * Registers the callback told of each table a worker built and published to the others (its layer key and
+   * bytes, held once for all workers), so the map memory budget counts it against the layer's version.
+   */
+  onPublish(cb: (layerKey: string, bytes: number) => void): void {
+    this.#onPublish = cb;
+  }
+
+  /** Keys of the tables workers published and every worker may adopt (tests and stats). */
+  get publishedKeys(): string[] {
+    return [...this.#published.keys()];
+  }
+
+  /** Tells every worker to drop cached shared data (and the published tables that belong to it). */
   forget(keys: string[]): void {
+    const gone = new Set(keys);
+    for (const [k, p] of this.#published) {
+      if (p.deps.some((d) => gone.has(d))) {
+        this.#published.delete(k);
+        keys = [...keys, k];
+      }
+    }
     for (const s of this.#slots) {
       const drop = keys.filter((k) => s.known.delete(k));
       if (drop.length > 0) s.worker.postMessage({ type: "drop", keys: drop } satisfies WorkerRequest);
@@ -245,12 +277,7 @@ export class WorkerPool {
     slot.job = job;
     slot.jobId = this.#nextJobId++;
     Atomics.store(slot.cancel, 0, 0);
-    for (const s of job.shared) {
-      if (!slot.known.has(s.key)) {
-        slot.worker.postMessage({ type: "share", key: s.key, data: s.data } satisfies WorkerRequest);
-        slot.known.add(s.key);
-      }
-    }
+    this.#share(slot, job.shared);
     const queueMicros = Math.round((performance.now() - job.enqueuedAt) * 1000);
     (job as Job & { queueMicros: number }).queueMicros = queueMicros;
     for (const cb of this.#waitListeners) cb(queueMicros);
@@ -261,29 +288,61 @@ export class WorkerPool {
   }
 
   /**
-   * Asks every worker to build the search tables of a layer's region tables now (the `prepare` option of an
-   * upload), so no first query pays for them. Resolves when every worker answered (or died: preparation is an
+   * Has the workers build the search tables of a layer's region tables now (the `prepare` option of an upload),
+   * so no first query pays for them: each region table's tables are built once, by one worker (the tables are
+   * dealt out), and published to the others. Resolves when the workers answered (or died: preparation is an
    * optimisation, a worker replaced meanwhile builds its tables on first use as before). Jobs given to a worker
-   * meanwhile wait behind its preparation. Resolves with the bytes the workers' tables hold in all.
+   * meanwhile wait behind its preparation. Resolves with the bytes the tables built hold (counted once).
    */
   prepare(shared: SharedData[], layerKey: string, regionKeys: string[]): Promise<number> {
     const waits: Promise<number>[] = [];
-    for (const slot of this.#slots) {
-      if (!slot.alive) continue;
-      for (const s of shared) {
-        if (!slot.known.has(s.key)) {
-          slot.worker.postMessage({ type: "share", key: s.key, data: s.data } satisfies WorkerRequest);
-          slot.known.add(s.key);
-        }
-      }
+    const alive = this.#slots.filter((s) => s.alive);
+    for (const slot of alive) this.#share(slot, shared);
+    // One build per table: the region keys dealt out to the workers, each publishing what it built to the others.
+    for (const [i, slot] of alive.entries()) {
+      const mine = regionKeys.filter((_, k) => k % alive.length === i);
+      if (mine.length === 0) continue;
       const prepareId = this.#nextJobId++;
       waits.push(new Promise((resolve) => slot.preparing.set(prepareId, resolve)));
-      slot.worker.postMessage({ type: "prepare", prepareId, layerKey, regionKeys } satisfies WorkerRequest);
+      slot.worker.postMessage(
+        { type: "prepare", prepareId, layerKey, regionKeys: mine } satisfies WorkerRequest,
+      );
     }
     return Promise.all(waits).then((bytes) => bytes.reduce((a, b) => a + b, 0));
   }
 
+  /** Posts to a worker the shared data it lacks, then the published tables whose dependencies it now knows. */
+  #share(slot: Slot, shared: SharedData[]): void {
+    for (const s of shared) {
+      if (!slot.known.has(s.key)) {
+        slot.worker.postMessage({ type: "share", key: s.key, data: s.data } satisfies WorkerRequest);
+        slot.known.add(s.key);
+      }
+    }
+    for (const [key, p] of this.#published) {
+      if (!slot.known.has(key) && p.deps.every((d) => slot.known.has(d))) {
+        slot.worker.postMessage({ type: "share", key, data: p.data } satisfies WorkerRequest);
+        slot.known.add(key);
+      }
+    }
+  }
+
+  /** A worker published a table it built: keep it, count it once, post it to the workers that can use it. */
+  #onPublished(slot: Slot, msg: Extract<WorkerReply, { type: "publish" }>): void {
+    slot.known.add(msg.key);
+    // Built for data forgotten meanwhile (its version evicted), or a second build of a table published already.
+    if (this.#published.has(msg.key)) {
+      this.duplicateBuilds++;
+      return;
+    }
+    if (!msg.deps.every((d) => slot.known.has(d))) return;
+    this.#published.set(msg.key, { data: msg.data, deps: msg.deps });
+    this.#onPublish?.(msg.data.layerKey, msg.bytes);
+    for (const other of this.#slots) if (other.alive && other !== slot) this.#share(other, []);
+  }
+
   #onReply(slot: Slot, msg: WorkerReply): void {
+    if (msg.type === "publish") return this.#onPublished(slot, msg);
     if (msg.type === "prepared") {
       if (msg.error) this.#opts.log?.({ err: msg.error }, "worker preparation failed");
       slot.preparing.get(msg.prepareId)?.(msg.error ? 0 : msg.bytes);

@@ -5,22 +5,83 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { type WorkerReply, type WorkerRequest } from "./workerProtocol.ts";
+import { type PublishedTable, type WorkerReply, type WorkerRequest } from "./workerProtocol.ts";
 import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
 import { warmUpPlanners } from "./warmUp.ts";
 import { tableStore } from "./directionalTables.ts";
-import { forgetJumpTables, straightJumps, useJumpPoints } from "../search/jumpPointSpace.ts";
+import {
+  adoptJumpTables,
+  forgetJumpTables,
+  jumpTableBytes,
+  onJumpTablesBuilt,
+  straightJumps,
+  useJumpPoints,
+} from "../search/jumpPointSpace.ts";
 import { type PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { abstractGraphFor } from "../planning/hierarchical.ts";
+import { abstractGraphFor, adoptGraph, onGraphPrepared } from "../planning/hierarchical.ts";
+import { sharedGraphBytes } from "../search/abstractGraph.ts";
 
 const shared = new Map<string, unknown>();
+/** The key each shared layer and region table came under (to name the tables built from them). */
+const keyOf = new WeakMap<object, string>();
+/** Bytes this worker published since the counter was last reset (a preparation reports them). */
+let publishedBytes = 0;
 const ctx = new PlanContext((key) => shared.get(key), tableStore);
+
+/** Posts a table built here to the pool, which shares it with the other workers (they adopt, not rebuild). */
+function publish(key: string, deps: string[], bytes: number, data: PublishedTable): void {
+  shared.set(key, data);
+  publishedBytes += bytes;
+  self.postMessage({ type: "publish", key, deps, bytes, data } satisfies WorkerReply);
+}
+
+onJumpTablesBuilt((layer, clearance, tables) => {
+  const layerKey = keyOf.get(layer);
+  if (layerKey === undefined) return; // a layer of the warm-up, not of the service
+  publish(`${layerKey}#jumps/${clearance}`, [layerKey], jumpTableBytes(tables), {
+    kind: "jumps",
+    layerKey,
+    clearance,
+    tables,
+  });
+});
+
+onGraphPrepared((graph, cacheKey) => {
+  const layerKey = keyOf.get(graph.layer);
+  const regionKey = keyOf.get(graph.table);
+  if (layerKey === undefined || regionKey === undefined) return;
+  const data = graph.toShared();
+  // This worker also answers from the shared copy from now on, so the graph is held once.
+  adoptGraph(graph.table, graph.layer, cacheKey, data, true);
+  publish(`${regionKey}#graph/${cacheKey}`, [layerKey, regionKey], sharedGraphBytes(data), {
+    kind: "graph",
+    layerKey,
+    regionKey,
+    cacheKey,
+    graph: data,
+  });
+});
+
+/** Installs a table another worker published (its layer and region table were shared before it). */
+function adopt(data: PublishedTable): void {
+  const layer = shared.get(data.layerKey) as PassLayer | undefined;
+  if (!layer) return;
+  if (data.kind === "jumps") {
+    adoptJumpTables(layer, data.clearance, data.tables);
+  } else {
+    const table = shared.get(data.regionKey) as RegionTable | undefined;
+    if (table) adoptGraph(table, layer, data.cacheKey, data.graph);
+  }
+}
 
 self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   const msg = ev.data;
   if (msg.type === "share") {
+    const data = msg.data as { kind?: string } | null;
+    if (data && (data.kind === "graph" || data.kind === "jumps")) adopt(data as PublishedTable);
+    else if (data && typeof data === "object") keyOf.set(data, msg.key);
     shared.set(msg.key, msg.data);
   } else if (msg.type === "drop") {
     for (const k of msg.keys) {
@@ -32,20 +93,20 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   } else if (msg.type === "prepare") {
     const t0 = performance.now();
     let error: string | undefined;
-    let bytes = 0;
+    publishedBytes = 0;
     try {
       const layer = shared.get(msg.layerKey) as PassLayer;
       for (const key of msg.regionKeys) {
         const table = shared.get(key) as RegionTable;
-        // What the first hierarchical query and the first 8-connected grid query would build.
-        bytes += ownArrayBytes(abstractGraphFor(table, layer, 8), new Set([layer, table]));
-        if (useJumpPoints(layer, 8)) {
-          bytes += ownArrayBytes(straightJumps(layer, table.clearanceClass), new Set());
-        }
+        // What the first hierarchical query and the first 8-connected grid query would build; built here
+        // (unless another worker published them already), they are published to the others.
+        abstractGraphFor(table, layer, 8);
+        if (useJumpPoints(layer, 8)) straightJumps(layer, table.clearanceClass);
       }
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
     }
+    const bytes = publishedBytes;
     self.postMessage({
       type: "prepared",
       prepareId: msg.prepareId,
@@ -75,16 +136,3 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
 
 // Compile the planning code before the first request (~40 ms); messages wait in the queue meanwhile.
 warmUpPlanners(tableStore);
-
-/**
- * Bytes of the typed arrays `obj` holds directly or in plain nested objects (not in `skip`: the shared layer and
- * table), for the map budget's count of prepared tables.
- */
-function ownArrayBytes(obj: unknown, skip: Set<unknown>, depth = 3): number {
-  if (obj === null || typeof obj !== "object" || skip.has(obj) || depth < 0) return 0;
-  if (ArrayBuffer.isView(obj)) return obj.byteLength;
-  skip.add(obj);
-  let n = 0;
-  for (const v of Object.values(obj)) n += ownArrayBytes(v, skip, depth - 1);
-  return n;
-}

@@ -5,6 +5,17 @@
  * @module
  */
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
+import type { SharedGraphData } from "../search/abstractGraph.ts";
+import type { StraightJumps } from "../search/jumpPointSpace.ts";
+
+/**
+ * A read-only table one worker built over shared memory, published for the others to adopt instead of building
+ * their own: an abstract graph with its landmarks (per region table) or the jump tables of a clearance class.
+ * It is posted as shared data under its own key, after the keys it depends on.
+ */
+export type PublishedTable =
+  | { kind: "graph"; layerKey: string; regionKey: string; cacheKey: string; graph: SharedGraphData }
+  | { kind: "jumps"; layerKey: string; clearance: number; tables: StraightJumps };
 
 /** Main thread to worker. */
 export type WorkerRequest =
@@ -18,5 +29,10 @@ export type WorkerRequest =
 export type WorkerReply =
   | { type: "result"; jobId: number; value: PlanOutcome }
   | { type: "error"; jobId: number; message: string }
-  /** `bytes`: what the worker's prepared tables hold (counted in the map memory budget). */
-  | { type: "prepared"; prepareId: number; millis: number; bytes: number; error?: string };
+  /** `bytes`: what the tables this preparation built and published hold (the pool counted them on publish). */
+  | { type: "prepared"; prepareId: number; millis: number; bytes: number; error?: string }
+  /**
+   * A table this worker built (for a job or a preparation), to share with the others under `key`; `deps` are
+   * the shared keys it belongs to (it goes when they do), `bytes` what it holds (counted once for all workers).
+   */
+  | { type: "publish"; key: string; deps: string[]; bytes: number; data: PublishedTable };
