@@ -69,8 +69,8 @@ export interface SharedGraphData {
   nodeTile: Int32Array;
   /** See {@link AbstractGraph.nodeRegion}. */
   nodeRegion: Int32Array;
-  /** See {@link AbstractGraph.tileNode}. */
-  tileNode: Int32Array;
+  /** Tiles of the layer the graph was built over (adopters check theirs). */
+  tileCount: number;
   /** See {@link AbstractGraph.regionNodeStart}. */
   regionNodeStart: Int32Array;
   /** See {@link AbstractGraph.crossStart}. */
@@ -110,7 +110,7 @@ function shareArray<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
 
 /** Bytes of the arrays of a shared graph (what it adds to the map memory budget, once for all workers). */
 export function sharedGraphBytes(d: SharedGraphData): number {
-  return d.nodeTile.byteLength + d.nodeRegion.byteLength + d.tileNode.byteLength +
+  return d.nodeTile.byteLength + d.nodeRegion.byteLength +
     d.regionNodeStart.byteLength +
     d.crossStart.byteLength + d.crossTarget.byteLength + d.crossCost.byteLength +
     d.distanceOffset.byteLength +
@@ -134,8 +134,6 @@ export class AbstractGraph {
   readonly nodeTile: Int32Array;
   /** Region of each node (non-decreasing in node id). */
   readonly nodeRegion: Int32Array;
-  /** Node of each tile, -1 for tiles that are not nodes. */
-  readonly tileNode: Int32Array;
   /** Nodes of region r are regionNodeStart[r] .. regionNodeStart[r + 1]; length regionCount + 1. */
   readonly regionNodeStart: Int32Array;
   /** CSR offsets of crossing edges per node; length nodeCount + 1. */
@@ -157,7 +155,8 @@ export class AbstractGraph {
   /**
    * Shortest-path trees of the distance blocks, kept so refinement is a walk instead of a search: for node i
    * and each tile of its region (local index in the sector box, sectorSize^2 per node), the direction code + 1
-   * of the step that entered the tile on the tree from node i (0: i's own tile or unreached).
+   * of the step that entered the tile on the tree from node i (0: i's own tile or unreached). Two entries a
+   * byte (codes fit in 4 bits): entry e is the low nibble of byte e >> 1 when e is even, the high one when odd.
    */
   private readonly treeStep: Uint8Array;
   /** Tiles per node in {@link treeStep}: sectorSize^2. */
@@ -201,13 +200,12 @@ export class AbstractGraph {
     const { regionOf, regionCount } = table;
     this.treeStride = table.sectorSize * table.sectorSize;
     if (shared !== null) {
-      if (shared.neighborhood !== neighborhood || shared.tileNode.length !== regionOf.length) {
+      if (shared.neighborhood !== neighborhood || shared.tileCount !== regionOf.length) {
         throw new RangeError("AbstractGraph: the shared graph is of another layer or neighbourhood");
       }
       this.nodeCount = shared.nodeCount;
       this.nodeTile = shared.nodeTile;
       this.nodeRegion = shared.nodeRegion;
-      this.tileNode = shared.tileNode;
       this.regionNodeStart = shared.regionNodeStart;
       this.crossStart = shared.crossStart;
       this.crossTarget = shared.crossTarget;
@@ -242,7 +240,6 @@ export class AbstractGraph {
     this.nodeCount = nodeCount;
     this.nodeTile = nodes.nodeTile;
     this.nodeRegion = nodes.nodeRegion;
-    this.tileNode = nodes.tileNode;
     this.regionNodeStart = regionNodeStart;
     this.crossStart = nodes.crossStart;
     this.crossTarget = nodes.crossTarget;
@@ -252,7 +249,7 @@ export class AbstractGraph {
     this.distanceOffset = distanceOffset;
     this.distance = new Float64Array(total);
     this.ready = new Uint8Array(regionCount);
-    this.treeStep = new Uint8Array(nodeCount * this.treeStride);
+    this.treeStep = new Uint8Array((nodeCount * this.treeStride + 1) >> 1);
     let uniform = true;
     for (let t = 0; t < regionOf.length && uniform; t++) {
       if (regionOf[t] >= 0 && layer.tileCost[t] !== layer.minCost) uniform = false;
@@ -275,7 +272,7 @@ export class AbstractGraph {
       nodeCount: this.nodeCount,
       nodeTile: shareArray(this.nodeTile),
       nodeRegion: shareArray(this.nodeRegion),
-      tileNode: shareArray(this.tileNode),
+      tileCount: this.table.regionOf.length,
       regionNodeStart: shareArray(this.regionNodeStart),
       crossStart: shareArray(this.crossStart),
       crossTarget: shareArray(this.crossTarget),
@@ -290,6 +287,19 @@ export class AbstractGraph {
       uniformCost: this.uniformCost,
       prepExpansions: this.prepExpansions,
     };
+  }
+
+  /**
+   * The node on `tile`, or -1 (a scan of its region's few nodes: a per-tile index would cost 4 bytes a tile per
+   * clearance class for what only the construction needs).
+   */
+  nodeAt(tile: number): number {
+    const region = this.table.regionOf[tile];
+    if (region === undefined || region < 0) return -1;
+    for (let i = this.regionNodeStart[region], end = this.regionNodeStart[region + 1]; i < end; i++) {
+      if (this.nodeTile[i] === tile) return i;
+    }
+    return -1;
   }
 
   /** True once region r's distance block is computed. */
@@ -327,7 +337,10 @@ export class AbstractGraph {
           if (regionOf[t] !== region || !ws.reached(t) || parent[t] < 0) continue;
           const p = parent[t];
           const py = (p / width) | 0;
-          treeStep[base + (y - y0) * sectorSize + (x - x0)] = 1 + stepCode(x - (p - py * width), y - py);
+          const e = base + (y - y0) * sectorSize + (x - x0);
+          const shift = (e & 1) << 2;
+          treeStep[e >> 1] = (treeStep[e >> 1] & ~(15 << shift)) |
+            ((1 + stepCode(x - (p - py * width), y - py)) << shift);
         }
       }
     }
@@ -388,7 +401,8 @@ export class AbstractGraph {
     for (let t = tile; t !== source;) {
       out[n++] = t;
       const y = (t / width) | 0;
-      const code = this.treeStep[base + (y - y0) * sectorSize + (t - y * width - x0)] - 1;
+      const e = base + (y - y0) * sectorSize + (t - y * width - x0);
+      const code = ((this.treeStep[e >> 1] >> ((e & 1) << 2)) & 15) - 1;
       if (code < 0) throw new RangeError(`tile ${t} is not on node ${i}'s region tree`);
       t -= STEP_DY[code] * width + STEP_DX[code];
     }
@@ -409,7 +423,8 @@ export class AbstractGraph {
     let cost = 0;
     for (let t = tile; t !== source;) {
       const y = (t / width) | 0;
-      const code = this.treeStep[base + (y - y0) * sectorSize + (t - y * width - x0)] - 1;
+      const e = base + (y - y0) * sectorSize + (t - y * width - x0);
+      const code = ((this.treeStep[e >> 1] >> ((e & 1) << 2)) & 15) - 1;
       if (code < 0) return Infinity;
       cost += Math.round(tileCost[t] * (code < 4 ? COST_SCALE : DIAGONAL_STEP));
       t -= STEP_DY[code] * width + STEP_DX[code];

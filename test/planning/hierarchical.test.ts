@@ -214,8 +214,8 @@ describe("abstract graph", () => {
       const along = across === 1 ? w0 : 1;
       const first = a - ((length - 1) >> 1) * along, last = first + (length - 1) * along;
       for (const end of [first, last]) {
-        expect(graph.tileNode[end]).toBeGreaterThanOrEqual(0);
-        expect(graph.tileNode[end + across]).toBeGreaterThanOrEqual(0);
+        expect(graph.nodeAt(end)).toBeGreaterThanOrEqual(0);
+        expect(graph.nodeAt(end + across)).toBeGreaterThanOrEqual(0);
         expect(m.table.regionOf[end]).toBe(m.table.entranceRegionA[e]);
         expect(m.table.regionOf[end + across]).toBe(m.table.entranceRegionB[e]);
       }
