@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { pathCost } from "../motion/pathCost.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
@@ -512,7 +513,9 @@ export function directionalOutcome(
  * PLANNER_DIRECTIONAL. With `maxCost` (AUTO's portfolio) it looks only for a path cheaper than that (see
  * {@link DirectionalRequest.maxCost}). A long query, whose window around start and goal the state cap would
  * cut, follows a grid corridor window by window first (src/planning/corridorRefine.ts; its cost is not
- * guaranteed optimal), then, if that finds nothing, the growing windows.
+ * guaranteed optimal), then, if that finds nothing, the growing windows. Under a cost cap whose complete
+ * search window the state cap would cut, the corridor's answer is returned when cheaper than the cap, else
+ * "budget" (the capped search would be incomplete and take seconds on such a query).
  */
 export function planDirectional(
   ctx: PlanContext,
@@ -533,17 +536,20 @@ export function planDirectional(
   };
   let spent = 0;
   let note = "";
-  if (maxCost === undefined && !mode.roadsOnly && windowIsCapped(layer, task, request)) {
+  const long = !mode.roadsOnly && windowIsCapped(layer, task, request);
+  if (long) {
     // Long query: the window around start and goal would be cut by the state cap (incomplete), so the
     // search follows a grid corridor window by window first (src/planning/corridorRefine.ts).
     const grid = gridSearch(ctx, layer, task, 4, budget);
     spent += grid.expansions;
     if (grid.status === "found" && grid.path && grid.path.length >= 2) {
       const search = (r: DirectionalRequest) => directionalSearch(ctx, layer, task.unit, r, budget);
+      // The steps are not cost-capped (a step's own cost is far below the whole path's cap anyway).
+      const { maxCost: _cap, ...uncapped } = request;
       const run = refineCorridor(
         layer,
         {
-          ...request,
+          ...uncapped,
           maxExpansions: budget.expansionsLeft(spent),
           corridor: grid.path,
           headings: tableProfileOf(task.unit, request.neighborhood, request.reverse).headings,
@@ -553,7 +559,18 @@ export function planDirectional(
         budget.stopped,
       );
       spent += run.expansions;
-      if (run.status === "found" || run.status === "cancelled") return directionalOutcome(task, run, spent);
+      if (run.status === "cancelled") return directionalOutcome(task, run, spent);
+      if (run.status === "found") {
+        if (maxCost === undefined) return directionalOutcome(task, run, spent);
+        // AUTO's cost cap: the capped search could not be complete here (its window would be cut), and on a
+        // long query it takes seconds to say so; the corridor's answer is returned when it is cheaper.
+        const cost = pathCost(run.segments, task.unit, layer).total;
+        if (cost < maxCost) return directionalOutcome(task, run, spent);
+        const why = `the corridor's answer costs ${cost.toFixed(2)}, not less than ${maxCost.toFixed(2)}; ` +
+          "no cost-capped search on a query this long (its window would be cut), so a cheaper path is not " +
+          "ruled out";
+        return directionalOutcome(task, { ...run, status: "budget", segments: [], message: why }, spent);
+      }
       note = run.message;
     }
     if (budget.stopped()) {
@@ -575,13 +592,21 @@ export function planDirectional(
   return offLatticeFallback(layer, task, budget, spent, out, r);
 }
 
-/** True when the state cap would cut the default window around the task's start and goal. */
+/**
+ * True when the state cap would cut the default window around the task's start and goal (under a cost cap:
+ * the window that would make the capped search complete, see directionalSearch).
+ */
 function windowIsCapped(layer: PassLayer, task: PlanTask, req: DirectionalRequest): boolean {
   const profile = tableProfileOf(task.unit, req.neighborhood, req.reverse);
   const statesPerTile = profile.headings * (req.reverse ? 2 : 1);
   const sx = Math.floor(req.start.x), sy = Math.floor(req.start.y);
   const gx = Math.floor(req.goal.x), gy = Math.floor(req.goal.y);
-  const margin = 16 + (Math.max(Math.abs(sx - gx), Math.abs(sy - gy)) >> 1);
+  let margin = 16 + (Math.max(Math.abs(sx - gx), Math.abs(sy - gy)) >> 1);
+  if (req.maxCost !== undefined && Number.isFinite(req.maxCost)) {
+    const a = req.maxCost / layer.minCost / 2;
+    const c = Math.hypot(req.start.x - req.goal.x, req.start.y - req.goal.y) / 2;
+    margin = Math.ceil(Math.sqrt(Math.max(0, a * a - c * c))) + 2;
+  }
   const w = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
   return !holds(w, sx, sy, gx, gy, margin, layer);
 }

@@ -101,17 +101,32 @@ describe("directional search window", () => {
     );
   });
 
-  test("under a cost cap on a map beyond the state cap: a cut-off search answers budget and says so", () => {
+  test("under a cost cap whose complete window the state cap would cut: the corridor's answer when cheaper", () => {
+    const layer = layerOf(ringRows(600));
+    const start = { x: 296.5, y: 4.5, heading: 0 }, goal = { x: 304.5, y: 4.5, heading: 0 };
+    const task = taskOf(layer, tank, start, goal, { neighborhood: 24, maxExpansions: 2_000_000 });
+    const out = planDirectional(contextOf(layer), task, undefined, 100_000);
+    expect(out.status).toBe("found");
+    expect(out.message).toMatch(/corridor refinement/);
+    expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
+    // The way round the ring: about 4 x 590 tiles, below the cap.
+    const cost = pathCost(out.segments, tank, layer).total;
+    expect(cost).toBeGreaterThan(2000);
+    expect(cost).toBeLessThan(100_000);
+  });
+
+  test("under a cost cap below the corridor's answer on such a query: budget, a cheaper path not ruled out", () => {
     const layer = layerOf(ringRows(600));
     const start = { x: 296.5, y: 4.5, heading: 0 }, goal = { x: 304.5, y: 4.5, heading: 0 };
     const out = planDirectional(
       contextOf(layer),
       taskOf(layer, tank, start, goal, { neighborhood: 24, maxExpansions: 2_000_000 }),
       undefined,
-      100_000,
+      1_000,
     );
     expect(out.status).toBe("budget");
-    expect(out.message).toMatch(/no legal directional path cheaper than 100000.00 within the search window/);
+    expect(out.segments).toHaveLength(0);
+    expect(out.message).toMatch(/the corridor's answer costs \d+\.\d+, not less than 1000\.00/);
     expect(out.message).toMatch(/not ruled out/);
   });
 
