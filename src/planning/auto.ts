@@ -37,10 +37,11 @@ export const MIN_GAIN = 0.05;
 export const PORTFOLIO_NEIGHBORHOODS: readonly number[] = [24, 48];
 /**
  * From this turning radius (tiles) on, the portfolio runs Directional-48 alone: Directional-24's 16 headings
- * turn such units only in long loops, its answers still backed up and Directional-48 ran after it (yard with
- * swamps, truck r 4, 20 pairs, one run: median ratio 1.000 either way, p95 1.103 -> 1.060, AUTO median time
- * 478 -> 195 ms; the quality bench, bench/quality.ts). Not for the tank and the jeep: there Directional-24
- * first is faster (jeep 102 -> 180 ms with 48 alone).
+ * turn such units only in long loops, its answers still backed up and Directional-48 ran after it. The
+ * quality bench (bench/quality.ts; truck r 4, 20 pairs per map, old and new code alternated twice): median
+ * ratio 1.000 either way; p95 arena 1.100 -> 1.001, yard 1.060 both; AUTO median arena 50/82 -> 39/80 ms, yard
+ * 180/268 -> 168/212 ms. Not for the tank and the jeep: there Directional-24 first is faster (yard, one run:
+ * jeep 102 -> 180 ms with 48 alone).
  */
 export const WIDE_TURN_RADIUS = 3;
 
