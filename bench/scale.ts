@@ -7,7 +7,8 @@
  * planning (bytes per tile, over the idle server's RSS), query times beside status and path length.
  * A second table breaks memory down by part (in-process, 1024^2).
  *
- * Run alone: `node_modules/deno/deno run -A bench/main.ts --only scale` (SCALE_SIDES=512,1024 to choose sizes).
+ * Run alone: `node_modules/deno/deno run -A bench/main.ts --only scale` (SCALE_SIDES=512,1024 to choose sizes;
+ * SCALE_QUERIES=0 leaves out the turning-unit section, SCALE_MEMORY=0 the in-process breakdown).
  *
  * @module
  */
@@ -184,20 +185,25 @@ export async function benchScale(): Promise<string> {
     }
   }
   // In its own process with collections on call, so the resident-set growth per part is not garbage.
-  const mem = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--v8-flags=--expose-gc",
-      new URL("./scaleMemory.ts", import.meta.url).pathname,
-      "1024",
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  out.push("", new TextDecoder().decode(mem.stdout).trim());
+  if (Deno.env.get("SCALE_MEMORY") !== "0") {
+    const mem = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        new URL("./scaleMemory.ts", import.meta.url).pathname,
+        "1024",
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    out.push("", new TextDecoder().decode(mem.stdout).trim());
+  }
   // Turning-unit planner timings at scale (bench/scaleQueries.ts, another engineer's section).
-  out.push("", "### Turning units at scale (bench/scaleQueries.ts)", "", await benchScaleQueries());
+  // SCALE_QUERIES=0 leaves it out (iterating on the sections above).
+  if (Deno.env.get("SCALE_QUERIES") !== "0") {
+    out.push("", "### Turning units at scale (bench/scaleQueries.ts)", "", await benchScaleQueries());
+  }
   return out.join("\n");
 }
 
