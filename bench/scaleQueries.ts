@@ -6,7 +6,7 @@
  *    expansions in the largest window the state cap allows, on tiled city maps of 512^2 and 8192^2
  *    (bench/scaleMaps.ts; SCALEQ_SIDES to choose). Medians of 15 runs after a warm-up.
  * 2. A ~1,000-step tank pair on the 1024^2 tiled city: DIRECTIONAL (a grid corridor refined window by window
- *    when the window would be capped) and HYBRID, cold (first query of a fresh context; the unit's tables are
+ *    when the window would be capped), HYBRID and AUTO (the hybrid with the portfolio flag), cold (first query of a fresh context; the unit's tables are
  *    already loaded in this process) and warm (median of 5), each beside its path cost; a full directional
  *    search over the corridor's bounding box (no state cap) as the cost reference, within 30 s.
  * 3. The same on a 1664 x 32 row of rooms (test/helpers/tiledMap.ts), where the full search finishes.
@@ -125,8 +125,10 @@ function longRow(
   planner: PlannerName,
   s: number[],
   g: number[],
+  auto = false,
 ): { row: string; cost: number; segments: Segment[] } {
-  const task = taskFor(layer, planner, s, g);
+  // AUTO is the hybrid with the portfolio flag (what the service sends for PLANNER_AUTO).
+  const task = taskFor(layer, planner, s, g, auto ? { portfolio: true } : {});
   const ctx = contextFor(layer);
   let t0 = performance.now();
   let out = runPlanTask(ctx, task, null);
@@ -140,9 +142,9 @@ function longRow(
   const cost = out.segments.length > 0 ? pathCost(out.segments, tank, layer).total : NaN;
   const why = out.message.split(";")[0].slice(0, 70);
   return {
-    row: `${planner} | ${out.status} | ${fmt(cold)} | ${fmt(median(warm))} | ${out.expansions} | ${
-      fmt(cost)
-    } | ${why}`,
+    row: `${auto ? "auto" : planner} | ${out.status} | ${fmt(cold)} | ${
+      fmt(median(warm))
+    } | ${out.expansions} | ${fmt(cost)} | ${why}`,
     cost,
     segments: out.segments,
   };
@@ -195,12 +197,18 @@ function longSection(lines: string[], name: string, layer: PassLayer, s: number[
   );
   const dir = longRow(layer, "directional", s, g);
   const hyb = longRow(layer, "hybrid", s, g);
+  const auto = longRow(layer, "hybrid", s, g, true);
   const ref = fullReference(layer, s, g);
-  lines.push(`| ${dir.row} |`, `| ${hyb.row} |`, `| ${ref.row} |`);
+  lines.push(`| ${dir.row} |`, `| ${hyb.row} |`, `| ${auto.row} |`, `| ${ref.row} |`);
   const ratio = (
     c: number,
   ) => (Number.isFinite(ref.cost) && Number.isFinite(c) ? (c / ref.cost).toFixed(4) : "-");
-  lines.push("", `cost / full directional: DIRECTIONAL ${ratio(dir.cost)}, HYBRID ${ratio(hyb.cost)}`);
+  lines.push(
+    "",
+    `cost / full directional: DIRECTIONAL ${ratio(dir.cost)}, HYBRID ${ratio(hyb.cost)}, AUTO ${
+      ratio(auto.cost)
+    }`,
+  );
 }
 
 /** Runs the section; returns its text (markdown). */
