@@ -25,6 +25,7 @@ import {
   waitSegment,
 } from "../motion/trajectory.ts";
 import type { UnitSpec } from "../units/unit.ts";
+import { timePath } from "./fleetWaits.ts";
 
 /** What a fleet unit is doing. */
 export type FleetUnitStatus = "moving" | "waiting" | "unreachable";
@@ -90,10 +91,16 @@ export class FleetScheduler {
   readonly table: ReservationTable;
   readonly units = new Map<string, FleetUnitState>();
 
-  /** A scheduler for a map of `width` x `height` tiles, sampling every `dt` seconds. */
-  constructor(width: number, height: number, dt = 0.05) {
+  /**
+   * A scheduler for a map of `width` x `height` tiles, sampling every `dt` seconds; `midPathWaits` false times
+   * paths by their start only (the bench's peer).
+   */
+  constructor(width: number, height: number, dt = 0.05, midPathWaits = true) {
     this.table = new ReservationTable(width, height, dt);
+    this.#stops = midPathWaits;
   }
+
+  readonly #stops: boolean;
 
   #reservation(u: FleetUnitState, traj: Trajectory): Reservation {
     return { id: u.id, traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
@@ -158,9 +165,9 @@ export class FleetScheduler {
   }
 
   /**
-   * Finds the earliest start (in steps of DELAY_STEP from `time`) at which the unit's path, then standing at its
-   * end forever, keeps clear of every reservation; commits it and returns true. Otherwise returns false and
-   * leaves the unit's trajectory as it was.
+   * Finds a timing of the unit's path — a start delay (in steps of DELAY_STEP from `time`) and stops along the
+   * way (fleetWaits.ts) — with which it, then standing at its end forever, keeps clear of every reservation;
+   * commits it and returns true. Otherwise returns false and leaves the unit's trajectory as it was.
    */
   schedule(u: FleetUnitState, time: number, pose: Pose): boolean {
     this.#lastHit = null;
@@ -172,22 +179,15 @@ export class FleetScheduler {
       return true;
     }
     const horizon = this.table.lastMotion + 2 * this.table.dt;
-    let hint: number | undefined;
-    for (let delay = 0;; delay = nextDelay(delay, this.table.dt)) {
-      const traj: Trajectory = { startTime: time + delay, startPose: pose, segments: u.path };
-      const hit = this.table.firstConflict(this.#reservation(u, traj), time, undefined, hint);
-      if (hit !== null) hint = hit.time - traj.startTime;
-      if (hit === null) {
-        this.commit(u, traj);
-        return true;
-      }
-      // Past the last moment anything else moves, or behind a unit that stands there forever, waiting longer
-      // changes nothing.
-      if (hit.forever || time + delay > horizon) {
-        this.#lastHit = hit;
-        return false;
-      }
+    const dt = this.table.dt;
+    const next = (d: number) => nextDelay(d, dt);
+    const found = timePath(this.table, u.id, u.unit, u.path, time, pose, horizon, next, this.#stops);
+    if (found.traj === null) {
+      this.#lastHit = found.hit;
+      return false;
     }
+    this.commit(u, found.traj);
+    return true;
   }
 
   /**
