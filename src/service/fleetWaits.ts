@@ -1,0 +1,177 @@
+/**
+ * Timing a fleet unit's path with waits along it (path-velocity decomposition, SIPP-like): the geometric path is
+ * kept; the unit may start late (a wait at its pose, as before) and also stop at points along the path (every
+ * WAIT_SPACING tiles) and wait there while others pass, each leg driven from rest to rest with the unit's speed
+ * profile. The search is greedy: drive on; where the first conflict comes, stop at a point short of it (if that
+ * leg and a moment standing there are clear) and wait there as long as needed, recursively, at most MAX_STOPS
+ * stops and STOP_TRIES reservation checks; when that finds nothing, the next start delay is tried, exactly as a
+ * start-only scheduler would. Every leg is checked against the table, and the whole trajectory once more before
+ * it is answered. Pure.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import { segmentPiece } from "../geometry/segment.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import type { Conflict, ReservationTable } from "../motion/reservations.ts";
+import { distanceAtTime, type Trajectory, waitSegment } from "../motion/trajectory.ts";
+import type { UnitSpec } from "../units/unit.ts";
+
+/** Tiles between the points where a unit may stop and wait. */
+export const WAIT_SPACING = 1;
+/** Most stops along one path. */
+const MAX_STOPS = 4;
+/** Reservation checks spent on stops along the path, per scheduling (start delays are not counted). */
+const STOP_TRIES = 48;
+/** How far short of a conflict (tiles, beyond the unit's radius) a stop is tried, nearest first. */
+const BACKOFF = [0, 1.5, 4];
+/** A stop is only made where the unit can stand at least this long (seconds). */
+const MIN_STAND = 0.25;
+
+/** What {@link timePath} found: a trajectory, or the conflict that stopped the last start delay tried. */
+export interface Timing {
+  /** The trajectory, null when none was found. */
+  traj: Trajectory | null;
+  /** When none: the last conflict at the path's start (forever: a unit stands in its way for good). */
+  hit: Conflict | null;
+}
+
+/** Sum of segment durations. */
+function duration(segs: readonly Segment[]): number {
+  let d = 0;
+  for (const s of segs) d += s.duration ?? 0;
+  return d;
+}
+
+/** The distance driven `tau` seconds into profiled segments. */
+function distanceInto(segs: readonly Segment[], tau: number): number {
+  let d = 0, t = 0;
+  for (const s of segs) {
+    const sd = s.duration ?? 0;
+    if (tau - t < sd) return d + distanceAtTime(s, tau - t);
+    t += sd;
+    d += s.length;
+  }
+  return d;
+}
+
+/**
+ * The earliest-found timing of `path` (profiled from rest, no waits) for unit `id` from `pose` at `time`: start
+ * delays from `nextDelay(0)` on and, at each, stops along the way (none with `stops` false); null traj when even
+ * the last delay before `horizon` conflicts or a unit stands in the way for good.
+ */
+export function timePath(
+  table: ReservationTable,
+  id: string,
+  unit: UnitSpec,
+  path: Segment[],
+  time: number,
+  pose: Pose,
+  horizon: number,
+  nextDelay: (d: number) => number,
+  stops = true,
+): Timing {
+  const radius = unit.boundingRadius, speed = unit.maxSpeed, dt = table.dt;
+  const check = (traj: Trajectory, from: number, hint?: number) =>
+    table.firstConflict({ id, traj, radius, speed }, from, undefined, hint);
+  // The stop points: the path cut into pieces of at most WAIT_SPACING tiles; point i is the start of piece i.
+  const pieces: Segment[] = [];
+  for (const seg of path) {
+    const n = seg.length > 0 ? Math.ceil(seg.length / WAIT_SPACING - 1e-9) : 1;
+    for (let k = 0; k < n; k++) {
+      pieces.push(n === 1 ? { ...seg } : segmentPiece(seg, (k * seg.length) / n, ((k + 1) * seg.length) / n));
+    }
+  }
+  const m = pieces.length;
+  const along = new Float64Array(m + 1);
+  for (let i = 0; i < m; i++) along[i + 1] = along[i] + pieces[i].length;
+  const legs = new Map<number, Segment[]>();
+  /** Pieces i..j-1 driven from rest to rest (the whole path as given). */
+  const leg = (i: number, j: number): Segment[] => {
+    if (i === 0 && j === m) return path;
+    const key = i * (m + 1) + j;
+    let out = legs.get(key);
+    if (!out) {
+      const segs = pieces.slice(i, j).map((s) => ({ ...s, start: { ...s.start }, end: { ...s.end } }));
+      applySpeedProfile(segs, unit);
+      legs.set(key, out = splitAtSpeedPhases(segs, unit));
+    }
+    return out;
+  };
+  const waitAt = (i: number, w: number): Segment[] => w > 0 ? [waitSegment(pieces[i].start, w)] : [];
+  let budget = stops ? STOP_TRIES : 0;
+  let lastHit: Conflict | null = null;
+
+  /** From rest at point i at `arrive` (having driven `prefix` from `start`): waits there, then drives on. */
+  const from = (
+    i: number,
+    arrive: number,
+    start: number,
+    prefix: Segment[],
+    depth: number,
+  ): Trajectory | null => {
+    let hint: number | undefined;
+    const rest = leg(i, m);
+    const make = (w: number): Trajectory =>
+      depth === 0
+        ? { startTime: time + w, startPose: pose, segments: rest }
+        : { startTime: start, startPose: pose, segments: [...prefix, ...waitAt(i, w), ...rest] };
+    // The last wait tried that failed in motion (not while standing): the clear one found next is bisected
+    // back towards it, so that waits growing by 15% do not make each unit queued behind another wait 15% more.
+    let failed = -1;
+    for (let w = 0;; w = nextDelay(w)) {
+      if (depth > 0 && budget-- <= 0) return null;
+      const moveAt = depth === 0 ? time + w : arrive + w;
+      const traj = make(w);
+      const hit = check(traj, arrive, depth === 0 ? hint : undefined);
+      if (hit === null) return failed < 0 ? traj : earliest(failed, w, traj);
+      if (depth === 0) {
+        hint = hit.time - moveAt;
+        lastHit = hit;
+      }
+      if (hit.forever) return null;
+      // Hit while standing here (a sample a whole step before it moves): waiting longer cannot help.
+      if (hit.time < moveAt - dt || moveAt > horizon) return null;
+      failed = w;
+      if (depth >= MAX_STOPS) continue;
+      // Stop short of the conflict and wait there.
+      const reach = distanceInto(rest, hit.time - moveAt);
+      let tried = -1;
+      for (const back of BACKOFF) {
+        if (budget <= 0) break;
+        const target = along[i] + reach - radius - back;
+        let j = i;
+        while (j + 1 < m && along[j + 1] <= target) j++;
+        if (j <= i || j === tried) continue;
+        tried = j;
+        const piece = leg(i, j);
+        const lead = depth === 0 ? [] : [...prefix, ...waitAt(i, w)];
+        const part: Trajectory = {
+          startTime: depth === 0 ? moveAt : start,
+          startPose: pose,
+          segments: [...lead, ...piece],
+        };
+        const there = moveAt + duration(piece);
+        budget--;
+        const ph = check(part, arrive);
+        if (ph !== null && ph.time < there + MIN_STAND) continue;
+        const found = from(j, there, part.startTime, part.segments, depth + 1);
+        if (found) return found;
+      }
+    }
+    /** A clear wait between `lo` (failed) and `hi` (clear, `best`), bisected to a sample. */
+    function earliest(lo: number, hi: number, best: Trajectory): Trajectory {
+      for (;;) {
+        const mid = Math.round((lo + hi) / 2 / dt) * dt;
+        if (mid <= lo + 1e-9 || mid >= hi - 1e-9) return best;
+        const traj = make(mid);
+        if (check(traj, arrive) === null) [hi, best] = [mid, traj];
+        else lo = mid;
+      }
+    }
+  };
+  const traj = from(0, time, time, [], 0);
+  // Each leg was checked from its own start on; the whole once more (cheap next to the search, and exact).
+  if (traj && check(traj, time) !== null) return { traj: null, hit: lastHit };
+  return { traj, hit: traj ? null : lastHit };
+}
