@@ -31,7 +31,8 @@ function deadEndMap(): string {
 }
 
 beforeAll(async () => {
-  srv = await startServer();
+  // The shared arena.map is uploaded under its own id, which is also a built-in demo map (read-only by default).
+  srv = await startServer(["--writable-demo-maps"]);
   grids.set("yard", blockGrid(readFileSync(join(ROOT, "demo/maps/yard.map"), "utf8")));
   for (const name of mapNames()) {
     const id = name.replace(/\.map$/, "");
