@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { ROOT, startBenchServer, unary } from "./server.ts";
 import { checkFleet, type CUnit, unitPose } from "../test/helpers/fleetCheck.ts";
 import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
+import { benchCircle } from "./fleetCircle.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -49,7 +50,19 @@ function pick(rows: string[], n: number, seed: number): Spec[] {
   return out;
 }
 
-async function run(client: Any, mapId: string, rows: string[], specs: Spec[]): Promise<string> {
+/** The CPU seconds (user + system, all threads) of process `pid` so far, from /proc (NaN elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 (utime, stime) in clock ticks of 1/100 s (the Linux USER_HZ).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+async function run(client: Any, mapId: string, rows: string[], specs: Spec[], pid?: number): Promise<string> {
   const n = specs.length;
   const call = client.Fleet();
   const updates: Any[] = [];
@@ -71,6 +84,7 @@ async function run(client: Any, mapId: string, rows: string[], specs: Spec[]): P
     });
   call.write({ open: { map: { id: mapId } } });
   const t0 = performance.now();
+  const cpu0 = cpuSeconds(pid);
   for (const s of specs) {
     call.write({
       unit: {
@@ -84,6 +98,7 @@ async function run(client: Any, mapId: string, rows: string[], specs: Spec[]): P
   }
   await sync(0);
   const allMs = performance.now() - t0;
+  const cpu = cpuSeconds(pid) - cpu0;
   const toUnits = (): CUnit[] =>
     specs.map((s) => ({
       id: s.id,
@@ -132,8 +147,8 @@ async function run(client: Any, mapId: string, rows: string[], specs: Spec[]): P
     );
     slowest = Math.max(slowest, drive);
   }
-  return `| ${n} | ${(firstAt - t0).toFixed(0)} | ${(everyAt - t0).toFixed(0)} | ${
-    allMs.toFixed(0)
+  return `| ${n} | ${(firstAt - t0).toFixed(0)} | ${(everyAt - t0).toFixed(0)} | ${allMs.toFixed(0)} | ${
+    cpu.toFixed(2)
   } | ${report.overlaps.length} | ` +
     `${report.wallContacts.length} | ${(100 * firstReport.arrived.length / n).toFixed(1)}% | ` +
     `${(100 * report.arrived.length / n).toFixed(1)}% | ` +
@@ -146,30 +161,34 @@ export async function benchFleet(sizes = [100, 500]): Promise<string> {
   const srv = await startBenchServer(["--max-fleet-units", "1000"]);
   try {
     const lines = [
-      "| units | first update ms | every unit's first trajectory ms | sync acknowledged ms | collisions | wall contacts | arrived as scheduled | arrived after one delay | " +
+      "| units | first update ms | every unit's first trajectory ms | sync acknowledged ms | server CPU s | collisions | wall contacts | arrived as scheduled | arrived after one delay | " +
       "final status | " +
       "makespan / slowest driving time | repair after one delay |",
-      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
+      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
     ];
     for (const name of ["8room_000", "random512-10-0"]) {
       const text = readFileSync(join(ROOT, `../shared/data/movingai/${name}.map`), "utf8");
       await unary(srv.client, "PutMap", { id: name, movingai: text });
       const rows = text.split(/\r?\n/);
       const grid = rows.slice(rows.indexOf("map") + 1, rows.indexOf("map") + 513);
-      lines.push(`| **${name}** | | | | | | | | | | |`);
-      for (const n of sizes) lines.push(await run(srv.client, name, grid, pick(grid, n, 7 + n)));
+      lines.push(`| **${name}** | | | | | | | | | | | |`);
+      for (const n of sizes) {
+        lines.push(await run(srv.client, name, grid, pick(grid, n, 7 + n), srv.proc.pid));
+      }
     }
     // A warehouse aisle grid (test/helpers/warehouse.ts): 30 shelf columns x 10 blocks, 95 x 82 tiles, 900 bays.
     const w = warehouse(30, 10);
     await unary(srv.client, "PutMap", { id: "warehouse", movingai: movingAiText(w.rows) });
-    lines.push(`| **warehouse 95x82** | | | | | | | | | | |`);
+    lines.push(`| **warehouse 95x82** | | | | | | | | | | | |`);
     for (const n of [100, 300]) {
-      lines.push(await run(srv.client, "warehouse", w.rows, warehouseJobs(w, n, 11)));
+      lines.push(await run(srv.client, "warehouse", w.rows, warehouseJobs(w, n, 11), srv.proc.pid));
     }
     return lines.join("\n") +
       "\n\nSoldiers (disc r 0.3, 2 tiles/s), all added at t = 0: on the Moving AI maps random starts and random " +
       "goals 20-80 tiles away; in the warehouse from a random pick bay to another through one-tile aisles; " +
-      "checker: exact discs every 20 ms on the latest trajectories.";
+      "checker: exact discs every 20 ms on the latest trajectories. Server CPU: the server process's user + system " +
+      "time (all threads) from the first unit message to the sync's acknowledgement.\n\n" +
+      benchCircle([10, 50, 100]);
   } finally {
     await srv.stop();
   }

@@ -326,9 +326,7 @@ export class FleetSession {
     if (best <= ON_PATH) {
       const at = trajectoryPose(u.traj, bestT);
       u.path = remainingPath(u.traj, bestT, u.unit);
-      sched.commit(u, { startTime: time, startPose: at, segments: [] });
-      this.#standAside(u, at);
-      this.#dirty.add(id);
+      this.#repair(u, at, time);
     } else {
       sched.commit(u, { startTime: time, startPose: pose, segments: [] });
       u.path = [];
@@ -337,6 +335,44 @@ export class FleetSession {
       this.#dirty.add(id);
     }
   }
+
+  /**
+   * A late unit on its path, repaired conflict-driven: first it alone is rescheduled around everyone else's
+   * trajectories (start delay and waits along its path); when that fails it drives the rest of its path at once
+   * and only the units whose trajectories conflict with that stop where they are and are rescheduled (with
+   * waits) after it; the rest of the fleet keeps its trajectories.
+   */
+  #repair(u: FleetUnitState, at: Pose, time: number): void {
+    const sched = this.#sched!;
+    sched.table.remove(u.id);
+    if (u.path.length > 0 && u.legOne === undefined && sched.scheduleAhead(u, time, at)) {
+      u.status = "moving";
+      u.message = "";
+      this.#repaired.add(u.id);
+      for (const b of sched.takeBumped()) this.#repaired.add(b);
+      return;
+    }
+    if (u.path.length === 0 || u.legOne !== undefined) {
+      // No path left, or a refuge's legs: stand, and the units whose plans cross it make room (as before).
+      sched.commit(u, { startTime: time, startPose: at, segments: [] });
+      this.#standAside(u, at);
+      this.#dirty.add(u.id);
+      return;
+    }
+    sched.commit(u, { startTime: time, startPose: at, segments: u.path });
+    u.status = "moving";
+    u.message = "";
+    this.#repaired.add(u.id);
+    for (const id of sched.table.conflictsWith({ ...sched.table.get(u.id)! }, time)) {
+      const o = sched.units.get(id)!;
+      sched.haltAt(o, time);
+      sched.commit(o, o.traj);
+      this.#dirty.add(id);
+    }
+  }
+
+  /** Units a repair changed outside the settle (sent with the settle's changes). */
+  readonly #repaired = new Set<string>();
 
   /**
    * Plans the paths asked for (in parallel), then settles the schedule and sends what changed; with `retry`,
@@ -386,6 +422,8 @@ export class FleetSession {
     const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
     this.#dirty.clear();
     const changed = sched.settle(this.#clock, dirty, retry);
+    for (const id of this.#repaired) changed.add(id);
+    this.#repaired.clear();
     // Send what is settled now (units can set out), then what stepping aside changes.
     this.#flush(changed);
     if (retry) this.#flush(await this.#stepAside());
