@@ -159,4 +159,45 @@ describe("FleetScheduler", () => {
     expect(b.status).toBe("waiting");
     expect(a.traj.startTime).toBe(0);
   });
+
+  test("mid-path waits: a unit crossing a stream of others sets out at once, stops short of it, crosses in a gap", () => {
+    // A column of three along y = 10, 1.5 tiles apart, through (10, 10); b drives down x = 10 and would meet
+    // them there (no room for it between them).
+    const sched = new FleetScheduler(24, 24);
+    const h: History = new Map();
+    for (let i = 0; i < 3; i++) {
+      const p = { x: 4.5 - 1.5 * i, y: 10, heading: 0 };
+      const a = sched.addStanding({ id: `a${i}`, order: i, unit: SOLDIER }, p, 0);
+      a.path = straight(p, { x: 22 - 1.5 * i, y: 10 });
+    }
+    sched.settle(0, ["a0", "a1", "a2"]);
+    const b = sched.addStanding({ id: "b", order: 9, unit: SOLDIER }, { x: 10, y: 15, heading: 0 }, 0);
+    b.path = straight({ x: 10, y: 15, heading: 0 }, { x: 10, y: 1 });
+    sched.settle(0, ["b"]);
+    record(h, sched, sched.units.keys(), 0);
+    expect(b.status).toBe("moving");
+    expect(b.traj.startTime).toBe(0);
+    const waits = b.traj.segments.filter((s) => s.length === 0 && (s.duration ?? 0) > 0);
+    expect(waits.length).toBeGreaterThan(0);
+    // The wait is on the way (not at the start), and every leg starts and ends at rest.
+    expect(waits[0].start.y).toBeLessThan(15 - 1);
+    for (const w of waits) {
+      const i = b.traj.segments.indexOf(w);
+      expect(b.traj.segments[i - 1]?.endSpeed ?? 0).toBe(0);
+      expect(b.traj.segments[i + 1]?.startSpeed ?? 0).toBe(0);
+    }
+    const worst = minGap(h, sched, 30);
+    expect(worst.gap, `${worst.pair} at ${worst.time}`).toBeGreaterThanOrEqual(-1e-9);
+    // The same crossing timed by start delays only starts b late instead.
+    const peer = new FleetScheduler(24, 24, 0.05, false);
+    for (const u of sched.units.values()) {
+      if (u.id === "b") continue;
+      const c = peer.addStanding({ id: u.id, order: u.order, unit: SOLDIER }, u.traj.startPose, 0);
+      peer.commit(c, u.traj);
+    }
+    const pb = peer.addStanding({ id: "b", order: 9, unit: SOLDIER }, { x: 10, y: 15, heading: 0 }, 0);
+    pb.path = b.path;
+    peer.settle(0, ["b"]);
+    expect(pb.traj.startTime).toBeGreaterThan(0);
+  });
 });
