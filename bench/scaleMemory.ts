@@ -102,7 +102,8 @@ export function memoryBreakdown(side: number): string {
   let jumps = 0;
   for (const cls of tables.keys()) jumps += reachableBytes(straightJumps(layer, cls), seen);
   rows.push(["A* workspace", reachableBytes(ctx.workspace, seen), "per worker"]);
-  rows.push(["jump tables, both classes", jumps, "per worker"]);
+  // Built by one worker and published to the others over shared memory (service/pool.ts): held once.
+  rows.push(["jump tables, both classes", jumps, "shared (built once)"]);
   const hierarchical = grow(
     "HIERARCHICAL, agent + tank, longest pair",
     false,
@@ -110,7 +111,7 @@ export function memoryBreakdown(side: number): string {
   );
   let graphs = 0;
   for (const t of tables.values()) graphs += reachableBytes(abstractGraphFor(t, layer, 8), seen);
-  rows.push(["abstract graphs + landmarks, both classes", graphs, "per worker"]);
+  rows.push(["abstract graphs + landmarks, both classes", graphs, "shared (built once)"]);
   // What HIERARCHICAL's first queries grew beyond its graphs: query scratch (in-region and abstract workspaces).
   rows.push([
     "hierarchical query scratch",
@@ -119,7 +120,7 @@ export function memoryBreakdown(side: number): string {
   ]);
   grow("DIRECTIONAL, tank, ~1000 steps", true, () => [run("directional", "tank", false)]);
   grow("HYBRID, tank, ~1000 steps", true, () => [run("hybrid", "tank", false)]);
-  const sharedBytes = rows.filter((r) => r[2] === "shared").reduce((s, r) => s + r[1], 0);
+  const sharedBytes = rows.filter((r) => r[2].startsWith("shared")).reduce((s, r) => s + r[1], 0);
   const workerBytes = rows.filter((r) => r[2].startsWith("per worker")).reduce((s, r) => s + r[1], 0);
   const lines = [
     `Memory by part, ${side}x${side} tiled city map (${n} tiles), one worker's planning state after GRID and ` +

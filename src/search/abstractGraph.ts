@@ -29,6 +29,7 @@ import { DEFAULT_SAMPLING, type EntranceSampling, placeEntranceNodes } from "./e
 import type { Neighborhood } from "./gridSpace.ts";
 import { LandmarkJob } from "./landmarks.ts";
 import { RegionSpace } from "./restrictedGrid.ts";
+import { SectorSpace } from "./sectorSpace.ts";
 
 /** Fixed-point scale of a diagonal step at cost 1 (before rounding), as in GridSpace. */
 const DIAGONAL_STEP = Math.SQRT2 * COST_SCALE;
@@ -47,12 +48,12 @@ function stepCode(dx: number, dy: number): number {
 const NO_LIMITS: SearchLimits = unlimited();
 
 /**
- * One workspace for every graph's distance-block searches in this thread, or null: it is sized to the map (tile
- * ids, 36 bytes a tile), a block search runs to completion and is read at once (prepareRegion), so graphs need
- * not each keep their own, and it is let go once a graph is fully prepared (a worker keeps no map-sized scratch
- * for preparation it has finished).
+ * One workspace and sector space for every graph's distance-block searches in this thread: a block search runs
+ * to completion and is read at once (prepareRegion) over sector-local ids, so the workspace holds one sector
+ * box's states (sectorSize^2), whatever the map size.
  */
-let blockWorkspace: SearchWorkspace | null = null;
+const blockWorkspace = new SearchWorkspace();
+const blockSpace = new SectorSpace();
 
 /**
  * A fully prepared graph as plain data over SharedArrayBuffers (see {@link AbstractGraph.toShared}): one worker
@@ -316,31 +317,34 @@ export class AbstractGraph {
     const i0 = this.regionNodeStart[region];
     const k = this.regionNodeStart[region + 1] - i0;
     const off = this.distanceOffset[region];
-    const ws = blockWorkspace ??= new SearchWorkspace();
-    const space = this.regionSpace.restrict(region);
+    const ws = blockWorkspace;
     let spent = 0;
     const { width, height, sectorSize, sectorsX, regionOf } = this.table;
     const sector = this.table.regionSector[region];
     const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
     const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
+    // Local state ids over the sector box: the block searches touch a few kilobytes, not map-sized arrays.
+    const space = blockSpace.configure(this.regionSpace.restrict(region), width, x0, y0, x1, y1);
+    const bw = x1 - x0;
     const treeStep = this.treeStep;
     for (let i = 0; i < k; i++) {
-      const r = astar(space, ws, [this.nodeTile[i0 + i]], NO_LIMITS);
+      const r = astar(space, ws, [space.stateOf(this.nodeTile[i0 + i])], NO_LIMITS);
       spent += r.expansions;
       const g = ws.g;
-      for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[this.nodeTile[i0 + j]];
+      for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[space.stateOf(this.nodeTile[i0 + j])];
       const base = (i0 + i) * this.treeStride;
       const parent = ws.parent;
       for (let y = y0; y < y1; y++) {
         for (let x = x0; x < x1; x++) {
           const t = y * width + x;
-          if (regionOf[t] !== region || !ws.reached(t) || parent[t] < 0) continue;
-          const p = parent[t];
-          const py = (p / width) | 0;
+          const l = (y - y0) * bw + (x - x0);
+          if (regionOf[t] !== region || !ws.reached(l) || parent[l] < 0) continue;
+          const pl = parent[l];
+          const py = (pl / bw) | 0;
           const e = base + (y - y0) * sectorSize + (x - x0);
           const shift = (e & 1) << 2;
-          treeStep[e >> 1] = (treeStep[e >> 1] & ~(15 << shift)) |
-            ((1 + stepCode(x - (p - py * width), y - py)) << shift);
+          const code = 1 + stepCode(x - x0 - (pl - py * bw), y - y0 - py);
+          treeStep[e >> 1] = (treeStep[e >> 1] & ~(15 << shift)) | (code << shift);
         }
       }
     }
@@ -365,7 +369,6 @@ export class AbstractGraph {
       spent += this.prepareRegion(r);
     }
     this.nextRegion = this.table.regionCount;
-    blockWorkspace = null;
     return spent;
   }
 
