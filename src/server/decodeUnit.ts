@@ -82,7 +82,16 @@ export function decodeTerrain(list: WireTerrainCost[] | undefined, field: string
  * error messages (e.g. "unit").
  */
 export function decodeUnit(input: WireUnitProfile | null | undefined, field = "unit"): UnitSpec {
-  const u = input ?? {};
+  // No unit on the request (the common small query): the default profile, decoded once. Specs are never
+  // mutated after decoding (the built-in profiles are shared the same way).
+  if (input === null || input === undefined) return defaultUnit ??= decodeProfile({}, field);
+  return decodeProfile(input, field);
+}
+
+/** The decoded unit of a request that sets none (built on first use). */
+let defaultUnit: UnitSpec | undefined;
+
+function decodeProfile(u: WireUnitProfile, field: string): UnitSpec {
   const name = u.name ?? "";
   const base = name === "" ? AGENT : BUILTIN_PROFILES[name];
   if (!base) {

@@ -154,7 +154,22 @@ export function planToWire(
 }
 
 /** A resolved unit as a wire UnitProfile: every field set, explicit zeros and false included. */
-export function unitToWire(u: UnitSpec) {
+export function unitToWire(u: UnitSpec): WireUnit {
+  // Plans of one unit spec (the decoded default is one object) share its wire shape: it is only read.
+  if (u === lastUnit) return lastUnitWire!;
+  const wire = unitWire(u);
+  lastUnit = u;
+  lastUnitWire = wire;
+  return wire;
+}
+
+/** A UnitProfile on the wire. */
+export type WireUnit = ReturnType<typeof unitWire>;
+
+let lastUnit: UnitSpec | null = null;
+let lastUnitWire: WireUnit | null = null;
+
+function unitWire(u: UnitSpec) {
   return {
     name: u.name,
     radius: u.footprint.radius,
