@@ -50,6 +50,18 @@ export interface CorridorRequest extends Omit<DirectionalRequest, "window"> {
   headings: number;
   /** The unit's footprint (the stitched path is swept once more after its joins are re-chained). */
   footprint: Footprint;
+  /**
+   * Give up ("budget") as soon as the path cannot cost less than this: the kept steps' costs (by `costOf`,
+   * each step alone, so cusps at joins are not counted: a lower bound) plus the straight distance left times
+   * `minCost` reach it. For AUTO's cost cap, where only a cheaper answer counts.
+   */
+  abortAtCost?: {
+    cap: number;
+    costOf: (segs: readonly Segment[]) => number;
+    minCost: number;
+    /** Set when the refinement gave up for this reason. */
+    reached?: boolean;
+  };
 }
 
 /**
@@ -156,6 +168,7 @@ export function refineCorridor(
   let pose: Pose = { ...req.start };
   let idx = 0;
   let steps = 0;
+  let keptCost = 0;
   let tables: DirectionalRun["tables"] = { source: "none", millis: 0, key: "" };
   const last = path.length - 1;
   for (;;) {
@@ -221,6 +234,25 @@ export function refineCorridor(
       if (tiles[tiles.length - 1] !== tile) tiles.push(tile);
     }
     if (final) break;
+    if (req.abortAtCost && kept.length > 0) {
+      const { cap, costOf, minCost } = req.abortAtCost;
+      keptCost += costOf(kept);
+      const e = kept[kept.length - 1].end;
+      const rest = Math.max(0, Math.hypot(req.goal.x - e.x, req.goal.y - e.y) - req.goal.tolerance) * minCost;
+      if (keptCost + rest >= cap) {
+        req.abortAtCost.reached = true;
+        return {
+          status: "budget",
+          segments: [],
+          tiles,
+          expansions,
+          tables,
+          message:
+            `corridor refinement: after ${steps} windows the path costs ${keptCost.toFixed(2)} with at ` +
+            `least ${rest.toFixed(2)} to go, not less than ${cap.toFixed(2)}`,
+        };
+      }
+    }
     if (kept.length > 0) {
       const endPose = kept[kept.length - 1].end;
       pose = nodePose(endPose, req.headings) ?? endPose;

@@ -544,6 +544,13 @@ export function planDirectional(
     spent += grid.expansions;
     if (grid.status === "found" && grid.path && grid.path.length >= 2) {
       const search = (r: DirectionalRequest) => directionalSearch(ctx, layer, task.unit, r, budget);
+      // Under a cost cap the refinement gives up once its path cannot be cheaper (CorridorRequest.abortAtCost).
+      const abort = maxCost === undefined ? null : {
+        cap: maxCost,
+        costOf: (segs: readonly Segment[]) => pathCost(segs, task.unit, layer).total,
+        minCost: layer.minCost,
+        reached: false,
+      };
       // The steps are not cost-capped (a step's own cost is far below the whole path's cap anyway).
       const { maxCost: _cap, ...uncapped } = request;
       const run = refineCorridor(
@@ -554,12 +561,19 @@ export function planDirectional(
           corridor: grid.path,
           headings: tableProfileOf(task.unit, request.neighborhood, request.reverse).headings,
           footprint: task.unit.footprint,
+          ...(abort === null ? {} : { abortAtCost: abort }),
         },
         search,
         budget.stopped,
       );
       spent += run.expansions;
       if (run.status === "cancelled") return directionalOutcome(task, run, spent);
+      if (abort?.reached) {
+        // Given up as not cheaper than the cap.
+        const why = `${run.message}; no cost-capped search on a query this long (its window would be cut), ` +
+          "so a cheaper path is not ruled out";
+        return directionalOutcome(task, { ...run, message: why }, spent);
+      }
       if (run.status === "found") {
         if (maxCost === undefined) return directionalOutcome(task, run, spent);
         // AUTO's cost cap: the capped search could not be complete here (its window would be cut), and on a
