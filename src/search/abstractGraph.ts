@@ -324,7 +324,7 @@ export class AbstractGraph {
     const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
     const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
     // Local state ids over the sector box: the block searches touch a few kilobytes, not map-sized arrays.
-    const space = blockSpace.configure(this.regionSpace.restrict(region), width, x0, y0, x1, y1);
+    const space = this.sectorBox(region, blockSpace);
     const bw = x1 - x0;
     const treeStep = this.treeStep;
     for (let i = 0; i < k; i++) {
@@ -522,11 +522,22 @@ export class AbstractGraph {
   }
 
   /**
-   * Exhaustive in-region search from `tile` into `ws` (distances readable as ws.g[t] for tiles of its region).
-   * Returns the expansions.
+   * Exhaustive in-region search from `tile` into `ws` over `sector`'s local ids (configured here for the
+   * tile's region box): the distance to tile t of the region is ws.g[sector.stateOf(t)], its tree parent
+   * sector.tileOf(ws.parent[sector.stateOf(t)]). The workspace holds one sector box, not the map. Returns the
+   * expansions.
    */
-  searchRegionFrom(tile: number, ws: SearchWorkspace): number {
-    const space = this.regionSpace.restrict(this.table.regionOf[tile]);
-    return astar(space, ws, [tile], NO_LIMITS).expansions;
+  searchRegionFrom(tile: number, ws: SearchWorkspace, sector: SectorSpace): number {
+    this.sectorBox(this.table.regionOf[tile], sector);
+    return astar(sector, ws, [sector.stateOf(tile)], NO_LIMITS).expansions;
+  }
+
+  /** Configures `sector` for region r (its sector box, the region space restricted to r); returns it. */
+  private sectorBox(region: number, sector: SectorSpace): SectorSpace {
+    const { width, height, sectorSize, sectorsX } = this.table;
+    const s = this.table.regionSector[region];
+    const x0 = (s % sectorsX) * sectorSize, y0 = Math.floor(s / sectorsX) * sectorSize;
+    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
+    return sector.configure(this.regionSpace.restrict(region), width, x0, y0, x1, y1);
   }
 }

@@ -9,6 +9,7 @@
 
 import { COST_SCALE, type SearchSpace, type SearchWorkspace, type Successors } from "./astar.ts";
 import type { AbstractGraph } from "./abstractGraph.ts";
+import { SectorSpace } from "./sectorSpace.ts";
 
 /**
  * The abstract graph as an A* space for one query: states 0..nodeCount-1 are entrance nodes, nodeCount is
@@ -56,6 +57,10 @@ export class AbstractSpace implements SearchSpace {
    * refinement then walks those trees instead of the start and goal searches' parents.
    */
   linksFromTrees = false;
+  /** Local ids of the in-region search from the start (its workspace is indexed by them). */
+  readonly startSector: SectorSpace = new SectorSpace();
+  /** Local ids of the in-region search from the goal. */
+  readonly goalSector: SectorSpace = new SectorSpace();
 
   /**
    * Sets up a query from startTile to goalTile (both open, any regions) using `ws` for the in-region search
@@ -106,8 +111,9 @@ export class AbstractSpace implements SearchSpace {
     if (this.linksFromTrees) {
       for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = graph.treeDistance(i, goalTile);
     } else {
-      spent += graph.searchRegionFrom(goalTile, goalWs);
-      for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = goalWs.g[graph.nodeTile[i]];
+      const sector = this.goalSector;
+      spent += graph.searchRegionFrom(goalTile, goalWs, sector);
+      for (let i = i0; i < i1; i++) this.goalDistance[i - i0] = goalWs.g[sector.stateOf(graph.nodeTile[i])];
     }
     this.configureLandmarks(i0, i1);
     i0 = graph.regionNodeStart[this.startRegion];
@@ -115,10 +121,12 @@ export class AbstractSpace implements SearchSpace {
     if (this.linksFromTrees) {
       for (let i = i0; i < i1; i++) this.startDistance[i - i0] = graph.treeDistance(i, startTile);
     } else {
-      spent += graph.searchRegionFrom(startTile, ws);
-      for (let i = i0; i < i1; i++) this.startDistance[i - i0] = ws.g[graph.nodeTile[i]];
+      const sector = this.startSector;
+      spent += graph.searchRegionFrom(startTile, ws, sector);
+      for (let i = i0; i < i1; i++) this.startDistance[i - i0] = ws.g[sector.stateOf(graph.nodeTile[i])];
     }
-    this.startToGoal = this.startRegion === this.goalRegion ? ws.g[goalTile] : NaN;
+    // Same region: the start search ran (no stored-tree links) and its box holds the goal.
+    this.startToGoal = this.startRegion === this.goalRegion ? ws.g[this.startSector.stateOf(goalTile)] : NaN;
     return spent;
   }
 

@@ -289,18 +289,25 @@ export function refineByTrees(
       out.subarray(from, at).reverse();
     } else if (a >= nodeCount) {
       // From the start: the start tree's parents lead back to the start; write them reversed.
+      // The start search ran over the start region's local ids (AbstractSpace.startSector).
       const parent = scratch.regionWorkspace.parent;
+      const sector = space.startSector;
       const from = at;
-      for (let t = space.tileOf(b); t !== first; t = parent[t]) {
+      for (let t = space.tileOf(b); t !== first;) {
         // Regions are connected, so every node of the start's region is on its tree; guard anyway.
         if (t < 0 || at - from >= maxLeg) throw new RangeError("refineByTrees: node off the start tree");
         out[at++] = t;
+        const p = parent[sector.stateOf(t)];
+        t = p < 0 ? -1 : sector.tileOf(p);
       }
       out.subarray(from, at).reverse();
     } else if (b >= nodeCount) {
       // To the goal: the goal tree's parents lead from the node to the goal in walking order.
       const parent = scratch.goalWorkspace.parent;
-      for (let t = graph.nodeTile[a]; parent[t] !== -1; t = parent[t]) out[at++] = parent[t];
+      const sector = space.goalSector;
+      for (let l = sector.stateOf(graph.nodeTile[a]); parent[l] !== -1; l = parent[l]) {
+        out[at++] = sector.tileOf(parent[l]);
+      }
     } else if (graph.nodeRegion[a] === graph.nodeRegion[b]) {
       at = graph.writeRegionPath(a, b, out, at);
     } else {
