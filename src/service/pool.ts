@@ -15,6 +15,7 @@
  */
 import { jobSettled, jobStarted, type JobTrace, traceJob } from "./jobSpans.ts";
 import { ServiceError } from "./errors.ts";
+import { collectSoon } from "./collect.ts";
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 
@@ -138,6 +139,8 @@ export class WorkerPool {
 
   /** Tells every worker to drop cached shared data (and the published tables that belong to it). */
   forget(keys: string[]): void {
+    // This isolate holds wrappers of the same shared tables: collect them too (once for a run of evictions).
+    collectSoon();
     const gone = new Set(keys);
     for (const [k, p] of this.#published) {
       if (p.deps.some((d) => gone.has(d))) {
@@ -145,8 +148,11 @@ export class WorkerPool {
         keys = [...keys, k];
       }
     }
+    for (const k of keys) gone.add(k);
     for (const s of this.#slots) {
-      const drop = keys.filter((k) => s.known.delete(k));
+      // A layer's region tables (`<layer key>/<class>`) go with it: they were kept for good before.
+      const drop = [...s.known].filter((k) => gone.has(k) || gone.has(k.slice(0, k.lastIndexOf("/"))));
+      for (const k of drop) s.known.delete(k);
       if (drop.length > 0) s.worker.postMessage({ type: "drop", keys: drop } satisfies WorkerRequest);
     }
   }

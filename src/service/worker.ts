@@ -10,6 +10,7 @@ import { runPlanTask } from "../planning/plan.ts";
 import { PlanContext } from "../planning/context.ts";
 import { warmUpPlanners } from "./warmUp.ts";
 import { tableStore } from "./directionalTables.ts";
+import { collectNow } from "./collect.ts";
 import {
   adoptJumpTables,
   forgetJumpTables,
@@ -90,6 +91,8 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
       if (data && data.tileCost instanceof Float32Array) forgetJumpTables(data as PassLayer);
       shared.delete(k);
     }
+    // Free the dropped tables' shared memory now: this idle isolate's heap would not collect for a long time.
+    collectNow();
   } else if (msg.type === "prepare") {
     const t0 = performance.now();
     let error: string | undefined;
