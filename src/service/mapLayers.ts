@@ -62,9 +62,12 @@ export function layerKey(mv: MapVersion, tkey: string): string {
   return `${mv.id}@${mv.version}/${tkey}`;
 }
 
-/** Builds the pass layer a terrain table gives a version and adds it to the version's layers. */
-export function addLayer(mv: MapVersion, terrain: TerrainTable): LayerEntry {
-  const layer = buildPassLayer(mv.map, terrain);
+/**
+ * Builds the pass layer a terrain table gives a version (or takes `built`, the same layer built elsewhere: the
+ * map builder's worker) and adds it to the version's layers.
+ */
+export function addLayer(mv: MapVersion, terrain: TerrainTable, built?: PassLayer): LayerEntry {
+  const layer = built ?? buildPassLayer(mv.map, terrain);
   const entry: LayerEntry = {
     key: layerKey(mv, cachedTerrainKey(terrain)),
     layer,
@@ -75,9 +78,9 @@ export function addLayer(mv: MapVersion, terrain: TerrainTable): LayerEntry {
   return entry;
 }
 
-/** Builds a layer's region table for a clearance class and adds it to the layer's tables. */
-export function addRegions(entry: LayerEntry, cls: number): RegionTable {
-  const table = buildRegionTable(entry.layer, cls, SECTOR_SIZE);
+/** Builds a layer's region table for a clearance class (or takes `built`) and adds it to the layer's tables. */
+export function addRegions(entry: LayerEntry, cls: number, built?: RegionTable): RegionTable {
+  const table = built ?? buildRegionTable(entry.layer, cls, SECTOR_SIZE);
   entry.regions.set(cls, table);
   return table;
 }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { GridMap, TerrainTable } from "../maps/grid.ts";
+import type { GridMap, PassLayer, TerrainTable } from "../maps/grid.ts";
 import { type MapLimits, parseMovingAi, rawGrid } from "../maps/movingai.ts";
 import {
   movingAiTerrain,
@@ -36,6 +36,7 @@ import { MapFiles, type MapFs, type StoredMap } from "./mapPersistence.ts";
 import { type CommitResult, LocalBackend, type MapBackend, type WriteNote } from "./mapBackend.ts";
 import { SharedSync, type SyncHost } from "./mapSync.ts";
 import { checkMapKey, displayId } from "./mapKeys.ts";
+import { MapBuilder } from "./mapBuild.ts";
 
 export type { LayerEntry, MapVersion } from "./mapCache.ts";
 export { builtinClasses, SECTOR_SIZE } from "./mapLayers.ts";
@@ -96,6 +97,8 @@ export class MapStore {
   readonly #queues = new Map<string, Promise<void>>();
   /** Keys whose latest version is a built-in map (shared read-only with every tenant, see tenancy.ts). */
   readonly #builtins = new Set<string>();
+  /** Hashes and builds big maps off this thread (started on first use). */
+  readonly #builder = new MapBuilder();
 
   /** Creates an empty store. */
   constructor(opts: MapStoreOptions) {
@@ -192,11 +195,14 @@ export class MapStore {
     terrainInput: TerrainEntry[],
     flags: { builtin?: boolean; ephemeral?: boolean; persist?: boolean },
   ): Promise<MapVersion> {
-    const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
+    // Big maps hash and build in the builder worker, so this thread keeps answering meanwhile.
+    const classes = builtinClasses();
+    const { version, built } = await this.#builder.prepare(map, classes, (v) => !!this.#cache.peek(id, v));
     const mv = this.#newVersion(id, version, map, terrainInput, flags, (mv) => {
-      const entry = this.#buildLayer(mv, map.terrain);
-      for (const cls of builtinClasses()) this.#buildRegions(mv, entry, cls);
+      const entry = this.#buildLayer(mv, map.terrain, built?.layer);
+      for (const [i, cls] of classes.entries()) this.#buildRegions(mv, entry, cls, built?.regions[i]);
     });
+    if (built) this.#opts.log?.({ map: id, version, ...built.millis }, "map tables built off thread");
     this.#cache.touch(mv);
     await this.#makeLatest(mv, flags.persist !== false, null, { kind: "put" });
     if (mv.builtin) this.#builtins.add(id);
@@ -490,6 +496,7 @@ export class MapStore {
 
   /** Closes the backend's connections. */
   async close(): Promise<void> {
+    this.#builder.close();
     await this.#backend?.close();
   }
 
@@ -619,9 +626,9 @@ export class MapStore {
     return mv;
   }
 
-  #buildLayer(mv: MapVersion, terrain: TerrainTable): LayerEntry {
+  #buildLayer(mv: MapVersion, terrain: TerrainTable, built?: PassLayer): LayerEntry {
     const t0 = performance.now();
-    const entry = addLayer(mv, terrain);
+    const entry = addLayer(mv, terrain, built);
     this.#cache.account(mv, layerBytes(entry.layer));
     this.#opts.log?.(
       { map: mv.id, version: mv.version, ms: +(performance.now() - t0).toFixed(2) },
@@ -630,8 +637,8 @@ export class MapStore {
     return entry;
   }
 
-  #buildRegions(mv: MapVersion, entry: LayerEntry, cls: number): RegionTable {
-    const table = addRegions(entry, cls);
+  #buildRegions(mv: MapVersion, entry: LayerEntry, cls: number, built?: RegionTable): RegionTable {
+    const table = addRegions(entry, cls, built);
     this.#cache.account(mv, regionBytes(table));
     return table;
   }
