@@ -30,6 +30,14 @@ export class PlanContext {
   readonly tables: DirectionalTableSource;
 
   /**
+   * Largest map (in tiles) on which searches here may build missing map-sized tables (jump tables). The
+   * service's inline lane sets a small bound: on bigger maps it uses the tables the workers built and published,
+   * and a query that would need a build answers "budget" there and goes to a worker (a build on the service's
+   * thread would block it for seconds on big maps, outside the map memory budget).
+   */
+  maxBuildTiles = Infinity;
+
+  /**
    * Creates a context over a shared-data lookup and a source of directional tables (without one, directional
    * and hybrid searches throw).
    */

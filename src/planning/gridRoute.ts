@@ -7,7 +7,7 @@
 import type { PassLayer } from "../maps/grid.ts";
 import { astar, reconstructPath } from "../search/astar.ts";
 import type { Neighborhood } from "../search/gridSpace.ts";
-import { expandJumpPath, useJumpPoints } from "../search/jumpPointSpace.ts";
+import { expandJumpPath, hasJumpTables, useJumpPoints } from "../search/jumpPointSpace.ts";
 import { lineSegment } from "../geometry/segment.ts";
 import type { Segment } from "../geometry/types.ts";
 import type { PlanBudget } from "./budget.ts";
@@ -40,9 +40,16 @@ export function gridSearch(
   // Curve planners may be guided at the over-approximating class (PlanTask.guideClearance; never set for the
   // line planners, whose paths run through tile centers).
   const clearance = task.guideClearance ?? task.clearance;
+  // A first use's jump table build stops at the budget (resumed by the next query): "budget", not an overrun.
+  // A context that may not build them on this map (the service's inline lane) answers "budget" without them.
   const space = jump
-    ? ctx.jumpPoint.configure(layer, clearance, task.goalTile)
+    ? (layer.width * layer.height <= ctx.maxBuildTiles || hasJumpTables(layer, clearance)
+      ? ctx.jumpPoint.configureUntil(layer, clearance, task.goalTile, budget.stopped)
+      : null)
     : ctx.grid.configure(layer, clearance, neighborhood, task.goalTile);
+  if (space === null) {
+    return { path: null, status: budget.cancelled() ? "cancelled" : "budget", expansions: 0 };
+  }
   const r = astar(space, ctx.workspace, [task.startTile], budget.limits(), ctx.result);
   const tilePath = (state: number) => {
     const path = reconstructPath(ctx.workspace, state);

@@ -239,36 +239,92 @@ function sweepRows(
   }
 }
 
+/** A jump table build under way: the tables allocated and how far the sweeps got (see straightJumpsUntil). */
+interface JumpBuild {
+  tables: StraightJumps;
+  /** 0: east/west rows, 1: south rows (bottom up), 2: north rows (top down). */
+  phase: number;
+  /** The next padded row of the phase. */
+  row: number;
+}
+
+/** Builds stopped half way, by open mask (they go with it). */
+const pendingBuilds = new WeakMap<Uint8Array, JumpBuild>();
+
+/** Rows swept between polls of a build's stop condition (a few milliseconds on an 8192-wide map). */
+const ROWS_PER_POLL = 128;
+
+/** True when this thread holds the complete jump tables of (layer, r) (built here or adopted). */
+export function hasJumpTables(layer: PassLayer, minClearance: number): boolean {
+  const mask = openMasks.get(layer.tileCost)?.get(minClearance > 0 ? minClearance : 0);
+  return mask !== undefined && jumpTables.has(mask);
+}
+
 /** The straight jump distances for (layer, r), built on first use and cached with the open mask. */
 export function straightJumps(layer: PassLayer, minClearance: number): StraightJumps {
+  return straightJumpsUntil(layer, minClearance, null)!;
+}
+
+/**
+ * {@link straightJumps} under a `stop` condition, polled every {@link ROWS_PER_POLL} rows: returns null when it
+ * says so before the tables are complete, keeping the rows swept so far, so the next call for (layer, r) goes
+ * on from there (a first query on a big map answers within its budget instead of overrunning it by the whole
+ * build, seconds at 8192^2, and no work is lost). The finished tables equal an uninterrupted build's.
+ */
+export function straightJumpsUntil(
+  layer: PassLayer,
+  minClearance: number,
+  stop: (() => boolean) | null,
+): StraightJumps | null {
   const open = openMask(layer, minClearance);
-  let tables = jumpTables.get(open);
-  if (!tables) {
-    const pw = layer.width + 2;
-    const ph = layer.height + 2;
-    const n = open.length;
-    // Distances are at most the padded side less 2 (a whole row or column), in either sign.
-    const Dist = Math.max(pw, ph) <= 32767 ? Int16Array : Int32Array;
+  const done = jumpTables.get(open);
+  if (done) return done;
+  const pw = layer.width + 2;
+  const ph = layer.height + 2;
+  const n = open.length;
+  // Distances are at most the padded side less 2 (a whole row or column), in either sign.
+  const Dist = Math.max(pw, ph) <= 32767 ? Int16Array : Int32Array;
+  let build = pendingBuilds.get(open);
+  if (!build) {
     // Over shared memory, so other workers can adopt them (adoptJumpTables) instead of building their own.
     const make = (): JumpDistances =>
       Dist === Int16Array
         ? new Int16Array(new SharedArrayBuffer(2 * n))
         : new Int32Array(new SharedArrayBuffer(4 * n));
-    tables = { open, east: make(), west: make(), south: make(), north: make() };
-    for (let y = 1; y < ph - 1; y++) {
+    build = { tables: { open, east: make(), west: make(), south: make(), north: make() }, phase: 0, row: 1 };
+    pendingBuilds.set(open, build);
+  }
+  const tables = build.tables;
+  for (let polled = 0; build.phase < 3; polled++) {
+    if (stop !== null && polled > 0 && polled % ROWS_PER_POLL === 0 && stop()) return null;
+    const y = build.row;
+    if (build.phase === 0) {
       sweep(open, tables.east, 1, pw, y * pw + pw - 2, pw - 2);
       sweep(open, tables.west, -1, pw, y * pw + 1, pw - 2);
+      if (++build.row > ph - 2) {
+        build.phase = 1;
+        build.row = ph - 2;
+      }
+    } else if (build.phase === 1) {
+      // Each row reads only the row below it (already swept), bottom up.
+      sweepRows(open, tables.south, pw, y, -1, 1, pw);
+      if (--build.row < 1) {
+        build.phase = 2;
+        build.row = 1;
+      }
+    } else {
+      sweepRows(open, tables.north, -pw, y, 1, 1, pw);
+      if (++build.row > ph - 2) build.phase = 3;
     }
-    sweepRows(open, tables.south, pw, ph - 2, -1, ph - 2, pw);
-    sweepRows(open, tables.north, -pw, 1, 1, ph - 2, pw);
-    jumpTables.set(open, tables);
-    // The mask (1 byte a cell) and four tables (8 or 16): the entry holds 9 or 17 bytes a cell.
-    jumpCache.set(open, {
-      byClearance: openMasks.get(layer.tileCost)!,
-      r: minClearance > 0 ? minClearance : 0,
-    }, (1 + 4 * Dist.BYTES_PER_ELEMENT) * n);
-    onBuilt?.(layer, minClearance > 0 ? minClearance : 0, tables);
   }
+  pendingBuilds.delete(open);
+  jumpTables.set(open, tables);
+  // The mask (1 byte a cell) and four tables (8 or 16): the entry holds 9 or 17 bytes a cell.
+  jumpCache.set(open, {
+    byClearance: openMasks.get(layer.tileCost)!,
+    r: minClearance > 0 ? minClearance : 0,
+  }, (1 + 4 * Dist.BYTES_PER_ELEMENT) * n);
+  onBuilt?.(layer, minClearance > 0 ? minClearance : 0, tables);
   return tables;
 }
 
@@ -303,9 +359,23 @@ export class JumpPointSpace implements SearchSpace {
    * use of (layer, r).
    */
   configure(layer: PassLayer, minClearance: number, goalTile: number): this {
+    return this.configureUntil(layer, minClearance, goalTile, null)!;
+  }
+
+  /**
+   * {@link configure} with the first use's table build under `stop` (see {@link straightJumpsUntil}): null when
+   * it stopped the build (the next call goes on from there).
+   */
+  configureUntil(
+    layer: PassLayer,
+    minClearance: number,
+    goalTile: number,
+    stop: (() => boolean) | null,
+  ): this | null {
     const cost = uniformCost(layer);
     if (cost <= 0) throw new RangeError("JumpPointSpace needs a layer whose passable tiles share one cost");
-    const tables = straightJumps(layer, minClearance);
+    const tables = straightJumpsUntil(layer, minClearance, stop);
+    if (tables === null) return null;
     this.open = tables.open;
     this.east = tables.east;
     this.west = tables.west;

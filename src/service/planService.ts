@@ -71,7 +71,11 @@ export class PlanService {
   readonly #testHooks: boolean;
   readonly #fastLaneExpansions: number;
   readonly #inlineShared = new Map<string, unknown>();
-  readonly #inlineContext = new PlanContext((key) => this.#inlineShared.get(key), tableStore);
+  readonly #inlineContext = Object.assign(
+    new PlanContext((key) => this.#inlineShared.get(key), tableStore),
+    // Jump tables of big maps come from the workers (pool.ts adopts them on this thread), never built here.
+    { maxBuildTiles: 512 * 512 },
+  );
 
   /** Creates the service over a store and a pool. */
   constructor(

@@ -18,6 +18,8 @@ import { ServiceError } from "./errors.ts";
 import { collectSoon } from "./collect.ts";
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { adoptJumpTables, forgetJumpTables } from "../search/jumpPointSpace.ts";
 
 /** Options of the pool. */
 export interface PoolOptions {
@@ -92,6 +94,8 @@ export class WorkerPool {
   readonly #waitListeners = new Set<(micros: number) => void>();
   /** Tables workers built and published, by key: posted to every worker that knows their dependencies. */
   readonly #published = new Map<string, Published>();
+  /** The shared data posted to workers, by key (until forgotten): a published table's layer is looked up here. */
+  readonly #data = new Map<string, unknown>();
   #onPublish: ((layerKey: string, bytes: number) => void) | null = null;
   #nextJobId = 1;
   #closed = false;
@@ -320,6 +324,7 @@ export class WorkerPool {
   /** Posts to a worker the shared data it lacks, then the published tables whose dependencies it now knows. */
   #share(slot: Slot, shared: SharedData[]): void {
     for (const s of shared) {
+      this.#data.set(s.key, s.data);
       if (!slot.known.has(s.key)) {
         slot.worker.postMessage({ type: "share", key: s.key, data: s.data } satisfies WorkerRequest);
         slot.known.add(s.key);
@@ -344,6 +349,9 @@ export class WorkerPool {
     if (!msg.deps.every((d) => slot.known.has(d))) return;
     this.#published.set(msg.key, { data: msg.data, deps: msg.deps });
     this.#onPublish?.(msg.data.layerKey, msg.bytes);
+    // This thread's inline lane uses the jump tables too (no copy: shared memory); it never builds them itself.
+    const layer = this.#data.get(msg.data.layerKey) as PassLayer | undefined;
+    if (msg.data.kind === "jumps" && layer) adoptJumpTables(layer, msg.data.clearance, msg.data.tables);
     for (const other of this.#slots) if (other.alive && other !== slot) this.#share(other, []);
   }
 
