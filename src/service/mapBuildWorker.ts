@@ -11,8 +11,11 @@ import { mapVersion } from "../maps/version.ts";
 import { buildPassLayer } from "../maps/layer.ts";
 import { buildRegionTable } from "../maps/regionBuild.ts";
 import type { BuildReply, BuildRequest } from "./mapBuild.ts";
+import { collectSoon } from "./collect.ts";
 
 self.onmessage = (ev: MessageEvent<BuildRequest>) => {
+  // This idle isolate's small heap would keep every map it saw (shared tiles, layers, tables) for good.
+  collectSoon();
   const msg = ev.data;
   const map: GridMap = msg.map;
   try {
