@@ -14,6 +14,7 @@ import type { MapStore, MapVersion } from "./mapStore.ts";
 import type { PlanService } from "./planService.ts";
 import { requireFits } from "./poseGate.ts";
 import { refuges } from "./fleetRefuge.ts";
+import { repairLate } from "./fleetRepair.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { GoalSpec, MapRef, PlannerChoice, PlanRequest } from "./requests.ts";
 import { FleetScheduler, type FleetUnitState, remainingPath, trajectoryFrom } from "./fleetScheduler.ts";
@@ -336,39 +337,9 @@ export class FleetSession {
     }
   }
 
-  /**
-   * A late unit on its path, repaired conflict-driven: first it alone is rescheduled around everyone else's
-   * trajectories (start delay and waits along its path); when that fails it drives the rest of its path at once
-   * and only the units whose trajectories conflict with that stop where they are and are rescheduled (with
-   * waits) after it; the rest of the fleet keeps its trajectories.
-   */
+  /** A late unit on its path: the conflict-driven repair (fleetRepair.ts). */
   #repair(u: FleetUnitState, at: Pose, time: number): void {
-    const sched = this.#sched!;
-    sched.table.remove(u.id);
-    if (u.path.length > 0 && u.legOne === undefined && sched.scheduleAhead(u, time, at)) {
-      u.status = "moving";
-      u.message = "";
-      this.#repaired.add(u.id);
-      for (const b of sched.takeBumped()) this.#repaired.add(b);
-      return;
-    }
-    if (u.path.length === 0 || u.legOne !== undefined) {
-      // No path left, or a refuge's legs: stand, and the units whose plans cross it make room (as before).
-      sched.commit(u, { startTime: time, startPose: at, segments: [] });
-      this.#standAside(u, at);
-      this.#dirty.add(u.id);
-      return;
-    }
-    sched.commit(u, { startTime: time, startPose: at, segments: u.path });
-    u.status = "moving";
-    u.message = "";
-    this.#repaired.add(u.id);
-    for (const id of sched.table.conflictsWith({ ...sched.table.get(u.id)! }, time)) {
-      const o = sched.units.get(id)!;
-      sched.haltAt(o, time);
-      sched.commit(o, o.traj);
-      this.#dirty.add(id);
-    }
+    for (const id of repairLate(this.#sched!, u, at, time)) this.#repaired.add(id);
   }
 
   /** Units a repair changed outside the settle (sent with the settle's changes). */

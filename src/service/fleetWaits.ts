@@ -20,9 +20,9 @@ import type { UnitSpec } from "../units/unit.ts";
 /** Tiles between the points where a unit may stop and wait. */
 export const WAIT_SPACING = 1;
 /** Most stops along one path. */
-const MAX_STOPS = 4;
+const MAX_STOPS = 2;
 /** Reservation checks spent on stops along the path, per scheduling (start delays are not counted). */
-const STOP_TRIES = 48;
+const STOP_TRIES = 16;
 /** How far short of a conflict (tiles, beyond the unit's radius) a stop is tried, nearest first. */
 const BACKOFF = [0, 1.5, 4];
 /** A stop is only made where the unit can stand at least this long (seconds). */

@@ -182,6 +182,35 @@ describe("Fleet", () => {
     expect(report.arrived.length).toBe(units.length);
   });
 
+  // Jobs and late robots where standing the late robot still (the first way) left others waiting: the
+  // conflict-driven repair changes at most two trajectories and every robot arrives.
+  for (const [seed, k] of [[6, 7], [5, 6], [4, 7]]) {
+    test(`a delay in the aisle grid is repaired around the late robot (jobs ${seed}, robot ${k})`, async () => {
+      const { unitPose } = await import("../helpers/fleetCheck.ts");
+      const f = openFleet("warehouse");
+      const units = warehouseJobs(WAREHOUSE, 8, seed);
+      addAll(f, units);
+      await f.sync(0);
+      const late = units[k];
+      const before = f.updates.length;
+      // At t = 5 it is where it should have been at t = 3.
+      const rep = checkerUnits(units, f.updates).find((c) => c.id === late.id)!;
+      f.send({ progress: { id: late.id, pose: unitPose(rep, 3).pose, time: 5 } });
+      await f.sync(5);
+      f.close();
+      const changed = new Set(
+        f.updates.slice(before).flatMap((u: Any) => u.trajectories.map((t: Any) => t.unit_id)),
+      );
+      expect(changed.has(late.id)).toBe(true);
+      expect(changed.size).toBeLessThanOrEqual(2);
+      const report = checkFleet(WAREHOUSE.rows, checkerUnits(units, f.updates));
+      expect(report.contractErrors).toEqual([]);
+      expect(report.overlaps).toEqual([]);
+      expect(report.wallContacts).toEqual([]);
+      expect(report.arrived.length).toBe(units.length);
+    });
+  }
+
   test("bad input: an error naming the unit and field; the fleet keeps running", async () => {
     const f = openFleet("field");
     f.send({
