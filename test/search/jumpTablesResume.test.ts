@@ -32,7 +32,7 @@ function layerOf(side: number): PassLayer {
       tiles[(side - 1 - y) * side + side - 1 - x] = 46;
     }
   }
-  return buildPassLayer({ width: side, height: side, tiles, terrain: movingAiTerrain() }, movingAiTerrain());
+  return buildPassLayer({ width: side, height: side, tiles }, movingAiTerrain());
 }
 
 describe("resumable jump table builds", () => {
