@@ -161,6 +161,31 @@ export function buildPassLayer(map: TileGrid, terrain: TerrainTable): PassLayer 
 }
 
 /**
+ * A layer of `map`'s size with nothing filled yet (shared arrays), for a build split by rows between threads:
+ * {@link fillLayerCosts} over every row first, then {@link fillLayerClearance} (which reads the costs of rows
+ * up to CAP_REACH around its own). Together they give what {@link buildPassLayer} gives.
+ */
+export function allocPassLayer(map: TileGrid, terrain: TerrainTable): PassLayer {
+  return emptyLayer(map.width, map.height, terrain);
+}
+
+/** Fills tileCost and road for rows [y0, y1) of a layer from {@link allocPassLayer}. */
+export function fillLayerCosts(
+  layer: PassLayer,
+  map: TileGrid,
+  terrain: TerrainTable,
+  y0: number,
+  y1: number,
+): void {
+  fillCosts(layer, map, terrain, { x0: 0, y0, x1: map.width, y1 });
+}
+
+/** Fills clearance for rows [y0, y1) (the costs of every row within CAP_REACH of them must be filled). */
+export function fillLayerClearance(layer: PassLayer, y0: number, y1: number): void {
+  fillClearance(layer, { x0: 0, y0, x1: layer.width, y1 });
+}
+
+/**
  * Returns a copy of `layer` updated for an edit of the tiles in the half-open rectangle [x0, x1) x [y0, y1)
  * of `map` (which already holds the new tiles). Only tileCost/road inside the rectangle and clearance within
  * CAP_REACH of it are recomputed. The copy has new SharedArrayBuffers: running requests keep the old layer.
