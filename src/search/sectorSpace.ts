@@ -5,13 +5,21 @@
  * one region's 16 rows over pages a whole map row apart (every step a cache and TLB miss on big maps) and keeps
  * 36 bytes a tile per workspace resident in every worker.
  *
- * The A* core breaks ties by key and insertion order, never by state id, and successors come in the wrapped
- * space's order, so a search here expands and answers exactly as the same search over tile ids.
+ * The moves are read once per configure from the wrapped space (its rules: clearance, no corner cutting, the
+ * region filter) into a per-cell direction mask and step costs; an expansion then rotates them from the
+ * parent's direction exactly as GridSpace does. The A* core breaks ties by key and insertion order, never by
+ * state id, and successors come in the wrapped space's order, so a search here expands and answers exactly as
+ * the same search over tile ids, about twice as fast.
  *
  * @module
  */
-import type { SearchSpace, Successors } from "./astar.ts";
+import { type SearchSpace, Successors } from "./astar.ts";
 import type { RegionSpace } from "./restrictedGrid.ts";
+
+/** GridSpace's direction numbering: unit steps per direction, and the direction of a step (dx, dy). */
+const DX = Int8Array.of(1, 1, 0, -1, -1, -1, 0, 1);
+const DY = Int8Array.of(0, 1, 1, 1, 0, -1, -1, -1);
+const DIRECTION_OF = Int8Array.of(5, 4, 3, 6, 0, 2, 7, 0, 1);
 
 /** A {@link RegionSpace} restricted to one region, with states renumbered within the region's sector box. */
 export class SectorSpace implements SearchSpace {
@@ -25,6 +33,13 @@ export class SectorSpace implements SearchSpace {
   private y0 = 0;
   /** Width of the sector box (the last column of sectors may be narrower). */
   private boxWidth = 0;
+  /** Per local cell: bit d set when the move in direction d (GridSpace's numbering) is allowed. */
+  private moves = new Uint8Array(256);
+  /** Per local cell and direction: the move's fixed-point cost. */
+  private stepCost = new Float64Array(256 * 8);
+  /** Local id offset per direction for the configured box width. */
+  private readonly offset = new Int32Array(8);
+  private readonly probe = new Successors(8);
 
   /**
    * Wraps `inner` (already restricted to the region) for the sector box [x0, x1) x [y0, y1) of a map `width`
@@ -37,6 +52,28 @@ export class SectorSpace implements SearchSpace {
     this.y0 = y0;
     this.boxWidth = x1 - x0;
     this.stateCount = (x1 - x0) * (y1 - y0);
+    if (this.stateCount > this.moves.length) {
+      this.moves = new Uint8Array(this.stateCount);
+      this.stepCost = new Float64Array(this.stateCount * 8);
+    }
+    const bw = this.boxWidth;
+    for (let d = 0; d < 8; d++) this.offset[d] = DY[d] * bw + DX[d];
+    const probe = this.probe;
+    for (let l = 0; l < this.stateCount; l++) {
+      const tile = this.tileOf(l);
+      const ty = (tile / width) | 0, tx = tile - ty * width;
+      // Without a parent the wrapped space lists its moves in direction order 0..7.
+      const n = inner.expand(tile, probe, -1);
+      let mask = 0;
+      for (let i = 0; i < n; i++) {
+        const t = probe.ids[i];
+        const y = (t / width) | 0;
+        const d = DIRECTION_OF[(t - y * width - tx + 1) * 3 + (y - ty + 1)];
+        mask |= 1 << d;
+        this.stepCost[l * 8 + d] = probe.costs[i];
+      }
+      this.moves[l] = mask;
+    }
     return this;
   }
 
@@ -52,12 +89,28 @@ export class SectorSpace implements SearchSpace {
     return (y - this.y0) * this.boxWidth + (tile - y * this.width - this.x0);
   }
 
-  /** The wrapped space's moves, renumbered. */
+  /** The wrapped space's moves, renumbered: from the parent's direction round, as GridSpace orders them. */
   expand(state: number, out: Successors, parent: number): number {
-    const n = this.inner!.expand(this.tileOf(state), out, parent < 0 ? parent : this.tileOf(parent));
+    const mask = this.moves[state];
+    let first = 0;
+    if (parent >= 0) {
+      const bw = this.boxWidth;
+      const y = (state / bw) | 0, py = (parent / bw) | 0;
+      first = DIRECTION_OF[(state - y * bw - (parent - py * bw) + 1) * 3 + (y - py + 1)];
+    }
     const ids = out.ids;
-    for (let i = 0; i < n; i++) ids[i] = this.stateOf(ids[i]);
-    return n;
+    const costs = out.costs;
+    const offset = this.offset;
+    const base = state * 8;
+    let count = 0;
+    for (let k = 0; k < 8; k++) {
+      const d = (first + k) & 7;
+      if ((mask & (1 << d)) === 0) continue;
+      ids[count] = state + offset[d];
+      costs[count] = this.stepCost[base + d];
+      count++;
+    }
+    return count;
   }
 
   /** The wrapped space's heuristic. */
