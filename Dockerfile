@@ -8,7 +8,4 @@ COPY . .
 EXPOSE 50051
 VOLUME ["/data"]
 ENV ARCPATH_LISTEN=0.0.0.0:50051 ARCPATH_DATA=/data
-# glibc malloc: two arenas and trimming freed memory back to the system past 128 KB; with many threads
-# (workers, I/O) freed map tables otherwise stay resident (README, Operations: resident memory).
-ENV MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
 CMD ["node_modules/.bin/deno", "run", "-A", "src/main.ts"]
