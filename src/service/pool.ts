@@ -153,9 +153,19 @@ export class WorkerPool {
       }
     }
     for (const k of keys) gone.add(k);
+    const isGone = (k: string) => gone.has(k) || gone.has(k.slice(0, k.lastIndexOf("/")));
+    // This thread's copy of what was posted goes too (it held every layer and region table ever shared).
+    for (const [k, data] of [...this.#data]) {
+      if (!isGone(k)) continue;
+      // Jump tables this thread adopted for a layer go with it (the bounded cache would hold them on).
+      if ((data as { tileCost?: unknown }).tileCost instanceof Float32Array) {
+        forgetJumpTables(data as PassLayer);
+      }
+      this.#data.delete(k);
+    }
     for (const s of this.#slots) {
       // A layer's region tables (`<layer key>/<class>`) go with it: they were kept for good before.
-      const drop = [...s.known].filter((k) => gone.has(k) || gone.has(k.slice(0, k.lastIndexOf("/"))));
+      const drop = [...s.known].filter(isGone);
       for (const k of drop) s.known.delete(k);
       if (drop.length > 0) s.worker.postMessage({ type: "drop", keys: drop } satisfies WorkerRequest);
     }

@@ -16,6 +16,7 @@ import { runPlanTask } from "../../src/planning/plan.ts";
 import { type PlannerName, type PlanTask, planTask } from "../../src/planning/task.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { mapText, queries } from "../helpers/movingai.ts";
+import { hasJumpTables } from "../../src/search/jumpPointSpace.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
 
@@ -30,7 +31,13 @@ describe("tables shared between workers", () => {
   for (const cls of builtinClasses()) {
     shared.push({ key: `L/${cls}`, data: buildRegionTable(layer, cls, SECTOR_SIZE) });
   }
-  const lookup = new Map(shared.map((s) => [s.key, s.data]));
+  // A twin of the same map for in-process answers from tables built here (not adopted from the workers).
+  const twin: PassLayer = buildPassLayer(
+    parseMovingAi(mapText("Berlin_0_256.map"), LIMITS),
+    movingAiTerrain(),
+  );
+  const lookup = new Map<string, unknown>([["L", twin]]);
+  for (const cls of builtinClasses()) lookup.set(`L/${cls}`, buildRegionTable(twin, cls, SECTOR_SIZE));
 
   beforeAll(() => {
     pool = new WorkerPool({ size: 2, maxQueue: 16 });
@@ -60,6 +67,8 @@ describe("tables shared between workers", () => {
     expect(published.length).toBe(2 * regionKeys.length);
     expect(bytes).toBe(published.reduce((n, [, b]) => n + b, 0));
     expect(bytes).toBeGreaterThan(256 * 256);
+    // This thread (the service's inline lane) adopted the jump tables too.
+    for (const cls of builtinClasses()) expect(hasJumpTables(layer, cls)).toBe(true);
 
     // Both workers busy at once, each on queries needing every table: nothing is built a second time, and the
     // answers equal those of a context that built its own tables.
@@ -89,5 +98,6 @@ describe("tables shared between workers", () => {
     expect(pool.publishedKeys.length).toBeGreaterThan(0);
     pool.forget(["L"]);
     expect(pool.publishedKeys).toEqual([]);
+    for (const cls of builtinClasses()) expect(hasJumpTables(layer, cls)).toBe(false);
   });
 });
