@@ -69,7 +69,8 @@ function withSwamps(rows: string[], seed: number): string[] {
   return g.map((r) => r.join(""));
 }
 
-function layerOf(rows: string[]): PassLayer {
+/** The layer of a costed map (swamp codes priced 5-20 over the Moving AI terrain). */
+export function layerOf(rows: string[]): PassLayer {
   const height = rows.length, width = rows[0].length;
   const tiles = new Uint8Array(new SharedArrayBuffer(width * height));
   for (let y = 0; y < height; y++) {
@@ -84,7 +85,8 @@ function layerOf(rows: string[]): PassLayer {
   return buildPassLayer({ width, height, tiles }, withOverrides(movingAiTerrain(), swamp));
 }
 
-interface Variant {
+/** A planner configuration the bench runs on each pair. */
+export interface Variant {
   label: string;
   planner: PlannerName;
   neighborhood?: number;
@@ -93,7 +95,7 @@ interface Variant {
 }
 
 /** AUTO is the hybrid with the portfolio for turning units (service/planService.ts, planning/auto.ts). */
-const VARIANTS: Variant[] = [
+export const VARIANTS: Variant[] = [
   { label: "auto", planner: "hybrid", portfolio: true },
   { label: "hybrid", planner: "hybrid" },
   { label: "directional24", planner: "directional", neighborhood: 24 },
@@ -111,7 +113,8 @@ function regionsOf(layer: PassLayer, cls: number): RegionTable {
   return t;
 }
 
-function taskFor(layer: PassLayer, unit: UnitSpec, q: Pair, v: Variant): PlanTask {
+/** The task of one variant on one pair, guided as the service's gate does. */
+export function taskFor(layer: PassLayer, unit: UnitSpec, q: Pair, v: Variant): PlanTask {
   const t = planTask(
     { planner: v.planner, layerKey: "L", width: layer.width, unit, start: q.start, goal: q.goal },
     { maxMillis: 5000, wantWaypoints: false },
@@ -129,13 +132,14 @@ function taskFor(layer: PassLayer, unit: UnitSpec, q: Pair, v: Variant): PlanTas
   return t;
 }
 
-interface Pair {
+/** A start/goal pair. */
+export interface Pair {
   start: { x: number; y: number; heading: number };
   goal: { x: number; y: number; heading: number };
 }
 
 /** Random pairs whose poses the footprint fits, at least 8 tiles apart. */
-function pairs(layer: PassLayer, unit: UnitSpec, n: number, seed: number): Pair[] {
+export function pairs(layer: PassLayer, unit: UnitSpec, n: number, seed: number): Pair[] {
   const rnd = lcg(seed);
   const pose = () => {
     for (let k = 0; k < 100000; k++) {
@@ -169,7 +173,8 @@ function quantile(xs: number[], q: number): number {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(s.length * q))];
 }
 
-function maps(): { name: string; rows: string[] }[] {
+/** The costed maps of the bench (those whose files exist here). */
+export function maps(): { name: string; rows: string[] }[] {
   const out: { name: string; rows: string[] }[] = [];
   const arena = readRows("../../shared/data/movingai/arena.map");
   if (arena) out.push({ name: "arena+swamp", rows: withSwamps(arena, 11) });
@@ -178,6 +183,11 @@ function maps(): { name: string; rows: string[] }[] {
   const yard = readRows("../demo/maps/yard.map");
   if (yard) out.push({ name: "yard+swamp", rows: withSwamps(yard, 13) });
   return out;
+}
+
+/** The seed of a map's and unit's random pairs (tests reproduce a bench pair with it). */
+export function pairSeed(mapName: string, unitName: string): number {
+  return 1000 + unitName.length * 7 + mapName.length;
 }
 
 /** Runs the benchmark; returns a markdown table. */
@@ -194,12 +204,13 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
   ];
   // Which of AUTO's steps gave the answers that reverse where a forward one is cheaper (its message).
   const revSources = new Map<string, number>();
+  const revPairs: string[] = [];
   for (const m of maps()) {
     const layer = layerOf(m.rows);
     const ctx = new PlanContext((k) => (k === "L" ? layer : undefined), tableStore);
     for (const unitName of ["tank", "jeep", "truck"]) {
       const unit = { ...BUILTIN_PROFILES[unitName] };
-      const qs = pairs(layer, unit, pairsPerCell, 1000 + unitName.length * 7 + m.name.length);
+      const qs = pairs(layer, unit, pairsPerCell, pairSeed(m.name, unitName));
       const ratios: number[] = [];
       const ms: number[] = [];
       const hybridRatios: number[] = [];
@@ -237,6 +248,9 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
           revWorse++;
           const why = autoMessage.split(";")[0];
           revSources.set(why, (revSources.get(why) ?? 0) + 1);
+          const p = (o: { x: number; y: number; heading: number }) =>
+            `(${o.x}, ${o.y}, ${o.heading.toFixed(4)})`;
+          revPairs.push(`${m.name} ${unitName} ${p(q.start)} -> ${p(q.goal)} (AUTO ${auto.toFixed(2)})`);
         }
       }
       lines.push(
@@ -254,7 +268,7 @@ export async function benchQuality(pairsPerCell = 20): Promise<string> {
   lines.push(
     `AUTO answers counted in rev>fwd, by AUTO's message: ${
       [...revSources].map(([k, v]) => `${v} x "${k}"`).join(", ") || "none"
-    }`,
+    }${revPairs.length > 0 ? `; pairs: ${revPairs.join("; ")}` : ""}`,
   );
   return lines.join("\n");
 }

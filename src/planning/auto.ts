@@ -4,8 +4,10 @@
  * {@link GOOD_ENOUGH} times a cheap lower bound — Directional-24 also runs under the remaining budget (then
  * Directional-48 when budget remains and the best answer still backs up; Directional-48 alone for units
  * turning at {@link WIDE_TURN_RADIUS} or more), and the cheapest legal
- * answer by the one cost model (motion/pathCost.ts) is returned. `PlanOutcome.planner` names the planner whose
- * answer it is, and the message says what AUTO compared.
+ * answer by the one cost model (motion/pathCost.ts) is returned. When that answer still backs up, CURVED's
+ * forward fit (grid route and forward curves, milliseconds) is tried last and taken when cheaper: no reverse
+ * where a forward path AUTO can find costs less. `PlanOutcome.planner` names the planner whose answer it is,
+ * and the message says what AUTO compared.
  *
  * The lower bound: no path costs less than its length times the layer's cheapest tile cost, and no path is
  * shorter than the shortest curve the unit can drive to the goal ignoring obstacles (Dubins forward, Reeds-Shepp
@@ -20,7 +22,7 @@ import { reedsSheppLength } from "../geometry/reedsShepp.ts";
 import { pathCost } from "../motion/pathCost.ts";
 import { PlanBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
-import { directCurve } from "./curved.ts";
+import { directCurve, planCurved } from "./curved.ts";
 import { directionalMode, planDirectional } from "./directional.ts";
 import { newHybridTrace, planHybrid } from "./hybrid.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
@@ -99,7 +101,32 @@ const found = (o: PlanOutcome) => (o.status === "found" || o.status === "nearest
 
 /** The label of an answer in AUTO's message. */
 function label(o: PlanOutcome, neighborhood: number): string {
+  if (o.planner === "curved") return "PLANNER_CURVED forward";
   return o.planner === "directional" ? `Directional-${neighborhood}` : "PLANNER_HYBRID";
+}
+
+/**
+ * CURVED without backing up (4-connected grid route, smoothing, forward curves checked for the footprint)
+ * under what is left of the budget, or null when nothing is left. Only a "found" answer is a candidate (a
+ * partial route's path ends elsewhere).
+ */
+function forwardCandidate(
+  ctx: PlanContext,
+  task: PlanTask,
+  budget: PlanBudget,
+  spent: number,
+): PlanOutcome | null {
+  const millis = budget.millisLeft();
+  const left = budget.expansionsLeft(spent);
+  if (budget.cancelled() || millis <= 0 || left <= 0) return null;
+  const sub = new PlanBudget(left, Number.isFinite(millis) ? millis : 0, budget.cancel);
+  const forward: PlanTask = {
+    ...task,
+    planner: "curved",
+    portfolio: false,
+    options: { ...task.options, allowBackingUp: false, ignoreObstaclesInCurves: false, tighterTurns: false },
+  };
+  return planCurved(ctx, forward, sub);
 }
 
 /** AUTO's portfolio (see the module doc); falls back to the hybrid alone when it does not apply. */
@@ -159,6 +186,23 @@ export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): 
     }
   }
   if (!found(best)) return { ...hybrid, expansions };
+  // No reverse where a forward path is cheaper: only an answer that still backs up pays for CURVED's forward
+  // fit (grid route + curves, milliseconds). Run after the portfolio, it displaces no candidate and takes no
+  // budget from them, so the cheapest by pathCost can only get cheaper.
+  if (pathCost(best.segments, task.unit, layer).reverseLength > 0) {
+    const fwd = forwardCandidate(ctx, task, budget, expansions);
+    if (fwd !== null) {
+      expansions += fwd.expansions;
+      if (fwd.status === "cancelled") return { ...fwd, expansions };
+      if (fwd.status !== "found" || fwd.segments.length === 0) {
+        tried.push(`PLANNER_CURVED forward ${fwd.status}`);
+      } else {
+        const c = pathCost(fwd.segments, task.unit, layer).total;
+        tried.push(`PLANNER_CURVED forward ${c.toFixed(2)}`);
+        if (c < bestCost - 1e-9) best = fwd, bestN = 0, bestCost = c;
+      }
+    }
+  }
   const note = `AUTO: ${label(best, bestN)}'s answer, the cheapest of ${tried.join(", ")}`;
   return { ...best, expansions, message: [note, best.message].filter((m) => m !== "").join("; ") };
 }
