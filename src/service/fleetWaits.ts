@@ -5,8 +5,9 @@
  * profile. The search is greedy: drive on; where the first conflict comes, stop at a point short of it (if that
  * leg and a moment standing there are clear) and wait there as long as needed, recursively, at most MAX_STOPS
  * stops and STOP_TRIES reservation checks; when that finds nothing, the next start delay is tried, exactly as a
- * start-only scheduler would. Every leg is checked against the table, and the whole trajectory once more before
- * it is answered. Pure.
+ * start-only scheduler would. A clear wait (or start delay) found after a failed one is bisected back to a 50 ms
+ * step (waits grow by 15% a try, so without it each unit queued behind another waited 15% longer than that one).
+ * Every leg is checked against the table, and the whole trajectory once more before it is answered. Pure.
  *
  * @module
  */
