@@ -14,6 +14,11 @@ import { scenarioSpecs } from "./directional.ts";
 
 /** Runs `fn` with `inFlight` concurrent loops for `seconds`; returns completed calls per second. */
 async function closedLoop(inFlight: number, seconds: number, fn: () => Promise<unknown>): Promise<number> {
+  return (await timedLoop(inFlight, seconds, fn)).rate;
+}
+
+/** {@link closedLoop} with the number of calls too. */
+async function timedLoop(inFlight: number, seconds: number, fn: () => Promise<unknown>) {
   const end = performance.now() + seconds * 1000;
   let done = 0;
   const loop = async () => {
@@ -24,7 +29,28 @@ async function closedLoop(inFlight: number, seconds: number, fn: () => Promise<u
   };
   const t0 = performance.now();
   await Promise.all(Array.from({ length: inFlight }, loop));
-  return done / ((performance.now() - t0) / 1000);
+  return { rate: done / ((performance.now() - t0) / 1000), calls: done };
+}
+
+/**
+ * CPU milliseconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. On a shared
+ * machine a call's CPU cost moves far less with the neighbours' load than its throughput does.
+ */
+function cpuMillis(pid: number | undefined): number | null {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10; // clock ticks (USER_HZ = 100 on Linux)
+  } catch {
+    return null;
+  }
+}
+
+/** One slice of `fn` at `inFlight`: calls per second and the server's CPU microseconds per call. */
+async function slice(pid: number | undefined, inFlight: number, fn: () => Promise<unknown>) {
+  const c0 = cpuMillis(pid);
+  const { rate, calls } = await timedLoop(inFlight, 1, fn);
+  const c1 = cpuMillis(pid);
+  return { rate, cpu: c0 === null || c1 === null || calls === 0 ? NaN : (c1 - c0) * 1000 / calls };
 }
 
 /**
@@ -183,20 +209,35 @@ export async function benchE2e(seconds = 4): Promise<string> {
     // Warm up both paths (JIT, worker shares).
     await closedLoop(8, 1, plan);
     await closedLoop(8, 1, empty);
-    const rows = ["| in flight | empty RPC req/s | Plan req/s | Plan / empty |", "|---:|---:|---:|---:|"];
+    const rows = [
+      "| in flight | empty RPC req/s | Plan req/s | Plan / empty | server CPU us/call: empty | Plan |",
+      "|---:|---:|---:|---:|---:|---:|",
+    ];
+    const pid = srv.proc.pid;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     for (const n of [1, 16, 64]) {
       // Alternate one-second slices of each so background noise hits both alike.
       let e = 0, p = 0;
-      for (let slice = 0; slice < seconds; slice++) {
-        e += await closedLoop(n, 1, empty) / seconds;
-        p += await closedLoop(n, 1, plan) / seconds;
+      const ec: number[] = [], pc: number[] = [];
+      for (let k = 0; k < seconds; k++) {
+        const es = await slice(pid, n, empty), ps = await slice(pid, n, plan);
+        e += es.rate / seconds;
+        p += ps.rate / seconds;
+        ec.push(es.cpu);
+        pc.push(ps.cpu);
       }
-      rows.push(`| ${n} | ${e.toFixed(0)} | ${p.toFixed(0)} | ${(100 * p / e).toFixed(0)}% |`);
+      rows.push(
+        `| ${n} | ${e.toFixed(0)} | ${p.toFixed(0)} | ${(100 * p / e).toFixed(0)}% | ${
+          median(ec).toFixed(0)
+        } | ${median(pc).toFixed(0)} |`,
+      );
     }
     health.close();
     return rows.join("\n") +
       `\n\nSmall queries: the first 40 arena.map.scen queries (path lengths 1-~8), PLANNER_GRID; empty RPC = ` +
-      `grpc.health.v1.Health/Check; client and server on the same 2-core machine; ${seconds} alternating 1 s slices per cell.` +
+      `grpc.health.v1.Health/Check; client and server on the same 2-core machine; ${seconds} alternating 1 s slices per cell; ` +
+      "server CPU per call: the server process's user + system time over each slice (all its threads), median of " +
+      "the slices (Linux /proc; 10 ms ticks)." +
       "\n\n" + await turningLatency(client) + "\n\n" + await scenarioLatency(client);
   } finally {
     srv.stop();
