@@ -10,8 +10,11 @@ import { mapVersion } from "../maps/version.ts";
 import { fillLayerClearance, fillLayerCosts } from "../maps/layer.ts";
 import { buildRegionTable } from "../maps/regionBuild.ts";
 import type { BuildReply, BuildRequest } from "./mapBuild.ts";
+import { collectSoon } from "./collect.ts";
 
 self.onmessage = (ev: MessageEvent<BuildRequest>) => {
+  // This idle isolate's small heap would keep every map it saw (shared tiles, layers, tables) for good.
+  collectSoon();
   const msg = ev.data;
   const t0 = performance.now();
   let reply: BuildReply;
