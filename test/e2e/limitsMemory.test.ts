@@ -63,16 +63,21 @@ describe("resident memory against the map budget", () => {
             planner: "PLANNER_GRID",
           });
           expect(plan.status).toBe("PLAN_STATUS_FOUND");
+          // Freed tables go back within moments, not at once: compare resident memory after a pause.
+          if (i === 7 || i === 19) await new Promise((r) => setTimeout(r, 2000));
           samples.push(rss());
         }
-        // The cache (~5 MB a version) is full after ~6 maps. Before: every evicted version's region tables stayed
-        // in the workers for good and no idle worker collected the shared tables: +5-9 MB a map, +350 MB here.
+        // The cache (~5 MB a version) is full after ~6 maps. Before: every evicted version's region tables
+        // stayed in the workers for good and no idle worker collected the shared tables: +5-9 MB a map, +350
+        // MB here. Between the pauses RSS may climb a few MB a map and fall back in them (GC lags).
         const growth = samples[19] - samples[7];
         console.log(
           `FIGURE map budget 32 MB, 20 maps of 512x512 put and planned (2 workers): RSS ${
             rss0.toFixed(0)
           } -> ` +
-            `${samples[7].toFixed(0)} after 8 maps -> ${samples[19].toFixed(0)} MB after 20 ` +
+            `${samples[7].toFixed(0)} after 8 maps -> ${
+              samples[19].toFixed(0)
+            } MB after 20 (each after a 2 s pause) ` +
             `(${growth >= 0 ? "+" : ""}${growth.toFixed(0)} MB over the last 12)`,
         );
         expect(growth).toBeLessThan(40);
