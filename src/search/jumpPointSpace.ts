@@ -63,6 +63,7 @@ const jumpCache = new ByteLru<Uint8Array, { byClearance: Map<number, Uint8Array>
  * layer's map version), instead of leaving them to age out of the bounded cache.
  */
 export function forgetJumpTables(layer: PassLayer): void {
+  pendingBuilds.delete(layer.tileCost);
   const byClearance = openMasks.get(layer.tileCost);
   if (!byClearance) return;
   for (const mask of byClearance.values()) {
@@ -179,6 +180,7 @@ export function adoptJumpTables(layer: PassLayer, minClearance: number, tables: 
   }
   const have = byClearance.get(r);
   if (have && jumpTables.has(have)) return;
+  pendingBuilds.get(layer.tileCost)?.delete(r); // a build of our own stopped half way is not needed now
   if (have) jumpCache.delete(have);
   byClearance.set(r, tables.open);
   jumpTables.set(tables.open, tables);
@@ -239,17 +241,17 @@ function sweepRows(
   }
 }
 
-/** A jump table build under way: the tables allocated and how far the sweeps got (see straightJumpsUntil). */
+/** A jump table build under way: the tables allocated and how far the passes got (see straightJumpsUntil). */
 interface JumpBuild {
   tables: StraightJumps;
-  /** 0: east/west rows, 1: south rows (bottom up), 2: north rows (top down). */
+  /** -1: open mask rows, 0: east/west rows, 1: south rows (bottom up), 2: north rows (top down). */
   phase: number;
-  /** The next padded row of the phase. */
+  /** The next row of the phase (map rows in phase -1, padded rows after). */
   row: number;
 }
 
-/** Builds stopped half way, by open mask (they go with it). */
-const pendingBuilds = new WeakMap<Uint8Array, JumpBuild>();
+/** Builds stopped half way, by layer (its tileCost array) and clearance class (they go with the layer). */
+const pendingBuilds = new WeakMap<Float32Array, Map<number, JumpBuild>>();
 
 /** Rows swept between polls of a build's stop condition (a few milliseconds on an 8192-wide map). */
 const ROWS_PER_POLL = 128;
@@ -266,39 +268,64 @@ export function straightJumps(layer: PassLayer, minClearance: number): StraightJ
 }
 
 /**
- * {@link straightJumps} under a `stop` condition, polled every {@link ROWS_PER_POLL} rows: returns null when it
- * says so before the tables are complete, keeping the rows swept so far, so the next call for (layer, r) goes
- * on from there (a first query on a big map answers within its budget instead of overrunning it by the whole
- * build, seconds at 8192^2, and no work is lost). The finished tables equal an uninterrupted build's.
+ * {@link straightJumps} under a `stop` condition, polled every {@link ROWS_PER_POLL} rows (of the open mask,
+ * then of each sweep): returns null when it says so before the tables are complete, keeping the rows done so
+ * far, so the next call for (layer, r) goes on from there (a first query on a big map answers within its
+ * budget instead of overrunning it by the whole build, seconds at 8192^2, and no work is lost). The finished
+ * tables equal an uninterrupted build's.
  */
 export function straightJumpsUntil(
   layer: PassLayer,
   minClearance: number,
   stop: (() => boolean) | null,
 ): StraightJumps | null {
-  const open = openMask(layer, minClearance);
-  const done = jumpTables.get(open);
-  if (done) return done;
-  const pw = layer.width + 2;
+  const r = minClearance > 0 ? minClearance : 0;
+  const cached = openMasks.get(layer.tileCost)?.get(r);
+  const done = cached && jumpTables.get(cached);
+  if (done) {
+    jumpCache.get(cached);
+    return done;
+  }
+  const w = layer.width;
+  const pw = w + 2;
   const ph = layer.height + 2;
-  const n = open.length;
+  const n = pw * ph;
   // Distances are at most the padded side less 2 (a whole row or column), in either sign.
   const Dist = Math.max(pw, ph) <= 32767 ? Int16Array : Int32Array;
-  let build = pendingBuilds.get(open);
+  let pending = pendingBuilds.get(layer.tileCost);
+  if (!pending) {
+    pending = new Map();
+    pendingBuilds.set(layer.tileCost, pending);
+  }
+  let build = pending.get(r);
   if (!build) {
     // Over shared memory, so other workers can adopt them (adoptJumpTables) instead of building their own.
     const make = (): JumpDistances =>
       Dist === Int16Array
         ? new Int16Array(new SharedArrayBuffer(2 * n))
         : new Int32Array(new SharedArrayBuffer(4 * n));
-    build = { tables: { open, east: make(), west: make(), south: make(), north: make() }, phase: 0, row: 1 };
-    pendingBuilds.set(open, build);
+    // A mask built already (openMask) is kept; else its rows are the build's first pass.
+    const open = cached ?? new Uint8Array(new SharedArrayBuffer(n));
+    const tables = { open, east: make(), west: make(), south: make(), north: make() };
+    build = { tables, phase: cached ? 0 : -1, row: cached ? 1 : 0 };
+    pending.set(r, build);
   }
   const tables = build.tables;
+  const open = tables.open;
   for (let polled = 0; build.phase < 3; polled++) {
     if (stop !== null && polled > 0 && polled % ROWS_PER_POLL === 0 && stop()) return null;
     const y = build.row;
-    if (build.phase === 0) {
+    if (build.phase === -1) {
+      // Open mask row y (padded row y + 1): the same test as openMask.
+      const { tileCost, clearance } = layer;
+      for (let x = 0, t = y * w, p = (y + 1) * pw + 1; x < w; x++, t++, p++) {
+        if (tileCost[t] > 0 && (r === 0 || clearance[t] >= r)) open[p] = 1;
+      }
+      if (++build.row >= layer.height) {
+        build.phase = 0;
+        build.row = 1;
+      }
+    } else if (build.phase === 0) {
       sweep(open, tables.east, 1, pw, y * pw + pw - 2, pw - 2);
       sweep(open, tables.west, -1, pw, y * pw + 1, pw - 2);
       if (++build.row > ph - 2) {
@@ -317,14 +344,17 @@ export function straightJumpsUntil(
       if (++build.row > ph - 2) build.phase = 3;
     }
   }
-  pendingBuilds.delete(open);
+  pending.delete(r);
+  let byClearance = openMasks.get(layer.tileCost);
+  if (!byClearance) {
+    byClearance = new Map();
+    openMasks.set(layer.tileCost, byClearance);
+  }
+  byClearance.set(r, open);
   jumpTables.set(open, tables);
   // The mask (1 byte a cell) and four tables (8 or 16): the entry holds 9 or 17 bytes a cell.
-  jumpCache.set(open, {
-    byClearance: openMasks.get(layer.tileCost)!,
-    r: minClearance > 0 ? minClearance : 0,
-  }, (1 + 4 * Dist.BYTES_PER_ELEMENT) * n);
-  onBuilt?.(layer, minClearance > 0 ? minClearance : 0, tables);
+  jumpCache.set(open, { byClearance, r }, (1 + 4 * Dist.BYTES_PER_ELEMENT) * n);
+  onBuilt?.(layer, r, tables);
   return tables;
 }
 
