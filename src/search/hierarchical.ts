@@ -13,15 +13,17 @@
 import type { PassLayer } from "../maps/grid.ts";
 import {
   astar,
+  COST_SCALE,
   newSearchResult,
   reconstructPath,
   type SearchLimits,
   type SearchResult,
   SearchWorkspace,
+  Successors,
 } from "./astar.ts";
 import type { AbstractGraph } from "./abstractGraph.ts";
 import { AbstractSpace } from "./abstractSpace.ts";
-import { GridSpace, type Neighborhood } from "./gridSpace.ts";
+import { gridPathLength, GridSpace, type Neighborhood } from "./gridSpace.ts";
 import { CorridorSpace } from "./restrictedGrid.ts";
 
 /** Reusable state of hierarchical searches (allocate once per worker). */
@@ -44,6 +46,8 @@ export class HierarchicalScratch {
   readonly corridor: CorridorSpace = new CorridorSpace();
   /** Reused search result. */
   readonly result: SearchResult = newSearchResult();
+  /** The grid steps off a closed start tile (see hierarchicalSearch). */
+  readonly exits: Successors = new Successors(8);
 
   /** Uses the given grid workspace and space (e.g. a planning context's), or fresh ones. */
   constructor(gridWorkspace: SearchWorkspace = new SearchWorkspace(), grid: GridSpace = new GridSpace()) {
@@ -103,6 +107,11 @@ function searchLimits(limits: HierarchicalLimits, spent: number): SearchLimits {
  * search; each leg's cost equals the abstract edge's, see {@link refineByTrees}), with `freeWindows`
  * by unrestricted grid A* (never longer per leg, but may wander on mazes). Tiles in different components
  * give "unreachable" at once.
+ *
+ * The start and goal tiles are handled as grid A* (GridSpace) handles them, so both line planners agree on
+ * which pairs are joined: the goal must be open (a search only steps onto open tiles), the start need not be
+ * (a unit already standing on a tile its class does not open, e.g. the tank by a wall, leaves it by one
+ * grid step onto an open neighbour; see {@link searchFromClosedStart}), and start = goal is found at once.
  */
 export function hierarchicalSearch(
   graph: AbstractGraph,
@@ -111,6 +120,102 @@ export function hierarchicalSearch(
   scratch: HierarchicalScratch,
   limits: HierarchicalLimits,
   freeWindows = false,
+): HierarchicalResult {
+  const { table } = graph;
+  const tiles = table.width * table.height;
+  for (const [field, tile] of [["startTile", startTile], ["goalTile", goalTile]] as const) {
+    if (!Number.isInteger(tile) || tile < 0 || tile >= tiles) {
+      throw new RangeError(`hierarchicalSearch: ${field} ${tile} is not a tile of the ${tiles}-tile map`);
+    }
+  }
+  if (startTile === goalTile) {
+    // As grid A*: the start is the goal, whatever the tile (no step is taken).
+    const path = Int32Array.of(startTile);
+    return {
+      status: "found",
+      path,
+      abstractTiles: path,
+      abstractExpansions: 0,
+      regionExpansions: 0,
+      refineExpansions: 0,
+    };
+  }
+  if (table.regionOf[startTile] < 0 && table.regionOf[goalTile] >= 0) {
+    return searchFromClosedStart(graph, startTile, goalTile, scratch, limits, freeWindows);
+  }
+  return searchFromOpenStart(graph, startTile, goalTile, scratch, limits, freeWindows);
+}
+
+/**
+ * A start tile closed for the graph's class: grid A* seeds its search there and steps onto the open
+ * neighbours its neighbourhood allows (a diagonal needs both orthogonal neighbours open), so the pair is
+ * joined iff one of those neighbours is in the goal's component. Each such neighbour is searched from in turn
+ * (at most 8, only for closed starts) and the cheapest path, step included, is kept, with the start put
+ * before it. Before this, a closed start answered "unreachable" where GRID found a path (issue 11, item 4).
+ */
+function searchFromClosedStart(
+  graph: AbstractGraph,
+  startTile: number,
+  goalTile: number,
+  scratch: HierarchicalScratch,
+  limits: HierarchicalLimits,
+  freeWindows: boolean,
+): HierarchicalResult {
+  const { table, layer } = graph;
+  const goalComponent = table.regionComponent[table.regionOf[goalTile]];
+  const exits = scratch.grid.configure(layer, table.clearanceClass, graph.neighborhood, goalTile);
+  const count = exits.expand(startTile, scratch.exits, -1);
+  const steps = scratch.exits.ids.slice(0, count);
+  const stepCosts = scratch.exits.costs.slice(0, count);
+  let best: HierarchicalResult | null = null;
+  let bestCost = Infinity;
+  let abstractExpansions = 0, regionExpansions = 0, refineExpansions = 0;
+  for (let k = 0; k < count; k++) {
+    const next = steps[k];
+    if (table.regionComponent[table.regionOf[next]] !== goalComponent) continue;
+    const spent = abstractExpansions + regionExpansions + refineExpansions;
+    const r = searchFromOpenStart(graph, next, goalTile, scratch, {
+      ...limits,
+      maxExpansions: limits.maxExpansions - spent,
+    }, freeWindows);
+    abstractExpansions += r.abstractExpansions;
+    regionExpansions += r.regionExpansions;
+    refineExpansions += r.refineExpansions;
+    if (r.status === "cancelled" || r.status === "budget") {
+      return fail(r.status, abstractExpansions, regionExpansions, refineExpansions);
+    }
+    if (r.path === null) continue;
+    const cost = stepCosts[k] / COST_SCALE + gridPathLength(layer, r.path, layer.width);
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = r;
+    }
+  }
+  if (best === null) return fail("unreachable", abstractExpansions, regionExpansions, refineExpansions);
+  const withStart = (tiles: Int32Array) => {
+    const out = new Int32Array(tiles.length + 1);
+    out[0] = startTile;
+    out.set(tiles, 1);
+    return out;
+  };
+  return {
+    status: "found",
+    path: withStart(best.path!),
+    abstractTiles: withStart(best.abstractTiles!),
+    abstractExpansions,
+    regionExpansions,
+    refineExpansions,
+  };
+}
+
+/** {@link hierarchicalSearch} from an open start tile, or one that is not and then unreachable. */
+function searchFromOpenStart(
+  graph: AbstractGraph,
+  startTile: number,
+  goalTile: number,
+  scratch: HierarchicalScratch,
+  limits: HierarchicalLimits,
+  freeWindows: boolean,
 ): HierarchicalResult {
   const { table, layer } = graph;
   const startRegion = table.regionOf[startTile];
