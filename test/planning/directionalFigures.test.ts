@@ -37,7 +37,9 @@ describe("Figure 12: a legal curved path Directional-8 cannot find", () => {
     // The lattice finds none; PLANNER_DIRECTIONAL's last resort, the off-lattice search with continuous poses
     // (src/planning/offLattice.ts), then finds a legal path and the message says both.
     expect(out.message).toMatch(/no legal directional path in the search window/);
-    expect(out.message).toMatch(/^off-lattice search \(continuous poses\): the directional lattice found none/);
+    expect(out.message).toMatch(
+      /^off-lattice search \(continuous poses\): the directional lattice found none/,
+    );
     expect(out.status).toBe("found");
     expect(checkPath(layer, launch, out, start, goal)).toEqual([]);
     // Exhaustion, not a budget stop: far fewer expansions than allowed.

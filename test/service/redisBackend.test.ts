@@ -74,7 +74,7 @@ function fakeRedis() {
   };
 }
 
-let cleanup: (() => Promise<void>)[] = [];
+const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
