@@ -130,11 +130,10 @@ export function hierarchicalSearch(
   }
   if (startTile === goalTile) {
     // As grid A*: the start is the goal, whatever the tile (no step is taken).
-    const path = Int32Array.of(startTile);
     return {
       status: "found",
-      path,
-      abstractTiles: path,
+      path: Int32Array.of(startTile),
+      abstractTiles: Int32Array.of(startTile),
       abstractExpansions: 0,
       regionExpansions: 0,
       refineExpansions: 0,
