@@ -62,6 +62,15 @@ export interface CorridorRequest extends Omit<DirectionalRequest, "window"> {
     /** Set when the refinement gave up for this reason. */
     reached?: boolean;
   };
+  /**
+   * Stop after this many windows (a stream's first drivable part, issue 13 item 1): the answer is the legal
+   * prefix kept so far, ending at a node pose on the way, with `reached` set; "found" then means "found so far".
+   */
+  maxWindows?: {
+    limit: number;
+    /** Set when the refinement stopped at the limit before the goal. */
+    reached?: boolean;
+  };
 }
 
 /**
@@ -234,6 +243,10 @@ export function refineCorridor(
       if (tiles[tiles.length - 1] !== tile) tiles.push(tile);
     }
     if (final) break;
+    if (req.maxWindows && steps >= req.maxWindows.limit && kept.length > 0) {
+      req.maxWindows.reached = true;
+      break;
+    }
     if (req.abortAtCost && kept.length > 0) {
       const { cap, costOf, minCost } = req.abortAtCost;
       keptCost += costOf(kept);
@@ -281,6 +294,8 @@ export function refineCorridor(
     tiles,
     expansions,
     tables,
-    message: `corridor refinement: ${steps} windows along a ${path.length}-tile corridor`,
+    message: req.maxWindows?.reached
+      ? `corridor refinement: the first ${steps} windows of a ${path.length}-tile corridor (a prefix)`
+      : `corridor refinement: ${steps} windows along a ${path.length}-tile corridor`,
   };
 }

@@ -196,7 +196,7 @@ export function gridBound(
     for (let x = window.x0; x < window.x1; x++) {
       const t = y * layer.width + x;
       if (!ws.reached(t)) bound[t] = Infinity;
-      else bound[t] = Math.max(0, Math.floor(ws.g[t] / Math.SQRT2 - slack));
+      else bound[t] = Math.max(0, Math.floor(ws.gOf(t) / Math.SQRT2 - slack));
     }
   }
   return bound;
@@ -553,10 +553,15 @@ export function planDirectional(
       };
       // The steps are not cost-capped (a step's own cost is far below the whole path's cap anyway).
       const { maxCost: _cap, ...uncapped } = request;
+      // A stream's first drivable part: only the first windows (PlanTask.maxCorridorWindows).
+      const prefix: { limit: number; reached?: boolean } | null = task.maxCorridorWindows === undefined
+        ? null
+        : { limit: task.maxCorridorWindows };
       const run = refineCorridor(
         layer,
         {
           ...uncapped,
+          ...(prefix === null ? {} : { maxWindows: prefix }),
           maxExpansions: budget.expansionsLeft(spent),
           corridor: grid.path,
           headings: tableProfileOf(task.unit, request.neighborhood, request.reverse).headings,
@@ -575,6 +580,7 @@ export function planDirectional(
         return directionalOutcome(task, { ...run, message: why }, spent);
       }
       if (run.status === "found") {
+        if (prefix?.reached) return { ...directionalOutcome(task, run, spent), partial: true };
         if (maxCost === undefined) return directionalOutcome(task, run, spent);
         // AUTO's cost cap: the capped search could not be complete here (its window would be cut), and on a
         // long query it takes seconds to say so; the corridor's answer is returned when it is cheaper.

@@ -64,6 +64,11 @@ export interface PlanTask {
    */
   fastLaneOnly?: boolean;
   /**
+   * PLANNER_DIRECTIONAL on a long query: stop the corridor refinement after this many windows and return the
+   * legal prefix planned so far (`PlanOutcome.partial`). A stream's first drivable part (service/pathStream.ts).
+   */
+  maxCorridorWindows?: number;
+  /**
    * PLANNER_AUTO's portfolio (src/planning/auto.ts), with `planner` "hybrid": when the hybrid's answer is not
    * provably good enough, Directional-24 (then 48) also runs and the cheapest answer by pathCost is returned
    * (`PlanOutcome.planner` says whose). The service sets it when AUTO resolves to the hybrid for a turning unit;
@@ -110,6 +115,11 @@ export interface PlanOutcome {
    * without it (no path) costs 0.
    */
   cost?: PathCost;
+  /**
+   * The path is a legal prefix that stops on the way to the goal (PlanTask.maxCorridorWindows was reached);
+   * the wire status is PLAN_STATUS_PARTIAL.
+   */
+  partial?: boolean;
 }
 
 /** The cost of no path. */

@@ -133,7 +133,8 @@ export function planToWire(
     for (const t of out.waypoints) waypoints.push({ x: t % width, y: Math.floor(t / width) });
   }
   return {
-    status: STATUS_WIRE[out.status as keyof typeof STATUS_WIRE],
+    // A stream's first drivable part (PlanOutcome.partial): the rest follows in a later update.
+    status: out.partial ? "PLAN_STATUS_PARTIAL" : STATUS_WIRE[out.status as keyof typeof STATUS_WIRE],
     segments: out.segments.map(segmentToWire),
     length: out.length,
     waypoints,

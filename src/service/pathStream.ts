@@ -13,6 +13,13 @@
  * answer that arrives after the unit moved along the first one is spliced the same way. The path geometry (where
  * the unit is, the splice, the joined speeds) is the pure path corridor in motion/pathCorridor.ts.
  *
+ * A long plan for a turning unit ({@link wantsPrefix}) sends its first drivable part early (issue 13 item 1):
+ * the INITIAL update is a legal prefix, the first {@link PREFIX_WINDOWS} windows of PLANNER_DIRECTIONAL's
+ * corridor refinement (PLAN_STATUS_PARTIAL; it brakes to a stop at its end), and a REFINED update appends the
+ * rest, planned from the prefix's end pose on the same map version, with replaceFromSegment = the prefix's
+ * segment count. Two pool jobs, one after the other; when the rest cannot be planned from there, the REFINED
+ * update carries a whole path from the start instead.
+ *
  * Transport-free: the gRPC handler feeds decoded client messages in and writes the updates this class emits.
  *
  * @module
@@ -73,6 +80,22 @@ export type End = (error?: ServiceError) => void;
 
 /** Planners whose paths start at the start tile's center (their splice points are joints of the path). */
 const LINE_PLANNERS = new Set(["grid", "smooth", "hierarchical"]);
+
+/** Straight start-goal distance (tiles) from which a turning unit's stream sends its first drivable part early. */
+export const PREFIX_DISTANCE = 192;
+/** Corridor windows in that first part (each keeps about half of its 80-tile stretch: ~120 tiles in all). */
+export const PREFIX_WINDOWS = 3;
+
+/**
+ * True when a stream's plan is long for a turning unit: its first drivable part goes out early. A unit that
+ * turns (turning radius > 0), a curve planner (AUTO, HYBRID or DIRECTIONAL; keep_to_roads aside, whose road
+ * search has no corridor) and start and goal at least {@link PREFIX_DISTANCE} tiles apart.
+ */
+export function wantsPrefix(req: PlanRequest): boolean {
+  if (req.unit.turningRadius <= 0 || req.options.keepToRoads) return false;
+  if (req.planner !== "auto" && req.planner !== "hybrid" && req.planner !== "directional") return false;
+  return Math.hypot(req.goal.x - req.start.x, req.goal.y - req.start.y) >= PREFIX_DISTANCE;
+}
 
 /** A splice on the current path, with the map version its kept stretch was checked on (the replan is pinned to it). */
 interface Splice extends CorridorSplice {
@@ -240,7 +263,15 @@ export class PathStream {
     try {
       // A fast first answer (grid search, or hierarchical for long queries where jump points do not apply), then
       // the planner asked for, unless the first answer already came from it.
-      const first = await this.#plans.plan({ ...req, planner: "fast" }, this.#abort.signal, true);
+      // A long plan for a turning unit: its first drivable part, then the rest (see the module doc).
+      const prefix = wantsPrefix(req) ? await this.#prefix(req) : null;
+      if (prefix?.outcome.partial) {
+        this.#accept("INITIAL", prefix);
+        if (!this.#closed) await this.#rest(req, prefix);
+        return;
+      }
+      // A short corridor answers whole (not partial): it is the first answer, refined below unless asked for.
+      const first = prefix ?? await this.#plans.plan({ ...req, planner: "fast" }, this.#abort.signal, true);
       this.#accept("INITIAL", first);
       const refine = req.planner !== first.outcome.planner && req.planner !== "grid";
       if (refine && !this.#closed && first.outcome.status !== "unreachable") {
@@ -256,6 +287,77 @@ export class PathStream {
       this.#busy = false;
     }
     this.#drain();
+  }
+
+  /**
+   * The first {@link PREFIX_WINDOWS} corridor windows of PLANNER_DIRECTIONAL (a legal prefix, `partial`), or
+   * its whole answer when the query needs no corridor; null when it found nothing (the usual first answer then).
+   */
+  async #prefix(req: PlanRequest): Promise<PlanResult | null> {
+    const r = await this.#plans.plan(
+      { ...req, planner: "directional", maxCorridorWindows: PREFIX_WINDOWS },
+      this.#abort.signal,
+      true,
+    ).catch((e) => {
+      if (e instanceof ServiceError && (e.code === "CANCELLED" || e.code === "UNAVAILABLE")) throw e;
+      return null;
+    });
+    const st = r?.outcome.status;
+    return r && (st === "found" || st === "nearest") && r.outcome.segments.length > 0 ? r : null;
+  }
+
+  /**
+   * The rest after a partial first answer: planned from its end pose on its map version, by the planner asked
+   * for, and appended (replaceFromSegment = the prefix's segment count). The update's figures (length,
+   * duration, cost) are the appended part's; the stream keeps the whole path, priced whole. When the rest is
+   * not found from there, a plan from the start replaces the path (spliced at the unit if it moved).
+   */
+  async #rest(req: PlanRequest, prefix: PlanResult): Promise<void> {
+    const segs = prefix.outcome.segments;
+    const end = segs[segs.length - 1].end;
+    const version = prefix.mapVersion.version;
+    const r = await this.#plans.plan(
+      { ...req, map: { id: req.map.id, version }, start: { ...end } },
+      this.#abort.signal,
+      true,
+    ).catch((e) => {
+      if (e instanceof ServiceError && (e.code === "CANCELLED" || e.code === "UNAVAILABLE")) throw e;
+      return null;
+    });
+    if (this.#closed) return;
+    const st = r?.outcome.status;
+    const current = this.#result;
+    if (
+      r && (st === "found" || st === "nearest") && startsAt(r.outcome.segments, end) && current === prefix
+    ) {
+      const missed = this.#patchesDuringPlan.filter((e) => e.to.version !== version);
+      this.#patchesDuringPlan = [];
+      const whole = [...segs, ...r.outcome.segments];
+      const layer = this.#store.layerFor(await this.#store.get(req.map.id, version), req.unit).layer;
+      if (this.#closed) return;
+      this.#result = {
+        ...r,
+        outcome: {
+          ...r.outcome,
+          segments: whole,
+          length: prefix.outcome.length + r.outcome.length,
+          duration: prefix.outcome.duration + r.outcome.duration,
+          expansions: prefix.outcome.expansions + r.outcome.expansions,
+          cost: pathCost(whole, req.unit, layer),
+          waypoints: null,
+        },
+      };
+      this.#samples = samplePath(whole);
+      const message = `appended after the first ${segs.length} segments (a ${PREFIX_WINDOWS}-window prefix)` +
+        (r.outcome.message ? `; ${r.outcome.message}` : "");
+      this.#send("REFINED", r, "", message, segs.length, 0);
+      if (missed.some((e) => this.#touchesRemaining(e))) this.#trigger("REPLANNED");
+      return;
+    }
+    // No rest from the prefix's end (or the path changed meanwhile): the planner asked for, from the start.
+    const whole = await this.#plans.plan(req, this.#abort.signal, true);
+    if (this.#distance > 0) await this.#replan("REFINED", whole);
+    else this.#accept("REFINED", whole);
   }
 
   #trigger(kind: UpdateKind): void {

@@ -211,6 +211,7 @@ export class PlanService {
           keepToRoads: opts.keepToRoads,
         },
         debugCrash,
+        ...(req.maxCorridorWindows === undefined ? {} : { maxCorridorWindows: req.maxCorridorWindows }),
         // AUTO's portfolio for turning units (src/planning/auto.ts): PLANNER_HYBRID by name runs alone.
         portfolio: req.planner === "auto" && planner === "hybrid",
       };

@@ -73,6 +73,11 @@ export interface PlanRequest {
   options: PlanOptions;
   /** Test hook: the worker crashes (honoured only by a service created with test hooks). */
   debugCrash?: boolean;
+  /**
+   * Internal (streams, never from the wire): PLANNER_DIRECTIONAL stops a long query's corridor refinement after
+   * this many windows and answers the legal prefix (PlanTask.maxCorridorWindows).
+   */
+  maxCorridorWindows?: number;
 }
 
 /**

@@ -214,9 +214,10 @@ def apply_updates(updates):
         if index < 0:
             path = list(new)
             continue
-        if index >= len(path):
-            raise ValueError("replace_from_segment %d beyond a path of %d segments" % (index, len(path)))
         at = float(u.get("replace_from_distance", 0.0))
+        # index == len(path) at distance 0 appends (a stream's rest after a PLAN_STATUS_PARTIAL prefix).
+        if index > len(path) or (index == len(path) and at > 0):
+            raise ValueError("replace_from_segment %d beyond a path of %d segments" % (index, len(path)))
         path = path[:index] + ([cut(path[index], at)] if at > 0 else []) + list(new)
     return path
 

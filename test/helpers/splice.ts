@@ -39,8 +39,11 @@ export function applyUpdate(
 ): ClientSegment[] {
   const from = u.replace_from_segment ?? -1;
   if (from < 0) return u.plan.segments;
-  if (from >= path.length) throw new Error(`replace_from_segment ${from} beyond the path (${path.length})`);
   const at = u.replace_from_distance ?? 0;
+  // replace_from_segment = the path's segment count at distance 0 appends (a stream's rest after a PARTIAL prefix).
+  if (from > path.length || (from === path.length && at > 0)) {
+    throw new Error(`replace_from_segment ${from} beyond the path (${path.length})`);
+  }
   // At distance 0 the segment itself is replaced: nothing of it is kept.
   const kept = at > 0 ? [...path.slice(0, from), cutSegment(path[from], at)] : path.slice(0, from);
   return [...kept, ...u.plan.segments];
