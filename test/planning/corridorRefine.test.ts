@@ -47,7 +47,7 @@ function polyline(width: number, pts: number[][]): number[] {
   return out;
 }
 
-function refine(rows: string[], goalX: number, path?: number[], goalY = 12) {
+function refine(rows: string[], goalX: number, path?: number[], goalY = 12, maxWindows?: { limit: number }) {
   const layer = layerOf(rows);
   const ctx = contextOf(layer);
   const budget = new PlanBudget(1_000_000, 60_000, null);
@@ -67,6 +67,7 @@ function refine(rows: string[], goalX: number, path?: number[], goalY = 12) {
       corridor,
       headings: tableProfileOf(tank, 24, true).headings,
       footprint: tank.footprint,
+      ...(maxWindows ? { maxWindows } : {}),
     },
     (r: DirectionalRequest) => directionalSearch(ctx, layer, tank, r, budget),
     budget.stopped,
@@ -85,6 +86,24 @@ describe("corridor refinement", () => {
     }
     const out = { segments: run.segments } as unknown as PlanOutcome;
     expect(checkPath(layer, tank, out, start, goal)).toEqual([]);
+  });
+
+  test("a window limit stops after that many windows with the legal prefix the whole run begins with", () => {
+    const full = refine(strip(8, 16), 380).run;
+    const limit: { limit: number; reached?: boolean } = { limit: 2 };
+    const { layer, run, start, goal } = refine(strip(8, 16), 380, undefined, 12, limit);
+    expect(run.status).toBe("found");
+    expect(limit.reached).toBe(true);
+    expect(run.message).toMatch(/the first 2 windows .* \(a prefix\)/);
+    const out = { segments: run.segments } as unknown as PlanOutcome;
+    // Legal and chained, from the start, but not at the goal: a prefix.
+    expect(checkPath(layer, tank, out, start, goal)).toEqual(["does not end at the goal"]);
+    expect(run.segments.length).toBeLessThan(full.segments.length);
+    expect(run.segments).toEqual(full.segments.slice(0, run.segments.length));
+    // A limit the corridor does not reach changes nothing.
+    const wide: { limit: number; reached?: boolean } = { limit: 1000 };
+    expect(refine(strip(8, 16), 380, undefined, 12, wide).run.segments).toEqual(full.segments);
+    expect(wide.reached).toBeUndefined();
   });
 
   test("a corridor through a gap too narrow for the unit: a cut-off search naming the step", () => {
