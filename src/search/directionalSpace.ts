@@ -242,11 +242,14 @@ export class DirectionalSpace implements SearchSpace {
     const rowLocal = raster.rowLocal;
     const rowBits = raster.rowBits;
     const ws = this.ws;
-    // Without a workspace, the skip test below never fires (stamps never equal -1).
-    const stamp = ws !== null ? ws.stamp : EMPTY_STAMPS;
-    const gen = ws !== null ? ws.generation : -1;
-    const g = ws !== null ? ws.g : EMPTY_G;
-    const gs = ws !== null ? g[state] : 0;
+    // Without a workspace, the skip test below never fires (stamps never equal -1). A paged workspace (big
+    // spaces) has no flat arrays: its g values are read through gOf (Infinity when not reached).
+    const flat = ws !== null && !ws.paged;
+    const pagedWs = ws !== null && ws.paged ? ws : null;
+    const stamp = flat ? ws.stamp : EMPTY_STAMPS;
+    const gen = flat ? ws.generation : -1;
+    const g = flat ? ws.g : EMPTY_G;
+    const gs = ws !== null ? ws.gOf(state) : 0;
     const idDelta = this.idDelta;
     const idBase = lt * H * D;
     const uniform = this.costIsUniform;
@@ -262,6 +265,7 @@ export class DirectionalSpace implements SearchSpace {
       // Already reached at no more cost: A* would ignore it, so skip the node and cell tests (most successors
       // end here, so this test comes first).
       if (stamp[id] === gen && g[id] <= gs + c) continue;
+      if (pagedWs !== null && pagedWs.gOf(id) <= gs + c) continue;
       if (nodeOk[child] === 0) continue;
       if (reach[t] > fr) {
         let free = true;
@@ -285,6 +289,7 @@ export class DirectionalSpace implements SearchSpace {
       if (!uniform) {
         c = terrainTransitionCost(terms, t, cost, lt, pieceLocal, dir);
         if (stamp[id] === gen && g[id] <= gs + c) continue;
+        if (pagedWs !== null && pagedWs.gOf(id) <= gs + c) continue;
       }
       // A state appears at most once per expansion: the A* core would treat a repeated id as already in its
       // heap while it may still be held back as the next state (heap corruption, history-dependent results).

@@ -49,7 +49,7 @@ function farthest(ws: SearchWorkspace, n: number, nearest: Float64Array | null):
   let best = -1, bestD = 0;
   for (let v = 0; v < n; v++) {
     if (!ws.reached(v)) continue;
-    const d = nearest === null ? ws.g[v] : nearest[v];
+    const d = nearest === null ? ws.gOf(v) : nearest[v];
     if (d > bestD && d < Infinity) {
       best = v;
       bestD = d;
@@ -99,7 +99,7 @@ export class LandmarkJob {
       spent += astar(this.space, ws, [this.next], NO_LIMITS).expansions;
       const l = this.made;
       for (let v = 0; v < n; v++) {
-        const d = ws.reached(v) ? ws.g[v] : Infinity;
+        const d = ws.gOf(v);
         this.distance[v * count + l] = d;
         if (d < this.nearest[v]) this.nearest[v] = d;
       }
