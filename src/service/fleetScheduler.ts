@@ -26,6 +26,7 @@ import {
 } from "../motion/trajectory.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { timePath } from "./fleetWaits.ts";
+import { backingPaths, drivenPath, extendTravelled } from "./fleetBackUp.ts";
 
 /** What a fleet unit is doing. */
 export type FleetUnitStatus = "moving" | "waiting" | "unreachable";
@@ -47,6 +48,8 @@ export interface FleetUnitState {
    * may wait at the refuge before going on; if no wait there lets it go on, it parks at the refuge.
    */
   legOne?: number;
+  /** The ground it last drove (up to BACK_REACH tiles, ending where it stands), to back up over. */
+  travelled?: Segment[];
   /** What it is doing. */
   status: FleetUnitStatus;
   /** Why (for waiting and unreachable). */
@@ -145,6 +148,7 @@ export class FleetScheduler {
   haltAt(u: FleetUnitState, time: number): Pose {
     this.#freed++;
     const pose = trajectoryPose(u.traj, time);
+    if (u.traj.segments.length > 0) u.travelled = extendTravelled(u.travelled, drivenPath(u.traj, time));
     this.restAt(u, time);
     u.traj = standing(pose, time);
     return pose;
@@ -311,6 +315,46 @@ export class FleetScheduler {
     return out;
   }
 
+  /**
+   * A head-on meeting (fleetBackUp.ts): the unit, stopped by one that moves (not one standing for good), backs
+   * up over the ground it drove to the nearest point clear of that unit's trajectory, waits there while it
+   * passes, and goes on (timed as a refuge's legs); when no wait there lets it go on, it parks there. False,
+   * with nothing changed, when it cannot back up or no such timing exists.
+   */
+  #backUp(u: FleetUnitState, time: number, pose: Pose): boolean {
+    const hit = this.#lastHit;
+    const other = hit && !hit.forever ? this.units.get(hit.id) : undefined;
+    if (!other || u.legOne !== undefined || !u.travelled?.length || u.path.length === 0) return false;
+    const end = u.travelled[u.travelled.length - 1].end;
+    if (Math.hypot(end.x - pose.x, end.y - pose.y) > 1e-6) return false;
+    const saved = u.path;
+    const ways = backingPaths(u.unit, u.travelled, saved, {
+      traj: other.traj,
+      radius: other.unit.boundingRadius,
+    });
+    for (const way of ways) {
+      u.path = way.path;
+      u.legOne = way.legOne;
+      if (this.schedule(u, time, pose)) {
+        u.status = "moving";
+        u.message = "backs up a step to let a unit coming head-on pass, then goes on";
+        u.travelled = undefined;
+        this.#moved++;
+        return true;
+      }
+      if (this.park(u, time, pose)) {
+        u.status = "waiting";
+        u.message =
+          "backs up a step to let a unit coming head-on pass; goes on when it can (retried after changes)";
+        u.travelled = undefined;
+        return true;
+      }
+    }
+    u.path = saved;
+    u.legOne = undefined;
+    return false;
+  }
+
   /** Parks a unit with a refuge there: its first leg only, at the earliest start that keeps clear. */
   park(u: FleetUnitState, time: number, pose: Pose): boolean {
     if (u.legOne === undefined) return false;
@@ -356,6 +400,7 @@ export class FleetScheduler {
         u.message = "steps aside to a refuge to let others pass; goes on when it can (retried after changes)";
         continue;
       }
+      if (u.status !== "unreachable" && this.#backUp(u, time, pose)) continue;
       if (u.status !== "unreachable") {
         u.status = "waiting";
         u.message = "no start time keeps it clear of the other units; it stands and is retried after changes";

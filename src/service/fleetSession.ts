@@ -119,6 +119,8 @@ export class FleetSession {
       const pose = sched.haltAt(u, this.#clock);
       sched.commit(u, u.traj);
       u.legOne = undefined;
+      // The ground it drove may be blocked now: it must not back up over it.
+      u.travelled = undefined;
       this.#toPlan.set(u.id, pose);
       this.#dirty.add(u.id);
     }

@@ -1,0 +1,189 @@
+/**
+ * Backing up a step (the article's answer to a head-on meeting in a narrow place): a unit that finds no timing
+ * because another comes at it reverses along the ground it has just driven (known free of walls: it drove it)
+ * to the nearest point clear of the other's trajectory, waits there while it passes, drives forward over the
+ * same ground and goes on. Units that can reverse back up (reverse segments); disc-shaped units that turn in
+ * place turn round and drive back (a disc sweeps the same ground either way); others cannot and wait as before.
+ * The legs are only geometry: the scheduler times them like a refuge's (fleetScheduler.ts #scheduleVia), checked
+ * against the reservation table like any other leg. Pure.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import { arcSegment, lineSegment, poseAlong, segmentPiece } from "../geometry/segment.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import { progressAt, type Trajectory } from "../motion/trajectory.ts";
+import type { UnitSpec } from "../units/unit.ts";
+
+/** Most ground (tiles) remembered behind a unit, and so the farthest it backs up. */
+export const BACK_REACH = 8;
+/** Backing distances tried per meeting (nearest clear point first, then one tile farther). */
+const BACK_CANDIDATES = 2;
+/** Clearance (tiles) beyond both radii from the other's trajectory at the point backed up to. */
+const BACK_MARGIN = 0.1;
+
+/** Whether and how `unit` can go back over its ground: "reverse", "turn" (in place, discs only) or null. */
+export function backingMode(unit: UnitSpec): "reverse" | "turn" | null {
+  if (unit.canReverse) return "reverse";
+  const disc = unit.footprint.width === 0 && unit.footprint.length === 0;
+  return disc && unit.turningRadius === 0 ? "turn" : null;
+}
+
+/** A copy of a segment's geometry (no speeds). */
+function bare(seg: Segment): Segment {
+  return seg.curvature === 0
+    ? lineSegment(seg.start, seg.length, seg.direction)
+    : arcSegment(seg.start, seg.curvature, seg.length, seg.direction);
+}
+
+/** The geometry of `traj` driven by `time` (waits dropped). */
+export function drivenPath(traj: Trajectory, time: number): Segment[] {
+  const { index, into } = progressAt(traj, time);
+  const out: Segment[] = [];
+  for (let i = 0; i < Math.min(index + 1, traj.segments.length); i++) {
+    const seg = traj.segments[i];
+    if (seg.length === 0) continue;
+    if (i < index) out.push(bare(seg));
+    else if (into > 0) {
+      const part = segmentPiece(seg, 0, distanceInto(seg, into));
+      if (part.length > 1e-9) out.push(part);
+    }
+  }
+  return out;
+}
+
+function distanceInto(seg: Segment, tau: number): number {
+  const D = seg.duration ?? 0;
+  if (D <= 0 || tau >= D) return seg.length;
+  const v0 = seg.startSpeed ?? 0, v1 = seg.endSpeed ?? 0;
+  return Math.min(seg.length, Math.max(0, v0 * tau + ((v1 - v0) * tau * tau) / (2 * D)));
+}
+
+/**
+ * The ground behind a unit after it drove `driven` from where `before` ended (kept when they join), the last
+ * BACK_REACH tiles of it.
+ */
+export function extendTravelled(before: Segment[] | undefined, driven: Segment[]): Segment[] {
+  let all = driven;
+  if (before && before.length > 0 && driven.length > 0) {
+    const e = before[before.length - 1].end, s = driven[0].start;
+    if (Math.hypot(e.x - s.x, e.y - s.y) < 1e-6) all = [...before, ...driven];
+  } else if (before && driven.length === 0) all = before;
+  let keep = 0, i = all.length;
+  while (i > 0 && keep < BACK_REACH) keep += all[--i].length;
+  const out = all.slice(i);
+  if (keep > BACK_REACH && out.length > 0) out[0] = segmentPiece(out[0], keep - BACK_REACH, out[0].length);
+  return out;
+}
+
+/** `seg` driven the other way from its end: in reverse, or (turned round in place) forward. */
+function backwards(seg: Segment, mode: "reverse" | "turn"): Segment {
+  if (mode === "reverse") {
+    const dir = -seg.direction as 1 | -1;
+    return seg.curvature === 0
+      ? lineSegment(seg.end, seg.length, dir)
+      : arcSegment(seg.end, seg.curvature, seg.length, dir);
+  }
+  const h = seg.end.heading + Math.PI;
+  const start: Pose = { x: seg.end.x, y: seg.end.y, heading: Math.atan2(Math.sin(h), Math.cos(h)) };
+  return seg.curvature === 0
+    ? lineSegment(start, seg.length, 1)
+    : arcSegment(start, -seg.curvature, seg.length, 1);
+}
+
+function profiled(segs: Segment[], unit: UnitSpec): Segment[] {
+  applySpeedProfile(segs, unit);
+  return splitAtSpeedPhases(segs, unit);
+}
+
+/** Sample points of a trajectory's ground (start pose and every quarter tile). */
+function groundOf(traj: Trajectory): { x: number; y: number }[] {
+  const pts = [{ x: traj.startPose.x, y: traj.startPose.y }];
+  for (const seg of traj.segments) {
+    for (let u = 0.25; u < seg.length + 0.25; u += 0.25) pts.push(poseAlong(seg, Math.min(u, seg.length)));
+  }
+  return pts;
+}
+
+/** One way to back up: the whole path (back, then forward over the same ground, then `rest`) and its split. */
+export interface BackingPath {
+  /** First leg (backing) then second leg (forward again and on). */
+  path: Segment[];
+  /** Segments in the first leg. */
+  legOne: number;
+}
+
+/**
+ * Ways for `unit` (standing at the end of `travelled`, with `rest` still to drive) to back up out of the way of
+ * `other` (its trajectory and bounding radius): to the nearest points along its travelled ground clear of the
+ * other's, nearest first; none when it cannot go back or no point is clear.
+ */
+export function backingPaths(
+  unit: UnitSpec,
+  travelled: Segment[],
+  rest: Segment[],
+  other: { traj: Trajectory; radius: number },
+): BackingPath[] {
+  const mode = backingMode(unit);
+  if (mode === null || travelled.length === 0) return [];
+  const back = [...travelled].reverse().map((s) => backwards(s, mode));
+  const total = back.reduce((d, s) => d + s.length, 0);
+  const ground = groundOf(other.traj);
+  const clear = unit.boundingRadius + other.radius + BACK_MARGIN;
+  const isClear = (p: { x: number; y: number }) =>
+    ground.every((g) => Math.hypot(g.x - p.x, g.y - p.y) > clear);
+  /** The pose `d` along the backing ground. */
+  const at = (d: number) => {
+    let s = d;
+    for (const seg of back) {
+      if (s <= seg.length) return poseAlong(seg, s);
+      s -= seg.length;
+    }
+    return back[back.length - 1].end;
+  };
+  const out: BackingPath[] = [];
+  let first = -1;
+  // Every half tile, and the far end of the ground (where it came from: a pocket it left is often there).
+  const steps: number[] = [];
+  for (let d = 0.5; d < total - 1e-9; d += 0.5) steps.push(d);
+  steps.push(total);
+  for (const d of steps) {
+    if (out.length >= BACK_CANDIDATES) break;
+    if (first >= 0 && d < first + 1 - 1e-9 && d < total) continue;
+    if (!isClear(at(d))) continue;
+    if (first < 0) first = d;
+    out.push(build(back, travelled, rest, d, total, unit));
+  }
+  return out;
+}
+
+/** Backs `d` along `back`, then drives the last `d` of `travelled` forward again and `rest` after it. */
+function build(
+  back: Segment[],
+  travelled: Segment[],
+  rest: Segment[],
+  d: number,
+  total: number,
+  unit: UnitSpec,
+): BackingPath {
+  const legOne: Segment[] = [];
+  let s = d;
+  for (const seg of back) {
+    if (s <= 1e-9) break;
+    legOne.push(s >= seg.length ? bare(seg) : segmentPiece(seg, 0, s));
+    s -= seg.length;
+  }
+  const forward: Segment[] = [];
+  let skip = total - d;
+  for (const seg of travelled) {
+    if (skip >= seg.length - 1e-9) {
+      skip -= seg.length;
+      continue;
+    }
+    forward.push(skip > 1e-9 ? segmentPiece(seg, skip, seg.length) : bare(seg));
+    skip = 0;
+  }
+  const one = profiled(legOne, unit);
+  const two = profiled([...forward, ...rest.map(bare)], unit);
+  return { path: [...one, ...two], legOne: one.length };
+}
