@@ -6,8 +6,9 @@
  * turning at {@link WIDE_TURN_RADIUS} or more), and the cheapest legal
  * answer by the one cost model (motion/pathCost.ts) is returned. When that answer still backs up, CURVED's
  * forward fit (grid route and forward curves, milliseconds) is tried last and taken when cheaper: no reverse
- * where a forward path AUTO can find costs less. `PlanOutcome.planner` names the planner whose answer it is,
- * and the message says what AUTO compared.
+ * where a forward path AUTO can find costs less (quality bench, 180 pairs: 91 answers still backed up and paid
+ * for it; CURVED forward alone on those pairs median 0.11 ms, max 12.5 ms). `PlanOutcome.planner` names the
+ * planner whose answer it is, and the message says what AUTO compared.
  *
  * The lower bound: no path costs less than its length times the layer's cheapest tile cost, and no path is
  * shorter than the shortest curve the unit can drive to the goal ignoring obstacles (Dubins forward, Reeds-Shepp
