@@ -1,12 +1,14 @@
 /**
  * Stream benchmarks over real gRPC: time to the first and the refined update on long queries, and replans per
- * second while patches land on a map many streams are following.
+ * second while patches land on a map many streams are following, and a long tank stream's PARTIAL first part
+ * against its whole path and against one Plan of the same query (issue 13 item 1).
  *
  * @module
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { medianP95, ROOT, startBenchServer, unary } from "./server.ts";
+import { tiledRoomRows } from "../test/helpers/tiledMap.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -70,6 +72,10 @@ export async function benchStream(seconds = 5): Promise<string> {
       "",
     );
 
+    // 1b. A long tank stream (issue 13 item 1): the PARTIAL first part, the whole after the appended rest, and
+    // the peer, one Plan (PLANNER_DIRECTIONAL) of the same query, in the same run; quality: the whole's cost over the Plan's.
+    out.push(await tankPrefix(srv.client));
+
     // 2. Replans per second: 100 streams cross a 128x128 field; walls appear and vanish across their paths.
     const w = 128, h = 128, n = 100;
     await unary(srv.client, "PutMap", { id: "field", movingai: field(w, h) });
@@ -124,6 +130,80 @@ export async function benchStream(seconds = 5): Promise<string> {
     srv.stop();
   }
   return out.join("\n");
+}
+
+/** Long tank streams on tiled room maps: time to the PARTIAL first update and to the whole, against a Plan. */
+async function tankPrefix(client: Any): Promise<string> {
+  const maps = [
+    {
+      id: "rooms52x1",
+      rows: tiledRoomRows(52, 1),
+      start: { x: 16.5, y: 16.5, heading: 0 },
+      goal: { x: 1647.5, y: 20.5 },
+    },
+    {
+      id: "rooms32x32",
+      rows: tiledRoomRows(32, 32),
+      start: { x: 16.5, y: 16.5, heading: 0 },
+      goal: { x: 1007.5, y: 1007.5 },
+    },
+  ];
+  const lines = [
+    "| long tank stream (PLANNER_DIRECTIONAL), 5 runs | first update ms | whole path ms | Plan ms (peer) | first / Plan | " +
+    "first part tiles | whole cost / Plan cost |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const m of maps) {
+    const text = `type octile\nheight ${m.rows.length}\nwidth ${m.rows[0].length}\nmap\n${
+      m.rows.join("\n")
+    }\n`;
+    await unary(client, "PutMap", { id: m.id, movingai: text });
+    const req = {
+      map: { id: m.id },
+      unit: { name: "tank" },
+      start: m.start,
+      goal: m.goal,
+      planner: "PLANNER_DIRECTIONAL",
+    };
+    const first: number[] = [],
+      whole: number[] = [],
+      plan: number[] = [],
+      ratio: number[] = [],
+      part: number[] = [];
+    let status = "";
+    // One warm-up round (tables, JIT), dropped.
+    for (let i = 0; i < 6; i++) {
+      const t0 = performance.now();
+      const us = await new Promise<{ t: number; u: Any }[]>((resolve, reject) => {
+        const st = client.Stream();
+        const got: { t: number; u: Any }[] = [];
+        st.on("data", (u: Any) => {
+          got.push({ t: performance.now() - t0, u });
+          if (got.length === 2) st.end();
+        });
+        st.on("end", () => resolve(got));
+        st.on("error", reject);
+        st.write({ plan: req });
+      });
+      const t1 = performance.now();
+      const p = await unary(client, "Plan", req);
+      const tp = performance.now() - t1;
+      if (i === 0) continue;
+      status = us[0].u.plan.status;
+      first.push(us[0].t);
+      whole.push(us[1].t);
+      plan.push(tp);
+      part.push(us[0].u.plan.length);
+      ratio.push((us[0].u.plan.cost + us[1].u.plan.cost) / p.cost);
+    }
+    const med = (xs: number[]) => medianP95(xs).median;
+    lines.push(
+      `| ${m.id} (${m.rows[0].length}x${m.rows.length}), first ${status} | ${med(first).toFixed(1)} | ` +
+        `${med(whole).toFixed(1)} | ${med(plan).toFixed(1)} | ${(med(first) / med(plan)).toFixed(2)} | ` +
+        `${med(part).toFixed(0)} | ${med(ratio).toFixed(3)} |`,
+    );
+  }
+  return lines.join("\n") + "\n";
 }
 
 if (import.meta.main) console.log(await benchStream());

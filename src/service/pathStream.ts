@@ -13,7 +13,7 @@
  * answer that arrives after the unit moved along the first one is spliced the same way. The path geometry (where
  * the unit is, the splice, the joined speeds) is the pure path corridor in motion/pathCorridor.ts.
  *
- * A long plan for a turning unit ({@link wantsPrefix}) sends its first drivable part early (issue 13 item 1):
+ * A long PLANNER_DIRECTIONAL plan for a turning unit ({@link wantsPrefix}) sends its first drivable part early (issue 13 item 1):
  * the INITIAL update is a legal prefix, the first {@link PREFIX_WINDOWS} windows of PLANNER_DIRECTIONAL's
  * corridor refinement (PLAN_STATUS_PARTIAL; it brakes to a stop at its end), and a REFINED update appends the
  * rest, planned from the prefix's end pose on the same map version, with replaceFromSegment = the prefix's
@@ -87,13 +87,17 @@ export const PREFIX_DISTANCE = 192;
 export const PREFIX_WINDOWS = 3;
 
 /**
- * True when a stream's plan is long for a turning unit: its first drivable part goes out early. A unit that
- * turns (turning radius > 0), a curve planner (AUTO, HYBRID or DIRECTIONAL; keep_to_roads aside, whose road
- * search has no corridor) and start and goal at least {@link PREFIX_DISTANCE} tiles apart.
+ * True when a stream's plan is long for a turning unit and its planner is PLANNER_DIRECTIONAL (asked for by
+ * name, or AUTO's choice for a unit with a turn_penalty), whose long queries follow a grid corridor window by
+ * window: the first windows then go out early. A unit that turns (turning radius > 0), no keep_to_roads (the
+ * road search has no corridor), start and goal at least {@link PREFIX_DISTANCE} tiles apart. AUTO and HYBRID
+ * otherwise keep the usual first answer: their curve fit answers a long query whole in about the time of a
+ * prefix, and a directional prefix's 4-connected corridor can cost their path ~35% more (bench/stream.ts).
  */
 export function wantsPrefix(req: PlanRequest): boolean {
   if (req.unit.turningRadius <= 0 || req.options.keepToRoads) return false;
-  if (req.planner !== "auto" && req.planner !== "hybrid" && req.planner !== "directional") return false;
+  const directional = req.planner === "directional" || (req.planner === "auto" && req.unit.turnPenalty > 0);
+  if (!directional) return false;
   return Math.hypot(req.goal.x - req.start.x, req.goal.y - req.start.y) >= PREFIX_DISTANCE;
 }
 

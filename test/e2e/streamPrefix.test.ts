@@ -1,9 +1,9 @@
 /**
- * End-to-end over real gRPC (issue 13 item 1, "streams give the first drivable part early"): a long tank stream
- * on a tiled map of rooms gets a PLAN_STATUS_PARTIAL INITIAL update that is a legal prefix (it starts at the
- * start, ends short of the goal, and every segment fits the tank), then a REFINED update that appends the rest
- * from the prefix's segment count; the spliced whole is legal, ends at the goal and is priced truthfully. A
- * short stream is unchanged: its INITIAL update is a whole FOUND path.
+ * End-to-end over real gRPC (issue 13 item 1, "streams give the first drivable part early"): a long
+ * PLANNER_DIRECTIONAL tank stream on a tiled map of rooms gets a PLAN_STATUS_PARTIAL INITIAL update that is
+ * a legal prefix (it starts at the start, ends short of the goal, and every segment fits the tank), then a
+ * REFINED update that appends the rest from the prefix's segment count; the spliced whole is legal, ends at the goal and is priced truthfully. A
+ * short stream, and a long AUTO one, are unchanged: their INITIAL update is a whole FOUND path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
@@ -67,7 +67,7 @@ describe("a long turning-unit stream sends its first drivable part early", () =>
         unit: { name: "tank" },
         start,
         goal,
-        planner: "PLANNER_AUTO",
+        planner: "PLANNER_DIRECTIONAL",
         options: { max_millis: 60_000 },
       }, (g) => g.length >= 2 || g.some((u) => u.kind === "UPDATE_KIND_STATUS"));
       expect(us.length, JSON.stringify(us.map((u) => [u.kind, u.status, u.plan?.message])))
@@ -104,14 +104,17 @@ describe("a long turning-unit stream sends its first drivable part early", () =>
     120_000,
   );
 
-  test("a short stream is unchanged: its INITIAL update is a whole FOUND path", async () => {
-    const start = { x: 16.5, y: 16.5, heading: 0 }, goal = { x: 140.5, y: 16.5 };
+  test.each([
+    ["a short DIRECTIONAL stream", "PLANNER_DIRECTIONAL", 140.5],
+    ["a long AUTO stream (its curve fit answers whole)", "PLANNER_AUTO", 1647.5],
+  ])("%s is unchanged: its INITIAL update is a whole FOUND path", async (_name, planner, gx) => {
+    const start = { x: 16.5, y: 16.5, heading: 0 }, goal = { x: gx, y: 16.5 };
     const us = await collect({
       map: { id: "rooms" },
       unit: { name: "tank" },
       start,
       goal,
-      planner: "PLANNER_AUTO",
+      planner,
     }, (g) => g.length >= 1);
     const first = us[0];
     expect(first.kind).toBe("UPDATE_KIND_INITIAL");
