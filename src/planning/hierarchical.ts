@@ -15,7 +15,7 @@
  */
 import type { PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { AbstractGraph, type SharedGraphData } from "../search/abstractGraph.ts";
+import { AbstractGraph, AbstractGraphBuild, type SharedGraphData } from "../search/abstractGraph.ts";
 import { DEFAULT_SAMPLING, type EntranceSampling } from "../search/entranceNodes.ts";
 import { gridPathLength, type Neighborhood } from "../search/gridSpace.ts";
 import {
@@ -73,6 +73,8 @@ export function runCorners(tiles: Int32Array): Int32Array {
 }
 
 const graphs = new WeakMap<RegionTable, Map<string, AbstractGraph>>();
+/** Graph constructions stopped half way, by table and cache key (see {@link preparedGraph}). */
+const pendingBuilds = new WeakMap<RegionTable, Map<string, AbstractGraphBuild>>();
 
 /** Told of every graph this thread finished preparing itself (the worker publishes it to the others). */
 let onPrepared: ((graph: AbstractGraph, key: string) => void) | null = null;
@@ -153,7 +155,21 @@ export function preparedGraph(
   const key = `${neighborhood}/${sampling.longRun}/${sampling.spacing}/${landmarks}`;
   let graph = byKey.get(key);
   if (graph === undefined || graph.layer !== layer) {
-    graph = new AbstractGraph(table, layer, neighborhood, sampling);
+    // The construction itself is resumable too (seconds at 8192^2): a stopped one is kept for the next call.
+    let builds = pendingBuilds.get(table);
+    if (builds === undefined) {
+      builds = new Map();
+      pendingBuilds.set(table, builds);
+    }
+    let build = builds.get(key);
+    if (build === undefined || build.layer !== layer) {
+      build = new AbstractGraphBuild(table, layer, neighborhood, sampling);
+      builds.set(key, build);
+    }
+    const built = build.run(stop);
+    if (built === null) return null;
+    builds.delete(key);
+    graph = built;
     byKey.set(key, graph);
   }
   if (graph.allPrepared && (landmarks === 0 || graph.landmarkCount > 0 || graph.nodeCount === 0)) {

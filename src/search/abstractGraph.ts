@@ -25,7 +25,13 @@ import {
   type Successors,
   unlimited,
 } from "./astar.ts";
-import { DEFAULT_SAMPLING, type EntranceSampling, placeEntranceNodes } from "./entranceNodes.ts";
+import {
+  DEFAULT_SAMPLING,
+  EntranceBuild,
+  type EntranceNodes,
+  type EntranceSampling,
+  placeEntranceNodes,
+} from "./entranceNodes.ts";
 import type { Neighborhood } from "./gridSpace.ts";
 import { LandmarkJob } from "./landmarks.ts";
 import { RegionSpace } from "./restrictedGrid.ts";
@@ -118,6 +124,86 @@ export function sharedGraphBytes(d: SharedGraphData): number {
     d.distance.byteLength + d.treeStep.byteLength + d.landmarkDistance.byteLength;
 }
 
+/** What the construction of an {@link AbstractGraph} needs beyond its table and layer (see {@link AbstractGraphBuild}). */
+export interface PlacedNodes {
+  /** The entrance nodes and crossing edges. */
+  nodes: EntranceNodes;
+  /** Every open tile of the table costs the same. */
+  uniformCost: boolean;
+}
+
+/** False when an open tile of the table in t0 .. t1 costs more than the layer's minimum. */
+function uniformScan(table: RegionTable, layer: PassLayer, t0: number, t1: number): boolean {
+  const { regionOf } = table;
+  const { tileCost, minCost } = layer;
+  for (let t = t0; t < t1; t++) {
+    if (regionOf[t] >= 0 && tileCost[t] !== minCost) return false;
+  }
+  return true;
+}
+
+/** Tiles of the uniform-cost scan between polls of a build's stop condition (about a millisecond). */
+const TILES_PER_POLL = 1 << 20;
+
+/**
+ * The construction of an {@link AbstractGraph} as a resumable job: at 8192^2 placing the entrance nodes and
+ * scanning the costs takes seconds, more than a query's budget. {@link run} polls `stop` (every
+ * {@link TILES_PER_POLL} tiles of the scan, then every few thousand entrances, regions or pairs of the
+ * placement, see {@link EntranceBuild}) and returns null when it says so, keeping its place; the graph it
+ * finally returns equals one built uninterrupted.
+ */
+export class AbstractGraphBuild {
+  /** The table the graph will abstract. */
+  readonly table: RegionTable;
+  /** The layer the graph will use. */
+  readonly layer: PassLayer;
+  private readonly neighborhood: Neighborhood;
+  private readonly sampling: EntranceSampling;
+  private readonly entrances: EntranceBuild;
+  /** Next tile of the uniform-cost scan (the tile count once it is over). */
+  private scanned = 0;
+  private uniform = true;
+
+  /** A build of the graph of `table` over `layer`; nothing is done until {@link run}. */
+  constructor(
+    table: RegionTable,
+    layer: PassLayer,
+    neighborhood: Neighborhood = 8,
+    sampling: EntranceSampling = DEFAULT_SAMPLING,
+  ) {
+    if (layer.width !== table.width || layer.height !== table.height) {
+      throw new RangeError("AbstractGraph: layer and table sizes differ");
+    }
+    this.table = table;
+    this.layer = layer;
+    this.neighborhood = neighborhood;
+    this.sampling = sampling;
+    this.entrances = new EntranceBuild(table, layer, sampling);
+  }
+
+  /** Goes on with the build: the graph once complete, or null when `stop` said so first. */
+  run(stop: (() => boolean) | null): AbstractGraph | null {
+    const size = this.table.regionOf.length;
+    // Each call does at least one slice, so a build under a spent budget still advances.
+    for (let slices = 0; this.scanned < size; slices++) {
+      if (!this.uniform) {
+        this.scanned = size;
+        break;
+      }
+      if (slices > 0 && stop !== null && stop()) return null;
+      const end = Math.min(size, this.scanned + TILES_PER_POLL);
+      this.uniform = uniformScan(this.table, this.layer, this.scanned, end);
+      this.scanned = end;
+    }
+    const nodes = this.entrances.run(stop);
+    if (nodes === null) return null;
+    return new AbstractGraph(this.table, this.layer, this.neighborhood, this.sampling, null, {
+      nodes,
+      uniformCost: this.uniform,
+    });
+  }
+}
+
 /**
  * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
  * pass layer, clearance class and neighbourhood. Build once per table (it allocates), reuse for every query.
@@ -182,7 +268,7 @@ export class AbstractGraph {
   /**
    * Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region); or, given
    * `shared` (another worker's prepared graph of the same table and layer), adopts its arrays: fully prepared,
-   * nothing built.
+   * nothing built; given `placed` (a finished {@link AbstractGraphBuild}'s), takes its nodes.
    */
   constructor(
     table: RegionTable,
@@ -190,6 +276,7 @@ export class AbstractGraph {
     neighborhood: Neighborhood = 8,
     sampling: EntranceSampling = DEFAULT_SAMPLING,
     shared: SharedGraphData | null = null,
+    placed: PlacedNodes | null = null,
   ) {
     if (layer.width !== table.width || layer.height !== table.height) {
       throw new RangeError("AbstractGraph: layer and table sizes differ");
@@ -226,7 +313,7 @@ export class AbstractGraph {
       this.regionSpace.configure(layer, table, this.clearance, neighborhood);
       return;
     }
-    const nodes = placeEntranceNodes(table, layer, sampling);
+    const nodes = placed?.nodes ?? placeEntranceNodes(table, layer, sampling);
     const { nodeCount, regionNodeStart } = nodes;
 
     // Distance block offsets.
@@ -251,11 +338,7 @@ export class AbstractGraph {
     this.distance = new Float64Array(total);
     this.ready = new Uint8Array(regionCount);
     this.treeStep = new Uint8Array((nodeCount * this.treeStride + 1) >> 1);
-    let uniform = true;
-    for (let t = 0; t < regionOf.length && uniform; t++) {
-      if (regionOf[t] >= 0 && layer.tileCost[t] !== layer.minCost) uniform = false;
-    }
-    this.uniformCost = uniform;
+    this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionOf.length);
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
   }
 
