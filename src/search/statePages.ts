@@ -26,6 +26,9 @@ export const PAGE_SIZE = 1 << PAGE_BITS;
 /** Mask of a state's offset in its page. */
 export const PAGE_MASK = PAGE_SIZE - 1;
 
+/** Searches per window of the pool's peak usage (the pool follows the peak of the last one or two windows). */
+const PEAK_WINDOW = 16;
+
 /** Smallest pool, in pages (64 KB of slots). */
 const MIN_POOL_PAGES = 32;
 
@@ -52,6 +55,10 @@ export class StatePages {
   heapPos: Int32Array = new Int32Array(MIN_POOL_PAGES * PAGE_SIZE);
   /** Slot pages mapped in the current search. */
   used = 0;
+  /** Most pages mapped by one search in the current window of {@link PEAK_WINDOW} searches, and the last. */
+  private windowPeak = 0;
+  private lastPeak = 0;
+  private windowCount = 0;
   /** The heap over slots, rebound whenever the pool is reallocated (it must be empty then or not in use). */
   private readonly heap: IndexedMinHeap;
 
@@ -70,14 +77,25 @@ export class StatePages {
     this.base = base;
   }
 
-  /** Unmaps the previous search's pages (and shrinks the pool if it used under a quarter of it). */
+  /**
+   * Unmaps the previous search's pages. The pool shrinks to 1.25x the most pages any of the last 16-32 searches
+   * mapped when it is over twice that: a short search between long ones does not shrink it (regrowing by
+   * doubling with copies cost short queries up to 1.4x their time when every search shrank it).
+   */
   begin(): void {
     const base = this.base;
     const owner = this.owner;
-    for (let i = 0; i < this.used; i++) base[owner[i]] = -1;
-    // Shrink to 1.25x the last search when it used under 40% of the pool (so similar searches do not resize).
-    const want = Math.max(MIN_POOL_PAGES, this.used + (this.used >> 2));
+    const used = this.used;
+    for (let i = 0; i < used; i++) base[owner[i]] = -1;
     this.used = 0;
+    this.windowPeak = Math.max(this.windowPeak, used);
+    if (++this.windowCount === PEAK_WINDOW) {
+      this.lastPeak = this.windowPeak;
+      this.windowPeak = 0;
+      this.windowCount = 0;
+    }
+    const peak = Math.max(this.lastPeak, this.windowPeak);
+    const want = Math.max(MIN_POOL_PAGES, peak + (peak >> 2));
     if (this.owner.length > 2 * want) this.resize(want, 0);
   }
 
