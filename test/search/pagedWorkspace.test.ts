@@ -177,8 +177,14 @@ describe("paged workspace = flat workspace", () => {
     astar(grid.configure(layer, 0, 8, 500 * side + 510), ws, [500 * side + 500], unlimited());
     expect(ws.pages.used).toBeLessThan(8);
     expect(ws.pages.used).toBeLessThan(longPages);
-    // The next search starts by shrinking the pool to a small multiple of the last one's pages.
-    astar(grid.configure(layer, 0, 8, 500 * side + 510), ws, [500 * side + 500], unlimited());
+    // The pool keeps the long search's size for a while (short searches in between do not shrink it), then
+    // follows the peak of the recent searches: after 32 short ones it is small again.
+    const longBytes = ws.pages.bytes;
+    expect(longBytes).toBeGreaterThan(longPages * 64 * 32);
+    expect(longBytes).toBeLessThan(1.6 * longPages * 64 * 32 + 256 * 1024);
+    for (let i = 0; i < 32; i++) {
+      astar(grid.configure(layer, 0, 8, 500 * side + 510), ws, [500 * side + 500], unlimited());
+    }
     expect(ws.pages.bytes).toBeLessThan(1 << 20);
     expect(ws.gOf(500 * side + 510)).toBe(astar(grid, flat, [500 * side + 500], unlimited()).cost);
   });
