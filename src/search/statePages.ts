@@ -15,12 +15,12 @@
 import type { IndexedMinHeap } from "./heap.ts";
 
 /**
- * log2 of the states per page. 64 states is a short run of a map row: a jump-point search touches isolated
- * states all over the map, and smaller pages map fewer unused slots with them (longest pair on the 1024^2 city:
- * 18 MB of slots at 256-state pages, 14 MB at 64, 10 MB at 16) but cost more page-table reads (16: up to 1.3x
- * the flat loop's time, 64: about 1.04x).
+ * log2 of the states per page. 16 states is a short run of a map row: a jump-point search touches isolated
+ * states all over the map, and smaller pages map fewer unused slots with them (tank, longest pair on the
+ * 1024^2 city: pool 27 MB at 64-state pages, 16 MB at 16). Not measurably slower than 64 (long searches
+ * 0.87-0.91x the flat loop's time, short ones 1.1-1.2x, noisy); the page table is 4 bytes per 16 states.
  */
-export const PAGE_BITS = 6;
+export const PAGE_BITS = 4;
 /** States per page. */
 export const PAGE_SIZE = 1 << PAGE_BITS;
 /** Mask of a state's offset in its page. */
@@ -30,7 +30,7 @@ export const PAGE_MASK = PAGE_SIZE - 1;
 const PEAK_WINDOW = 16;
 
 /** Smallest pool, in pages (64 KB of slots). */
-const MIN_POOL_PAGES = 32;
+const MIN_POOL_PAGES = 128;
 
 /**
  * The page table and slot pool of a paged workspace. A state's slot is base[state >>> PAGE_BITS] + (state &
