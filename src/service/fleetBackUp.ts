@@ -10,7 +10,7 @@
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
-import { arcSegment, lineSegment, poseAlong, segmentPiece } from "../geometry/segment.ts";
+import { arcSegment, lineSegment, poseAlong, poseAtDistance, segmentPiece } from "../geometry/segment.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import { progressAt, type Trajectory } from "../motion/trajectory.ts";
 import type { UnitSpec } from "../units/unit.ts";
@@ -96,11 +96,43 @@ function profiled(segs: Segment[], unit: UnitSpec): Segment[] {
   return splitAtSpeedPhases(segs, unit);
 }
 
-/** Sample points of a trajectory's ground (start pose and every quarter tile). */
-function groundOf(traj: Trajectory): { x: number; y: number }[] {
-  const pts = [{ x: traj.startPose.x, y: traj.startPose.y }];
-  for (const seg of traj.segments) {
-    for (let u = 0.25; u < seg.length + 0.25; u += 0.25) pts.push(poseAlong(seg, Math.min(u, seg.length)));
+/** Another unit as backing up must keep clear of it: its trajectory, the path it still has, its radius. */
+export interface OtherUnit {
+  /** Its committed trajectory. */
+  traj: Trajectory;
+  /** What it still has to drive (a halted unit's path). */
+  path: Segment[];
+  /** Its bounding radius. */
+  radius: number;
+}
+
+/**
+ * Points (quarter-tile samples) of the others' start poses, trajectories and remaining paths inside the box
+ * (grown by each one's clearance), with the clearance each needs.
+ */
+function groundNear(
+  others: OtherUnit[],
+  box: { x0: number; y0: number; x1: number; y1: number },
+  radius: number,
+): { x: number; y: number; r: number }[] {
+  const pts: { x: number; y: number; r: number }[] = [];
+  for (const o of others) {
+    const r = radius + o.radius + BACK_MARGIN;
+    const inBox = (p: { x: number; y: number }) =>
+      p.x >= box.x0 - r && p.x <= box.x1 + r && p.y >= box.y0 - r && p.y <= box.y1 + r;
+    if (inBox(o.traj.startPose)) pts.push({ x: o.traj.startPose.x, y: o.traj.startPose.y, r });
+    for (const segs of [o.traj.segments, o.path]) {
+      for (const seg of segs) {
+        // A segment stays within its length of its start: skip those that cannot reach the box.
+        const dx = Math.max(box.x0 - seg.start.x, seg.start.x - box.x1, 0);
+        const dy = Math.max(box.y0 - seg.start.y, seg.start.y - box.y1, 0);
+        if (Math.hypot(dx, dy) > seg.length + r) continue;
+        for (let u = 0; u < seg.length + 0.25; u += 0.25) {
+          const p = poseAlong(seg, Math.min(u, seg.length));
+          if (inBox(p)) pts.push({ x: p.x, y: p.y, r });
+        }
+      }
+    }
   }
   return pts;
 }
@@ -114,33 +146,31 @@ export interface BackingPath {
 }
 
 /**
- * Ways for `unit` (standing at the end of `travelled`, with `rest` still to drive) to back up out of the way of
- * `other` (its trajectory and bounding radius): to the nearest points along its travelled ground clear of the
- * other's, nearest first; none when it cannot go back or no point is clear.
+ * Ways for `unit` (standing at the end of `travelled`, with `rest` still to drive) to back up out of the way:
+ * to the nearest points along its travelled ground clear of every other unit's trajectory and remaining path (as
+ * a refuge must be, fleetRefuge.ts: backing into ground a halted unit still has to drive only moves the
+ * blockage), nearest first; none when it cannot go back or no point is clear.
  */
 export function backingPaths(
   unit: UnitSpec,
   travelled: Segment[],
   rest: Segment[],
-  other: { traj: Trajectory; radius: number },
+  others: OtherUnit[],
 ): BackingPath[] {
   const mode = backingMode(unit);
   if (mode === null || travelled.length === 0) return [];
   const back = [...travelled].reverse().map((s) => backwards(s, mode));
   const total = back.reduce((d, s) => d + s.length, 0);
-  const ground = groundOf(other.traj);
-  const clear = unit.boundingRadius + other.radius + BACK_MARGIN;
+  const at = (d: number) => poseAtDistance(back, Math.min(d, total));
+  const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (let d = 0; d <= total + 0.5; d += 0.5) {
+    const p = at(d);
+    box.x0 = Math.min(box.x0, p.x - 0.5), box.y0 = Math.min(box.y0, p.y - 0.5);
+    box.x1 = Math.max(box.x1, p.x + 0.5), box.y1 = Math.max(box.y1, p.y + 0.5);
+  }
+  const ground = groundNear(others, box, unit.boundingRadius);
   const isClear = (p: { x: number; y: number }) =>
-    ground.every((g) => Math.hypot(g.x - p.x, g.y - p.y) > clear);
-  /** The pose `d` along the backing ground. */
-  const at = (d: number) => {
-    let s = d;
-    for (const seg of back) {
-      if (s <= seg.length) return poseAlong(seg, s);
-      s -= seg.length;
-    }
-    return back[back.length - 1].end;
-  };
+    ground.every((g) => Math.hypot(g.x - p.x, g.y - p.y) > g.r);
   const out: BackingPath[] = [];
   let first = -1;
   // Every half tile, and the far end of the ground (where it came from: a pocket it left is often there).

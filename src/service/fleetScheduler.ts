@@ -26,7 +26,7 @@ import {
 } from "../motion/trajectory.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { timePath } from "./fleetWaits.ts";
-import { backingPaths, drivenPath, extendTravelled } from "./fleetBackUp.ts";
+import { backingPaths, drivenPath, extendTravelled, type OtherUnit } from "./fleetBackUp.ts";
 
 /** What a fleet unit is doing. */
 export type FleetUnitStatus = "moving" | "waiting" | "unreachable";
@@ -317,7 +317,8 @@ export class FleetScheduler {
 
   /**
    * A head-on meeting (fleetBackUp.ts): the unit, stopped by one that moves (not one standing for good), backs
-   * up over the ground it drove to the nearest point clear of that unit's trajectory, waits there while it
+   * up over the ground it drove to the nearest point clear of every other unit's trajectory and remaining path
+   * (a refuge reached by backing), waits there while it
    * passes, and goes on (timed as a refuge's legs); when no wait there lets it go on, it parks there. False,
    * with nothing changed, when it cannot back up or no such timing exists.
    */
@@ -328,10 +329,11 @@ export class FleetScheduler {
     const end = u.travelled[u.travelled.length - 1].end;
     if (Math.hypot(end.x - pose.x, end.y - pose.y) > 1e-6) return false;
     const saved = u.path;
-    const ways = backingPaths(u.unit, u.travelled, saved, {
-      traj: other.traj,
-      radius: other.unit.boundingRadius,
-    });
+    const others: OtherUnit[] = [];
+    for (const o of this.units.values()) {
+      if (o !== u) others.push({ traj: o.traj, path: o.path, radius: o.unit.boundingRadius });
+    }
+    const ways = backingPaths(u.unit, u.travelled, saved, others);
     for (const way of ways) {
       u.path = way.path;
       u.legOne = way.legOne;
