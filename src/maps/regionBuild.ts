@@ -18,6 +18,13 @@ function sharedCopy(source: Int32Array, length: number): Int32Array {
   return out;
 }
 
+/** A copy of `a` with room for `length` elements. */
+function grow(a: Int32Array, length: number): Int32Array {
+  const out = new Int32Array(length);
+  out.set(a);
+  return out;
+}
+
 /** Per-region data produced by the sector pass. */
 export interface SectorRegions {
   /** Number of regions. */
@@ -36,8 +43,8 @@ export interface SectorRegions {
 
 /**
  * Labels the regions of every sector in order. Dirty sectors (all if `old` is null) are flood filled from
- * scratch in `regionOf` (which must hold -1 on their tiles); clean sectors keep `old`'s regions, renumbered
- * by the shift of their first region index.
+ * scratch in `regionOf` (their closed tiles are set to -1, whatever they held); clean sectors keep `old`'s
+ * regions, renumbered by the shift of their first region index. `capacity` bounds the region count.
  */
 export function labelSectors(
   layer: PassLayer,
@@ -52,10 +59,21 @@ export function labelSectors(
   const sectorsX = Math.ceil(width / sectorSize);
   const sectorsY = Math.ceil(height / sectorSize);
   const sectorRegionStart = sharedArray(Int32Array, sectorsX * sectorsY + 1);
-  const regionSector = new Int32Array(capacity);
-  const regionTileCount = new Int32Array(capacity);
-  const regionTile = new Int32Array(capacity);
-  const stack = new Int32Array(sectorSize * sectorSize);
+  // Per-region arrays grow as regions are found (a map-sized capacity cost 3 x 4 bytes a tile up front).
+  const initial = Math.min(capacity, 1 << 16);
+  let regionSector: Int32Array = new Int32Array(initial);
+  let regionTileCount: Int32Array = new Int32Array(initial);
+  let regionTile: Int32Array = new Int32Array(initial);
+  const growRegions = () => {
+    const grown = Math.min(capacity, Math.max(1024, regionCount * 2));
+    regionSector = grow(regionSector, grown);
+    regionTileCount = grow(regionTileCount, grown);
+    regionTile = grow(regionTile, grown);
+  };
+  const padded = (sectorSize + 2) * (sectorSize + 2);
+  const open = new Uint8Array(padded);
+  const tileAt = new Int32Array(padded);
+  const stack = new Int32Array(padded);
   let regionCount = 0;
   let openTileCount = 0;
   for (let sy = 0; sy < sectorsY; sy++) {
@@ -78,6 +96,7 @@ export function labelSectors(
           }
         }
         for (let r = oldStart; r < oldEnd; r++, regionCount++) {
+          if (regionCount === regionSector.length) growRegions();
           regionSector[regionCount] = s;
           regionTileCount[regionCount] = old.regionTileCount[r];
           regionTile[regionCount] = old.regionTile[r];
@@ -85,52 +104,60 @@ export function labelSectors(
         }
         continue;
       }
+      // The sector's open tiles as a local mask with a closed border (pw = sector width + 2), so the fill
+      // reads each tile's cost and clearance once and steps without bounds checks or divisions; closed tiles
+      // get -1 here (the caller need not clear them first).
+      const sw = x1 - x0;
+      const pw = sw + 2;
+      open.fill(0, 0, pw * (y1 - y0 + 2));
       for (let y = y0; y < y1; y++) {
-        for (let t = y * width + x0, end = y * width + x1; t < end; t++) {
-          if (regionOf[t] !== -1 || !(tileCost[t] > 0 && clearance[t] >= threshold)) continue;
+        const row = (y - y0 + 1) * pw + 1 - x0;
+        for (let t = y * width + x0, end = y * width + x1, x = x0; t < end; t++, x++) {
+          if (tileCost[t] > 0 && clearance[t] >= threshold) {
+            open[row + x] = 1;
+            tileAt[row + x] = t;
+          } else {
+            regionOf[t] = -1;
+          }
+        }
+      }
+      // Regions numbered in scan order of their first tile, as before (each seed is the first open tile left).
+      for (let y = y0; y < y1; y++) {
+        const row = (y - y0 + 1) * pw + 1 - x0;
+        for (let x = x0; x < x1; x++) {
+          const seed = row + x;
+          if (open[seed] === 0) continue;
+          if (regionCount === regionSector.length) growRegions();
           const region = regionCount++;
-          regionOf[t] = region;
+          open[seed] = 0;
           let size = 0;
           let top = 0;
-          stack[top++] = t;
+          stack[top++] = seed;
           while (top > 0) {
             const u = stack[--top];
             size++;
-            const uy = (u / width) | 0;
-            const ux = u - uy * width;
-            // The four neighbours inside the sector; each open unlabelled one is labelled when pushed.
-            if (ux > x0) {
-              const v = u - 1;
-              if (regionOf[v] === -1 && tileCost[v] > 0 && clearance[v] >= threshold) {
-                regionOf[v] = region;
-                stack[top++] = v;
-              }
+            regionOf[tileAt[u]] = region;
+            // Each open neighbour is cleared when pushed, so it is pushed once.
+            if (open[u - 1] === 1) {
+              open[u - 1] = 0;
+              stack[top++] = u - 1;
             }
-            if (ux + 1 < x1) {
-              const v = u + 1;
-              if (regionOf[v] === -1 && tileCost[v] > 0 && clearance[v] >= threshold) {
-                regionOf[v] = region;
-                stack[top++] = v;
-              }
+            if (open[u + 1] === 1) {
+              open[u + 1] = 0;
+              stack[top++] = u + 1;
             }
-            if (uy > y0) {
-              const v = u - width;
-              if (regionOf[v] === -1 && tileCost[v] > 0 && clearance[v] >= threshold) {
-                regionOf[v] = region;
-                stack[top++] = v;
-              }
+            if (open[u - pw] === 1) {
+              open[u - pw] = 0;
+              stack[top++] = u - pw;
             }
-            if (uy + 1 < y1) {
-              const v = u + width;
-              if (regionOf[v] === -1 && tileCost[v] > 0 && clearance[v] >= threshold) {
-                regionOf[v] = region;
-                stack[top++] = v;
-              }
+            if (open[u + pw] === 1) {
+              open[u + pw] = 0;
+              stack[top++] = u + pw;
             }
           }
           regionSector[region] = s;
           regionTileCount[region] = size;
-          regionTile[region] = t;
+          regionTile[region] = tileAt[seed];
           openTileCount += size;
         }
       }
@@ -338,8 +365,8 @@ export function buildRegionTable(
     throw new RangeError(`buildRegionTable: sectorSize must be a positive integer, got ${sectorSize}`);
   }
   const size = layer.width * layer.height;
+  // Every tile is a sector's, so the sector pass writes all of regionOf (no -1 fill first).
   const regionOf = sharedArray(Int32Array, size);
-  regionOf.fill(-1);
   const sectors = labelSectors(layer, clearanceClass, sectorSize, regionOf, null, null, size);
   return linkRegions(layer.width, layer.height, clearanceClass, sectorSize, regionOf, sectors);
 }
