@@ -140,12 +140,18 @@ export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): 
     ? directionalMode(ctx.layer(task.layerKey), task).neighborhood
     : 0;
   if (!portfolioApplies(task)) return hybrid;
-  // The hybrid's grid route keeps the bounding disc on tile centers: where that finds no route, the
-  // directional search (the exact footprint anywhere) still may.
-  if (!found(hybrid) && hybrid.status !== "unreachable") return hybrid;
+  // A hybrid that found nothing still goes through the portfolio: its grid route keeps the bounding disc on
+  // tile centers (UNREACHABLE where the exact footprint may pass), and its last resort is Directional-24 only,
+  // where Directional-48 (more moves per heading) may find a path (quality bench, random512 tank: 4 of 20
+  // pairs answered NO_LEGAL_PATH that Directional-48 solves). The fast lane does not run searches.
+  if (hybrid.status === "cancelled" || (!found(hybrid) && task.fastLaneOnly)) return hybrid;
   const layer = ctx.layer(task.layerKey);
   const bound = costLowerBound(task, layer.minCost);
-  const why = found(hybrid) ? notGoodEnough(hybrid, ctx, task, bound) : "it found no grid route";
+  const why = found(hybrid)
+    ? notGoodEnough(hybrid, ctx, task, bound)
+    : hybrid.status === "unreachable"
+    ? "it found no grid route"
+    : `it answered ${hybrid.status}`;
   if (why === null) return hybrid;
   // The inline lane does not run searches: a hybrid answer that needs comparing goes to the pool, where the
   // hybrid's same steps come first, so the answer does not depend on which lane ran it.
@@ -186,7 +192,10 @@ export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): 
       best = d, bestN = n, bestCost = c;
     }
   }
-  if (!found(best)) return { ...hybrid, expansions };
+  if (!found(best)) {
+    const note = `AUTO: no path from ${tried.join(", ")}`;
+    return { ...hybrid, expansions, message: [note, hybrid.message].filter((m) => m !== "").join("; ") };
+  }
   // No reverse where a forward path is cheaper: only an answer that still backs up pays for CURVED's forward
   // fit (grid route + curves, milliseconds). Run after the portfolio, it displaces no candidate and takes no
   // budget from them, so the cheapest by pathCost can only get cheaper.
