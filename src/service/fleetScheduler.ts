@@ -96,14 +96,17 @@ export class FleetScheduler {
 
   /**
    * A scheduler for a map of `width` x `height` tiles, sampling every `dt` seconds; `midPathWaits` false times
-   * paths by their start only (the bench's peer).
+   * paths by their start only (the bench's peer); `backUp` false never backs a unit up (the bench's peer).
    */
-  constructor(width: number, height: number, dt = 0.05, midPathWaits = true) {
+  constructor(width: number, height: number, dt = 0.05, midPathWaits = true, backUp = true) {
     this.table = new ReservationTable(width, height, dt);
     this.#stops = midPathWaits;
+    this.#backs = backUp;
   }
 
   readonly #stops: boolean;
+  /** Whether units back up a step in head-on meetings (false: the bench's peer, bench/fleetBackUp.ts). */
+  readonly #backs: boolean;
 
   #reservation(u: FleetUnitState, traj: Trajectory): Reservation {
     return { id: u.id, traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
@@ -325,7 +328,9 @@ export class FleetScheduler {
   #backUp(u: FleetUnitState, time: number, pose: Pose): boolean {
     const hit = this.#lastHit;
     const other = hit && !hit.forever ? this.units.get(hit.id) : undefined;
-    if (!other || u.legOne !== undefined || !u.travelled?.length || u.path.length === 0) return false;
+    if (!this.#backs || !other || u.legOne !== undefined || !u.travelled?.length || u.path.length === 0) {
+      return false;
+    }
     const end = u.travelled[u.travelled.length - 1].end;
     if (Math.hypot(end.x - pose.x, end.y - pose.y) > 1e-6) return false;
     const saved = u.path;
