@@ -5,15 +5,10 @@
  */
 import { describe, expect, test } from "vitest";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import {
-  directionalSearch,
-  gridBound,
-  tableProfileOf,
-  windowAround,
-} from "../../src/planning/directional.ts";
-import { tableStore } from "../../src/service/directionalTables.ts";
+import { directionalSearch, gridBound, windowAround } from "../../src/planning/directional.ts";
 import { astar, newSearchResult, SearchWorkspace } from "../../src/search/astar.ts";
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
+import { directionalSetupOf } from "../helpers/directionalSetup.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
 
@@ -65,8 +60,6 @@ describe("successor skipping", () => {
   test("the workspace hook changes neither cost nor expansions", () => {
     const layer = layerOf(doorRows());
     const tank = { ...BUILTIN_PROFILES.tank };
-    const profile = tableProfileOf(tank, 24, true);
-    const tables = tableStore.tablesFor(profile);
     const ctx = contextOf(layer);
     const ws = new SearchWorkspace();
     const space = new DirectionalSpace();
@@ -74,23 +67,7 @@ describe("successor skipping", () => {
       const window = windowAround(layer, sx, sy, gx, gy, 32);
       const bound = gridBound(ctx, layer, window, gy * layer.width + gx, false);
       const runOnce = (hook: boolean) => {
-        space.configure({
-          layer,
-          hit: tables.hit,
-          heur: tables.heur,
-          window,
-          roadsOnly: false,
-          footprint: tank.footprint,
-          turningRadius: profile.turningRadius,
-          reverse: true,
-          reversePenalty: tank.reversePenalty,
-          turnPenalty: tank.turnPenalty,
-          cuspPenalty: tank.cuspPenalty,
-          start: { x: sx + 0.5, y: sy + 0.5, heading: 0 },
-          goal: { x: gx + 0.5, y: gy + 0.5, tolerance: 0.5, headingTolerance: 0.2 },
-          gridBound: bound,
-          analyticInterval: 8,
-        });
+        space.configure(directionalSetupOf(tank, layer, window, [sx, sy, gx, gy], { gridBound: bound }));
         if (hook) space.useWorkspace(ws);
         const r = astar(space, ws, [space.snappedStart], {
           maxExpansions: 100000,

@@ -5,18 +5,13 @@
  * short query in a huge window touches a few blocks, and the lazy bound never exceeds the eager one.
  */
 import { describe, expect, test } from "vitest";
-import {
-  directionalSearch,
-  gridBound,
-  tableProfileOf,
-  windowAround,
-} from "../../src/planning/directional.ts";
+import { directionalSearch, gridBound, windowAround } from "../../src/planning/directional.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
-import { tableStore } from "../../src/service/directionalTables.ts";
 import { astar, newSearchResult, SearchWorkspace } from "../../src/search/astar.ts";
 import { LazyGridBound } from "../../src/search/directionalBound.ts";
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
+import { directionalSetupOf } from "../helpers/directionalSetup.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
 import { tiledRoomRows } from "../helpers/tiledMap.ts";
 
@@ -59,32 +54,15 @@ describe("lazy directional state", () => {
   test("a short query in a window over a 1024 x 1024 map fills a few blocks of its raster", () => {
     const side = 1024;
     const layer = layerOf(Array.from({ length: side }, () => ".".repeat(side)));
-    const profile = tableProfileOf(tank, 24, true);
-    const tables = tableStore.tablesFor(profile);
     const space = new DirectionalSpace();
     const ws = new SearchWorkspace();
     const lazy = new LazyGridBound();
     // The whole map as the window: about 1,100 blocks of 32 x 32 tiles.
     const window = { x0: 0, y0: 0, x1: side, y1: side };
     const sx = 500, sy = 500, gx = 506, gy = 500;
-    space.configure({
-      layer,
-      hit: tables.hit,
-      heur: tables.heur,
-      window,
-      roadsOnly: false,
-      footprint: tank.footprint,
-      turningRadius: profile.turningRadius,
-      reverse: true,
-      reversePenalty: tank.reversePenalty,
-      turnPenalty: tank.turnPenalty,
-      cuspPenalty: tank.cuspPenalty,
-      start: { x: sx + 0.5, y: sy + 0.5, heading: 0 },
-      goal: { x: gx + 0.5, y: gy + 0.5, tolerance: 0.5, headingTolerance: 0.2 },
-      gridBound: null,
+    space.configure(directionalSetupOf(tank, layer, window, [sx, sy, gx, gy], {
       lazyBound: lazy.configure(layer, window, gx, gy, sx, sy, false),
-      analyticInterval: 8,
-    });
+    }));
     space.useWorkspace(ws);
     const r = astar(space, ws, [space.snappedStart], {
       maxExpansions: 10_000,

@@ -6,10 +6,10 @@
 import { describe, expect, test } from "vitest";
 import { GeodesicBound } from "../../src/search/geodesicBound.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import { gridBound, tableProfileOf, windowAround } from "../../src/planning/directional.ts";
-import { tableStore } from "../../src/service/directionalTables.ts";
+import { gridBound, windowAround } from "../../src/planning/directional.ts";
 import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../../src/search/astar.ts";
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
+import { directionalSetupOf } from "../helpers/directionalSetup.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
 
 let seed = 4242;
@@ -138,8 +138,6 @@ describe("geodesic bound", () => {
       const layer = layerOf(doorRows());
       const ctx = contextOf(layer);
       const tank = { ...BUILTIN_PROFILES[name] };
-      const profile = tableProfileOf(tank, 24, true);
-      const tables = tableStore.tablesFor(profile);
       const ws = new SearchWorkspace();
       const space = new DirectionalSpace();
       let checked = 0;
@@ -150,24 +148,12 @@ describe("geodesic bound", () => {
           continue;
         }
         const window = windowAround(layer, sx, sy, gx, gy, 32);
-        space.configure({
-          layer,
-          hit: tables.hit,
-          heur: tables.heur,
-          window,
-          roadsOnly: false,
-          footprint: tank.footprint,
-          turningRadius: profile.turningRadius,
-          reverse: true,
-          reversePenalty: tank.reversePenalty,
-          turnPenalty: tank.turnPenalty,
-          cuspPenalty: tank.cuspPenalty,
+        space.configure(directionalSetupOf(tank, layer, window, [sx, sy, gx, gy], {
           start: { x: sx + 0.5, y: sy + 0.5, heading: Math.floor(rand() * 16) * Math.PI / 8 },
-          goal: { x: gx + 0.5, y: gy + 0.5, tolerance: 0.5, headingTolerance: 0.2 },
           gridBound: gridBound(ctx, layer, window, gy * layer.width + gx, false),
           // Analytic expansion off: the graph is then fixed, and A* with an admissible heuristic is optimal on it.
           analyticInterval: 0,
-        });
+        }));
         space.useWorkspace(ws);
         const r = astar(space, ws, [space.snappedStart], {
           maxExpansions: 200000,

@@ -18,12 +18,11 @@ import {
   unlimited,
 } from "../../src/search/astar.ts";
 import { GridSpace } from "../../src/search/gridSpace.ts";
+import { directionalSetupOf } from "../helpers/directionalSetup.ts";
 import { PAGE_SIZE } from "../../src/search/statePages.ts";
 import { JumpPointSpace } from "../../src/search/jumpPointSpace.ts";
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
 import { LazyGridBound } from "../../src/search/directionalBound.ts";
-import { tableProfileOf } from "../../src/planning/directional.ts";
-import { tableStore } from "../../src/service/directionalTables.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { mapNames, mapText, queries } from "../helpers/movingai.ts";
 import { bruteClearance } from "../helpers/clearance.ts";
@@ -123,30 +122,13 @@ describe("paged workspace = flat workspace", () => {
   test("directional space (tank, rooms map): same expansions and path", () => {
     const layer = layerOf(tiledRoomRows(3, 3));
     const tank = BUILTIN_PROFILES.tank;
-    const profile = tableProfileOf(tank, 24, true);
-    const tables = tableStore.tablesFor(profile);
     const window = { x0: 0, y0: 0, x1: layer.width, y1: layer.height };
     const run = (ws: SearchWorkspace, q: number[]) => {
       const space = new DirectionalSpace();
       const lazy = new LazyGridBound();
-      space.configure({
-        layer,
-        hit: tables.hit,
-        heur: tables.heur,
-        window,
-        roadsOnly: false,
-        footprint: tank.footprint,
-        turningRadius: profile.turningRadius,
-        reverse: true,
-        reversePenalty: tank.reversePenalty,
-        turnPenalty: tank.turnPenalty,
-        cuspPenalty: tank.cuspPenalty,
-        start: { x: q[0] + 0.5, y: q[1] + 0.5, heading: 0 },
-        goal: { x: q[2] + 0.5, y: q[3] + 0.5, tolerance: 0.5, headingTolerance: 0.2 },
-        gridBound: null,
+      space.configure(directionalSetupOf(tank, layer, window, q, {
         lazyBound: lazy.configure(layer, window, q[2], q[3], q[0], q[1], false),
-        analyticInterval: 8,
-      });
+      }));
       space.useWorkspace(ws);
       return answer(space, ws, [space.snappedStart], { ...unlimited(), maxExpansions: 200_000 });
     };
