@@ -9,27 +9,23 @@ import { directionalSearch } from "../../src/planning/directional.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { PlanOutcome } from "../../src/planning/task.ts";
-import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkPath, contextOf, type CostSegment, layerOf, sampledPathCost } from "../helpers/pathCheck.ts";
-import { tiledRoomRows } from "../helpers/tiledMap.ts";
+import { call, type TestServer } from "../helpers/server.ts";
+import { checkPath, contextOf } from "../helpers/pathCheck.ts";
+import { longRoomLayer, longRoomTankCost, startLongRoomServer } from "../helpers/longRooms.ts";
 
-// 52 rooms of 32 x 32 in a row: 1664 x 32 tiles, beyond one window of the tank's states.
-const rows = tiledRoomRows(52, 1);
-const layer = layerOf(rows);
+// The long rooms map (a ~1,630-tile tank path).
+const layer = longRoomLayer;
 const tank = BUILTIN_PROFILES.tank;
 
 let srv: TestServer;
 beforeAll(async () => {
-  srv = await startServer(["--no-demo"]);
-  const text = `type octile\nheight ${rows.length}\nwidth ${rows[0].length}\nmap\n${rows.join("\n")}\n`;
-  await call(srv.client, "PutMap", { id: "rooms", movingai: text });
+  srv = await startLongRoomServer();
 }, 60_000);
 afterAll(async () => {
   await srv?.stop();
 });
 
-const cost = (segments: readonly CostSegment[]) =>
-  sampledPathCost(segments, tank, (x, y) => layer.tileCost[y * layer.width + x] || 1, 1e-2).total;
+const cost = longRoomTankCost;
 
 describe("long turning-unit paths over gRPC", () => {
   test(

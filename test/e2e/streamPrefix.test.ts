@@ -8,22 +8,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { PlanOutcome } from "../../src/planning/task.ts";
-import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkPath, type CostSegment, layerOf, sampledPathCost } from "../helpers/pathCheck.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { checkPath } from "../helpers/pathCheck.ts";
+import { longRoomLayer, longRoomTankCost, startLongRoomServer } from "../helpers/longRooms.ts";
 import { applyUpdate, type ClientSegment, poseOn } from "../helpers/splice.ts";
-import { tiledRoomRows } from "../helpers/tiledMap.ts";
 
-// 52 rooms of 32 x 32 in a row: 1664 x 32 tiles, beyond one window of the tank's states (the corridor planner
-// is in use), a ~1,630-tile tank path.
-const rows = tiledRoomRows(52, 1);
-const layer = layerOf(rows);
+// The long rooms map: the corridor planner is in use, a ~1,630-tile tank path.
+const layer = longRoomLayer;
 const tank = BUILTIN_PROFILES.tank;
 
 let srv: TestServer;
 beforeAll(async () => {
-  srv = await startServer(["--no-demo"]);
-  const text = `type octile\nheight ${rows.length}\nwidth ${rows[0].length}\nmap\n${rows.join("\n")}\n`;
-  await call(srv.client, "PutMap", { id: "rooms", movingai: text });
+  srv = await startLongRoomServer();
 }, 60_000);
 afterAll(async () => {
   await srv?.stop();
@@ -53,8 +49,7 @@ function collect(first: object, done: (us: Update[]) => boolean): Promise<Update
   });
 }
 
-const cost = (segments: readonly CostSegment[]) =>
-  sampledPathCost(segments, tank, (x, y) => layer.tileCost[y * layer.width + x] || 1, 1e-2).total;
+const cost = longRoomTankCost;
 const asOutcome = (segments: ClientSegment[]) => ({ segments }) as unknown as PlanOutcome;
 
 describe("a long turning-unit stream sends its first drivable part early", () => {
