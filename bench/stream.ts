@@ -8,20 +8,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { medianP95, ROOT, startBenchServer, unary } from "./server.ts";
+import { walledRoomText as field } from "../test/helpers/movingai.ts";
 import { tiledRoomRows } from "../test/helpers/tiledMap.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-function field(w: number, h: number): string {
-  const rows: string[] = [];
-  for (let y = 0; y < h; y++) {
-    let r = "";
-    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
-    rows.push(r);
-  }
-  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
-}
 
 /** Measures and returns markdown tables. */
 export async function benchStream(seconds = 5): Promise<string> {

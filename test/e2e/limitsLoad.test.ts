@@ -14,6 +14,7 @@ import * as net from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadPackageDefinition } from "../../src/server/proto.ts";
+import { walledRoomText as field } from "../helpers/movingai.ts";
 import { call, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { openRawCall, type RawCall } from "../helpers/rawH2.ts";
 import { rssMb, soak, soakLine } from "../helpers/soak.ts";
@@ -29,16 +30,6 @@ afterEach(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
 const figure = (s: string) => console.log(`FIGURE ${s}`);
-
-function field(w: number, h: number): string {
-  const rows: string[] = [];
-  for (let y = 0; y < h; y++) {
-    let r = "";
-    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
-    rows.push(r);
-  }
-  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
-}
 
 describe("load and faults", () => {
   test(

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as grpc from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { call, callError, startServer, type TestServer } from "../helpers/server.ts";
-import { type BlockGrid, firstCollision } from "../helpers/movingai.ts";
+import { type BlockGrid, firstCollision, walledRoomText } from "../helpers/movingai.ts";
 import { applyUpdate, type ClientSegment, pathFrom, poseOn, worstJoin } from "../helpers/splice.ts";
 
 let srv: TestServer;
@@ -20,13 +20,7 @@ afterAll(async () => {
 
 /** An open 40 x 20 field with a border. */
 function field(w = 40, h = 20): string {
-  const rows: string[] = [];
-  for (let y = 0; y < h; y++) {
-    let r = "";
-    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
-    rows.push(r);
-  }
-  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
+  return walledRoomText(w, h);
 }
 
 /** A client-side mirror of a map's blocked tiles, updated with the same edits. */

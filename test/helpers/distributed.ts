@@ -5,17 +5,12 @@
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
+import { walledRoomText } from "./movingai.ts";
 import type { TestServer } from "./server.ts";
 
 /** An open w x h field with a border, as MovingAI text. */
 export function field(w = 40, h = 20): string {
-  const rows: string[] = [];
-  for (let y = 0; y < h; y++) {
-    let r = "";
-    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
-    rows.push(r);
-  }
-  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
+  return walledRoomText(w, h);
 }
 
 /** A decoded stream update. */

@@ -6,6 +6,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
+import { walledRoomText as field } from "./movingai.ts";
 import { call, type TestServer } from "./server.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -32,16 +33,6 @@ export interface SoakResult {
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : NaN;
-}
-
-function field(w: number, h: number): string {
-  const rows: string[] = [];
-  for (let y = 0; y < h; y++) {
-    let r = "";
-    for (let x = 0; x < w; x++) r += x === 0 || y === 0 || x === w - 1 || y === h - 1 ? "@" : ".";
-    rows.push(r);
-  }
-  return `type octile\nheight ${h}\nwidth ${w}\nmap\n${rows.join("\n")}\n`;
 }
 
 /** Least-squares slope of ys over their index (per sample). */
