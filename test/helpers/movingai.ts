@@ -132,3 +132,47 @@ export function walledRoomText(width: number, height: number): string {
   }
   return `type octile\nheight ${height}\nwidth ${width}\nmap\n${rows.join("\n")}\n`;
 }
+
+/**
+ * Independent check of a tile path (`path` as tile indices): right ends, 8-adjacent unit steps without corner
+ * cutting, and every tile open; with a disc `radius`, instead the disc clear of walls at every tile center
+ * after the first (the start is where the unit already is). Null when legal, else what is wrong.
+ */
+export function tilePathProblem(
+  g: BlockGrid,
+  path: Int32Array,
+  start: number,
+  goal: number,
+  radius?: number,
+): string | null {
+  const w = g.width;
+  if (path[0] !== start) return "does not start at the start";
+  if (path[path.length - 1] !== goal) return "does not end at the goal";
+  for (let i = 0; i < path.length; i++) {
+    const bx = path[i] % w, by = Math.floor(path[i] / w);
+    if (radius === undefined) {
+      if (g.blocked[path[i]]) return `tile ${i} is blocked`;
+    } else if (i > 0 && discOverlapsBlocked(g, bx + 0.5, by + 0.5, radius)) {
+      return `tile ${i} (${bx}, ${by}) does not fit the unit`;
+    }
+    if (i === 0) continue;
+    const ax = path[i - 1] % w, ay = Math.floor(path[i - 1] / w);
+    const dx = bx - ax, dy = by - ay;
+    if (Math.max(Math.abs(dx), Math.abs(dy)) !== 1) return `step ${i} is not a unit move`;
+    if (dx !== 0 && dy !== 0 && (g.blocked[ay * w + bx] || g.blocked[by * w + ax])) {
+      return `step ${i} cuts a corner`;
+    }
+  }
+  return null;
+}
+
+/** Length of a tile path as an 8-connected walk (1 straight, sqrt 2 diagonal), on a map `w` tiles wide. */
+export function tileWalkLength(path: Int32Array, w: number): number {
+  let length = 0;
+  for (let i = 1; i < path.length; i++) {
+    const diagonal = path[i] % w !== path[i - 1] % w &&
+      Math.floor(path[i] / w) !== Math.floor(path[i - 1] / w);
+    length += diagonal ? Math.SQRT2 : 1;
+  }
+  return length;
+}

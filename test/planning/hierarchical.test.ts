@@ -28,6 +28,8 @@ import {
   mapNames,
   mapText,
   queries,
+  tilePathProblem,
+  tileWalkLength,
   tolerance,
 } from "../helpers/movingai.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
@@ -80,36 +82,6 @@ function task(
     },
     ...extra,
   };
-}
-
-/** Independent tile-path check: open tiles, 8-adjacent steps, no corner cutting, right ends. */
-function tilePathProblem(g: BlockGrid, path: Int32Array, start: number, goal: number): string | null {
-  const w = g.width;
-  if (path[0] !== start) return "does not start at the start";
-  if (path[path.length - 1] !== goal) return "does not end at the goal";
-  for (let i = 0; i < path.length; i++) {
-    if (g.blocked[path[i]]) return `tile ${i} is blocked`;
-    if (i === 0) continue;
-    const ax = path[i - 1] % w, ay = Math.floor(path[i - 1] / w);
-    const bx = path[i] % w, by = Math.floor(path[i] / w);
-    const dx = bx - ax, dy = by - ay;
-    if (Math.max(Math.abs(dx), Math.abs(dy)) !== 1) return `step ${i} is not a unit move`;
-    if (dx !== 0 && dy !== 0 && (g.blocked[ay * w + bx] || g.blocked[by * w + ax])) {
-      return `step ${i} cuts a corner`;
-    }
-  }
-  return null;
-}
-
-/** Length of the path's waypoints as a tile walk (independent of src). */
-function tileWalkLength(path: Int32Array, w: number): number {
-  let length = 0;
-  for (let i = 1; i < path.length; i++) {
-    const diagonal = path[i] % w !== path[i - 1] % w &&
-      Math.floor(path[i] / w) !== Math.floor(path[i - 1] / w);
-    length += diagonal ? Math.SQRT2 : 1;
-  }
-  return length;
 }
 
 function median(xs: number[]): number {

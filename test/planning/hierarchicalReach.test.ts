@@ -20,7 +20,14 @@ import { HierarchicalScratch, hierarchicalSearch } from "../../src/search/hierar
 import type { Neighborhood } from "../../src/search/gridSpace.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { UnitSpec } from "../../src/units/unit.ts";
-import { type BlockGrid, blockGrid, discOverlapsBlocked, mapNames, mapText } from "../helpers/movingai.ts";
+import {
+  type BlockGrid,
+  blockGrid,
+  mapNames,
+  mapText,
+  tilePathProblem,
+  tileWalkLength,
+} from "../helpers/movingai.ts";
 import { rng } from "../helpers/rng.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
@@ -58,39 +65,6 @@ function plan(
   return planner === "hierarchical" ? planHierarchical(ctx, task) : runPlanTask(ctx, task, null);
 }
 
-/**
- * Independent check of a tile path for a disc of radius r: right ends, unit steps without corner cutting,
- * and the disc clear of walls at every tile center after the first (the start is where the unit already is).
- */
-function pathProblem(g: BlockGrid, path: Int32Array, start: number, goal: number, r: number): string | null {
-  const w = g.width;
-  if (path[0] !== start) return "does not start at the start";
-  if (path[path.length - 1] !== goal) return "does not end at the goal";
-  for (let i = 1; i < path.length; i++) {
-    const ax = path[i - 1] % w, ay = Math.floor(path[i - 1] / w);
-    const bx = path[i] % w, by = Math.floor(path[i] / w);
-    if (discOverlapsBlocked(g, bx + 0.5, by + 0.5, r)) {
-      return `tile ${i} (${bx}, ${by}) does not fit the unit`;
-    }
-    const dx = bx - ax, dy = by - ay;
-    if (Math.max(Math.abs(dx), Math.abs(dy)) !== 1) return `step ${i} is not a unit move`;
-    if (dx !== 0 && dy !== 0 && (g.blocked[ay * w + bx] || g.blocked[by * w + ax])) {
-      return `step ${i} cuts a corner`;
-    }
-  }
-  return null;
-}
-
-function walkLength(path: Int32Array, w: number): number {
-  let length = 0;
-  for (let i = 1; i < path.length; i++) {
-    const diagonal = path[i] % w !== path[i - 1] % w &&
-      Math.floor(path[i] / w) !== Math.floor(path[i - 1] / w);
-    length += diagonal ? Math.SQRT2 : 1;
-  }
-  return length;
-}
-
 describe("HIERARCHICAL finds what GRID finds (issue 11, item 4)", () => {
   // Both start tiles are closed for the tank's class (clearance 0.71 and 0.5 < 1.5, the tank's radius 0.9
   // reaches a wall at the tile center); GRID steps off them, HIERARCHICAL answered "unreachable".
@@ -104,10 +78,10 @@ describe("HIERARCHICAL finds what GRID finds (issue 11, item 4)", () => {
       expect(grid.status).toBe("found");
       expect(hier.status, hier.message).toBe("found");
       const tiles = hier.waypoints!;
-      expect(pathProblem(m.blocks, tiles, start, goal, BUILTIN_PROFILES.tank.boundingRadius)).toBeNull();
+      expect(tilePathProblem(m.blocks, tiles, start, goal, BUILTIN_PROFILES.tank.boundingRadius)).toBeNull();
       // GRID is optimal on tiles: the hierarchical tile path is no shorter, and near it.
       const w = m.layer.width;
-      const ratio = walkLength(tiles, w) / walkLength(grid.waypoints!, w);
+      const ratio = tileWalkLength(tiles, w) / tileWalkLength(grid.waypoints!, w);
       expect(ratio).toBeGreaterThanOrEqual(1 - 1e-9);
       expect(ratio).toBeLessThan(1.2);
     });
@@ -142,7 +116,7 @@ describe("HIERARCHICAL finds what GRID finds (issue 11, item 4)", () => {
           continue;
         }
         if (hier.path === null) continue;
-        const problem = pathProblem(m.blocks, hier.path, start, goal, unit.boundingRadius);
+        const problem = tilePathProblem(m.blocks, hier.path, start, goal, unit.boundingRadius);
         if (problem !== null) bad.push(`${unitName} ${start} -> ${goal}: ${problem}`);
       }
     }
