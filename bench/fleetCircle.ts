@@ -8,25 +8,13 @@
  * @module
  */
 import { lineSegment } from "../src/geometry/segment.ts";
-import type { Pose, Segment } from "../src/geometry/types.ts";
+import type { Pose } from "../src/geometry/types.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../src/motion/speedProfile.ts";
 import { FleetScheduler } from "../src/service/fleetScheduler.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
-import { checkFleet, type CSegment, type CUnit } from "../test/helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, wireSegments } from "../test/helpers/fleetCheck.ts";
 
 const SOLDIER = BUILTIN_PROFILES.soldier;
-
-function wire(segs: Segment[]): CSegment[] {
-  return segs.map((s) => ({
-    start: s.start,
-    length: s.length,
-    curvature: s.curvature,
-    direction: s.direction,
-    start_speed: s.startSpeed ?? 0,
-    end_speed: s.endSpeed ?? 0,
-    duration: s.duration ?? 0,
-  }));
-}
 
 /** One size: a markdown row per timing. */
 function one(n: number): string[] {
@@ -60,7 +48,7 @@ function one(n: number): string[] {
       const u = sched.units.get(cu.id)!;
       if (u.status !== "moving") waiting++;
       stops += u.traj.segments.filter((s) => s.length === 0 && (s.duration ?? 0) > 0).length;
-      cu.trajectories.push({ start_time: u.traj.startTime, segments: wire(u.traj.segments) });
+      cu.trajectories.push({ start_time: u.traj.startTime, segments: wireSegments(u.traj.segments) });
     }
     const rep = checkFleet(rows, units, { step: 0.02 });
     out.push(

@@ -26,6 +26,32 @@ export interface CSegment {
   duration: number;
 }
 
+/**
+ * In-process segments (src's Segment, typed by shape so the checker imports nothing of src) as the wire gives
+ * them: the speed fields snake_case, 0 when absent.
+ */
+export function wireSegments(
+  segs: readonly {
+    start: CPose;
+    length: number;
+    curvature: number;
+    direction: number;
+    startSpeed?: number;
+    endSpeed?: number;
+    duration?: number;
+  }[],
+): CSegment[] {
+  return segs.map((s) => ({
+    start: s.start,
+    length: s.length,
+    curvature: s.curvature,
+    direction: s.direction,
+    start_speed: s.startSpeed ?? 0,
+    end_speed: s.endSpeed ?? 0,
+    duration: s.duration ?? 0,
+  }));
+}
+
 /** One trajectory as the wire gives it. */
 export interface CTrajectory {
   start_time: number;

@@ -14,7 +14,7 @@ import { repairLate } from "../../src/service/fleetRepair.ts";
 import { backingMode } from "../../src/service/fleetBackUp.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { UnitSpec } from "../../src/units/unit.ts";
-import { checkFleet, type CTrajectory, type CUnit } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CTrajectory, type CUnit, wireSegments } from "../helpers/fleetCheck.ts";
 
 // Row 1 is the corridor (one tile wide); the pocket is tile (5, 0) above it.
 const ROWS = [
@@ -39,15 +39,7 @@ function polyline(pts: { x: number; y: number }[], unit: UnitSpec): Segment[] {
 function wire(t: { startTime: number; segments: Segment[] }): CTrajectory {
   return {
     start_time: t.startTime,
-    segments: t.segments.map((s) => ({
-      start: s.start,
-      length: s.length,
-      curvature: s.curvature,
-      direction: s.direction,
-      start_speed: s.startSpeed ?? 0,
-      end_speed: s.endSpeed ?? 0,
-      duration: s.duration ?? 0,
-    })),
+    segments: wireSegments(t.segments),
   };
 }
 
