@@ -64,12 +64,6 @@ export function labelSectors(
   let regionSector: Int32Array = new Int32Array(initial);
   let regionTileCount: Int32Array = new Int32Array(initial);
   let regionTile: Int32Array = new Int32Array(initial);
-  const growRegions = () => {
-    const grown = Math.min(capacity, Math.max(1024, regionCount * 2));
-    regionSector = grow(regionSector, grown);
-    regionTileCount = grow(regionTileCount, grown);
-    regionTile = grow(regionTile, grown);
-  };
   const padded = (sectorSize + 2) * (sectorSize + 2);
   const open = new Uint8Array(padded);
   const tileAt = new Int32Array(padded);
@@ -96,7 +90,12 @@ export function labelSectors(
           }
         }
         for (let r = oldStart; r < oldEnd; r++, regionCount++) {
-          if (regionCount === regionSector.length) growRegions();
+          if (regionCount === regionSector.length) {
+            const grown = Math.min(capacity, Math.max(1024, regionCount * 2));
+            regionSector = grow(regionSector, grown);
+            regionTileCount = grow(regionTileCount, grown);
+            regionTile = grow(regionTile, grown);
+          }
           regionSector[regionCount] = s;
           regionTileCount[regionCount] = old.regionTileCount[r];
           regionTile[regionCount] = old.regionTile[r];
@@ -127,7 +126,12 @@ export function labelSectors(
         for (let x = x0; x < x1; x++) {
           const seed = row + x;
           if (open[seed] === 0) continue;
-          if (regionCount === regionSector.length) growRegions();
+          if (regionCount === regionSector.length) {
+            const grown = Math.min(capacity, Math.max(1024, regionCount * 2));
+            regionSector = grow(regionSector, grown);
+            regionTileCount = grow(regionTileCount, grown);
+            regionTile = grow(regionTile, grown);
+          }
           const region = regionCount++;
           open[seed] = 0;
           let size = 0;
