@@ -15,7 +15,8 @@
  */
 import type { PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { AbstractGraph, AbstractGraphBuild, type SharedGraphData } from "../search/abstractGraph.ts";
+import { AbstractGraph, type SharedGraphData } from "../search/abstractGraph.ts";
+import { AbstractGraphBuild } from "../search/abstractGraphBuild.ts";
 import { DEFAULT_SAMPLING, type EntranceSampling } from "../search/entranceNodes.ts";
 import { gridPathLength, type Neighborhood } from "../search/gridSpace.ts";
 import {

@@ -27,7 +27,6 @@ import {
 } from "./astar.ts";
 import {
   DEFAULT_SAMPLING,
-  EntranceBuild,
   type EntranceNodes,
   type EntranceSampling,
   placeEntranceNodes,
@@ -124,7 +123,7 @@ export function sharedGraphBytes(d: SharedGraphData): number {
     d.distance.byteLength + d.treeStep.byteLength + d.landmarkDistance.byteLength;
 }
 
-/** What the construction of an {@link AbstractGraph} needs beyond its table and layer (see {@link AbstractGraphBuild}). */
+/** What the construction of an {@link AbstractGraph} needs beyond its table and layer (see AbstractGraphBuild). */
 export interface PlacedNodes {
   /** The entrance nodes and crossing edges. */
   nodes: EntranceNodes;
@@ -132,76 +131,17 @@ export interface PlacedNodes {
   uniformCost: boolean;
 }
 
-/** False when an open tile of the table in t0 .. t1 costs more than the layer's minimum. */
-function uniformScan(table: RegionTable, layer: PassLayer, t0: number, t1: number): boolean {
+/**
+ * False when an open tile of the table in t0 .. t1 costs more than the layer's minimum (exported so
+ * abstractGraphBuild.ts can scan in slices).
+ */
+export function uniformScan(table: RegionTable, layer: PassLayer, t0: number, t1: number): boolean {
   const { regionOf } = table;
   const { tileCost, minCost } = layer;
   for (let t = t0; t < t1; t++) {
     if (regionOf[t] >= 0 && tileCost[t] !== minCost) return false;
   }
   return true;
-}
-
-/** Tiles of the uniform-cost scan between polls of a build's stop condition (about a millisecond). */
-const TILES_PER_POLL = 1 << 20;
-
-/**
- * The construction of an {@link AbstractGraph} as a resumable job: at 8192^2 placing the entrance nodes and
- * scanning the costs takes seconds, more than a query's budget. {@link run} polls `stop` (every
- * {@link TILES_PER_POLL} tiles of the scan, then every few thousand entrances, regions or pairs of the
- * placement, see {@link EntranceBuild}) and returns null when it says so, keeping its place; the graph it
- * finally returns equals one built uninterrupted.
- */
-export class AbstractGraphBuild {
-  /** The table the graph will abstract. */
-  readonly table: RegionTable;
-  /** The layer the graph will use. */
-  readonly layer: PassLayer;
-  private readonly neighborhood: Neighborhood;
-  private readonly sampling: EntranceSampling;
-  private readonly entrances: EntranceBuild;
-  /** Next tile of the uniform-cost scan (the tile count once it is over). */
-  private scanned = 0;
-  private uniform = true;
-
-  /** A build of the graph of `table` over `layer`; nothing is done until {@link run}. */
-  constructor(
-    table: RegionTable,
-    layer: PassLayer,
-    neighborhood: Neighborhood = 8,
-    sampling: EntranceSampling = DEFAULT_SAMPLING,
-  ) {
-    if (layer.width !== table.width || layer.height !== table.height) {
-      throw new RangeError("AbstractGraph: layer and table sizes differ");
-    }
-    this.table = table;
-    this.layer = layer;
-    this.neighborhood = neighborhood;
-    this.sampling = sampling;
-    this.entrances = new EntranceBuild(table, layer, sampling);
-  }
-
-  /** Goes on with the build: the graph once complete, or null when `stop` said so first. */
-  run(stop: (() => boolean) | null): AbstractGraph | null {
-    const size = this.table.regionOf.length;
-    // Each call does at least one slice, so a build under a spent budget still advances.
-    for (let slices = 0; this.scanned < size; slices++) {
-      if (!this.uniform) {
-        this.scanned = size;
-        break;
-      }
-      if (slices > 0 && stop !== null && stop()) return null;
-      const end = Math.min(size, this.scanned + TILES_PER_POLL);
-      this.uniform = uniformScan(this.table, this.layer, this.scanned, end);
-      this.scanned = end;
-    }
-    const nodes = this.entrances.run(stop);
-    if (nodes === null) return null;
-    return new AbstractGraph(this.table, this.layer, this.neighborhood, this.sampling, null, {
-      nodes,
-      uniformCost: this.uniform,
-    });
-  }
 }
 
 /**
@@ -268,7 +208,7 @@ export class AbstractGraph {
   /**
    * Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region); or, given
    * `shared` (another worker's prepared graph of the same table and layer), adopts its arrays: fully prepared,
-   * nothing built; given `placed` (a finished {@link AbstractGraphBuild}'s), takes its nodes.
+   * nothing built; given `placed` (a finished AbstractGraphBuild's, abstractGraphBuild.ts), takes its nodes.
    */
   constructor(
     table: RegionTable,

@@ -9,7 +9,8 @@ import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
 import { type PassLayer, sharedArray } from "../../src/maps/grid.ts";
 import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import type { RegionTable } from "../../src/maps/regions.ts";
-import { AbstractGraph, AbstractGraphBuild } from "../../src/search/abstractGraph.ts";
+import { AbstractGraph } from "../../src/search/abstractGraph.ts";
+import { AbstractGraphBuild } from "../../src/search/abstractGraphBuild.ts";
 import { COST_SCALE } from "../../src/search/astar.ts";
 import {
   EntranceBuild,
