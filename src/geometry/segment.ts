@@ -224,6 +224,22 @@ export function appendWord(
   return pose;
 }
 
+/**
+ * Appends `segs` re-emitted one after the other from `from` (same curvature, length and direction; each starts
+ * exactly at the previous one's end pose, so joins are exact) and returns the final pose.
+ */
+export function appendChained(out: Segment[], from: Pose, segs: readonly Segment[]): Pose {
+  let pose = from;
+  for (const s of segs) {
+    const next = s.curvature === 0
+      ? lineSegment(pose, s.length, s.direction)
+      : arcSegment(pose, s.curvature, s.length, s.direction);
+    out.push(next);
+    pose = next.end;
+  }
+  return pose;
+}
+
 /** A curve from a solver: the word (e.g. "LSR", "L+S+R-", "LS"), its total length and its segments. */
 export interface CurvePath {
   /** The word: one letter (L, S, R) per piece, with a sign per piece for Reeds-Shepp words. */

@@ -14,7 +14,7 @@
  * @module
  */
 import { angleDistance } from "../geometry/angle.ts";
-import { arcSegment, lineSegment } from "../geometry/segment.ts";
+import { appendChained, lineSegment } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
@@ -88,14 +88,7 @@ function nodePose(p: Pose, headings: number): Pose | null {
 /** The segments re-emitted one after the other from `start` (exact joins after snapped step starts). */
 function rechain(segs: readonly Segment[], start: Pose): Segment[] {
   const out: Segment[] = [];
-  let pose = start;
-  for (const s of segs) {
-    const next = s.curvature === 0
-      ? lineSegment(pose, s.length, s.direction)
-      : arcSegment(pose, s.curvature, s.length, s.direction);
-    out.push(next);
-    pose = next.end;
-  }
+  appendChained(out, start, segs);
   return out;
 }
 

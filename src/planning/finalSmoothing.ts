@@ -7,7 +7,7 @@
  */
 import { dubinsLength, dubinsShortest } from "../geometry/dubins.ts";
 import { reedsSheppLength, reedsSheppShortest } from "../geometry/reedsShepp.ts";
-import { arcSegment, lineSegment } from "../geometry/segment.ts";
+import { appendChained, arcSegment, lineSegment } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
@@ -25,6 +25,7 @@ export function radiusOf(task: PlanTask): number {
 
 /** Re-emits `segs` chained from `from` (exact joins); with `reversed`, the time-reversed, heading-flipped path. */
 export function chain(out: Segment[], from: Pose, segs: readonly Segment[], reversed: boolean): Pose {
+  if (!reversed) return appendChained(out, from, segs);
   let pose = from;
   const n = segs.length;
   for (let i = 0; i < n; i++) {

@@ -15,7 +15,7 @@
  * @module
  */
 import { angleDistance } from "../geometry/angle.ts";
-import { arcSegment, lineSegment } from "../geometry/segment.ts";
+import { appendChained } from "../geometry/segment.ts";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { SearchSpace, SearchWorkspace, Successors } from "./astar.ts";
 import { headingAngle } from "./directionTable.ts";
@@ -337,14 +337,7 @@ export class DirectionalSpace implements SearchSpace {
     else variant = this.tableVariant(a, b);
     const exact = transitionCurve(this.poseOf(a), this.poseOf(b, a), s.turningRadius, variant);
     const out: Segment[] = [];
-    let pose = from;
-    for (const seg of exact) {
-      const next = seg.curvature === 0
-        ? lineSegment(pose, seg.length, seg.direction)
-        : arcSegment(pose, seg.curvature, seg.length, seg.direction);
-      out.push(next);
-      pose = next.end;
-    }
+    appendChained(out, from, exact);
     return out;
   }
 
