@@ -142,7 +142,8 @@ describe("distributed mode (3 replicas on one Redis)", () => {
     const next = await st.next(5000);
     expect(next?.u.kind).toBe("UPDATE_KIND_REPLANNED");
     expect(next!.u.plan.map_version).toBe(patched.version);
-    expect(a.output()).toContain("caught up with the map store");
+    // Usually A missed the news and caught up from the store ("caught up with the map store" in its log); when its
+    // resubscription wins the race with the patch the news arrives live. Either way the replan above is the proof.
     // Subscribed again: the next patch's news reaches A live (the wall moved, the gap now at the top).
     const again = await call(c.client, "PatchMap", {
       map: { id: "missed" },
