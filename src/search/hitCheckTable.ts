@@ -348,10 +348,22 @@ export function packTables(hit: HitCheckTable, heur: HeuristicTable): Uint8Array
   return out;
 }
 
-/** Reads back what {@link packTables} wrote (throws on a malformed buffer). */
-export function unpackTables(bytes: Uint8Array): { hit: HitCheckTable; heur: HeuristicTable } {
+/**
+ * Reads back what {@link packTables} wrote (throws on a malformed buffer). With `shared`, the arrays are views
+ * of one SharedArrayBuffer, so the tables can be posted to workers without a copy (one copy for all of them).
+ */
+export function unpackTables(
+  bytes: Uint8Array,
+  shared = false,
+): { hit: HitCheckTable; heur: HeuristicTable } {
   if (new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) throw new Error("not an arcpath table file");
-  const buf = bytes.slice().buffer; // aligned copy
+  let buf: ArrayBufferLike;
+  if (shared) {
+    buf = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(buf).set(bytes);
+  } else {
+    buf = bytes.slice().buffer; // aligned copy
+  }
   const headerLength = new DataView(buf).getUint32(8, true);
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 12, headerLength)));
   const align = (n: number) => (n + 7) & ~7;
@@ -372,7 +384,8 @@ export function unpackTables(bytes: Uint8Array): { hit: HitCheckTable; heur: Heu
     Uint16Array,
   ] as const;
   const arrays = ctors.map((C, i) => {
-    const a = new C(buf, at, lengths[i]);
+    // Either buffer kind; the constructors' union only types the ArrayBuffer overload.
+    const a = new C(buf as ArrayBuffer, at, lengths[i]);
     at += align(a.byteLength);
     return a;
   });

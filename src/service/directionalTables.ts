@@ -4,6 +4,10 @@
  * request's stop condition) and cached. It is the {@link DirectionalTableSource} handed to planning, which does
  * no I/O itself.
  *
+ * Tables every worker needs (the warm set: AUTO's D-24 and D-48 of the built-in turning units, ~15 MB) are read
+ * once by the service's thread into SharedArrayBuffers ({@link DirectionalTableStore.loadShared}) and posted to
+ * each worker, which adopts them ({@link DirectionalTableStore.adopt}): N workers hold one copy.
+ *
  * @module
  */
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -42,6 +46,18 @@ interface CachedTables {
   heur: HeuristicTable;
 }
 
+/** A profile's tables over shared memory, posted to workers as is (see {@link DirectionalTableStore.adopt}). */
+export interface SharedTableSet {
+  /** {@link tableKey} of the profile. */
+  key: string;
+  /** Hit-check table (arrays over one SharedArrayBuffer with {@link heur}). */
+  hit: HitCheckTable;
+  /** Heuristic table. */
+  heur: HeuristicTable;
+  /** Bytes held (once, whatever the number of threads holding it). */
+  bytes: number;
+}
+
 function tableSetBytes(hit: HitCheckTable, heur: HeuristicTable): number {
   let bytes = heur.values.byteLength;
   for (const v of Object.values(hit)) if (ArrayBuffer.isView(v)) bytes += v.byteLength;
@@ -54,6 +70,8 @@ export class DirectionalTableStore implements DirectionalTableSource {
   readonly #cache: ByteLru<string, CachedTables>;
   /** Builds under way (stopped by a request's deadline or cancel), by table key, with the time spent so far. */
   readonly #builds = new Map<string, { builder: HitCheckBuilder; millis: number }>();
+  /** Tables over shared memory, held for good (outside the cache's bound: one copy for every thread). */
+  readonly #shared = new Map<string, SharedTableSet>();
 
   /** A store reading committed tables from `dir`, caching at most `cacheBytes`. */
   constructor(dir: URL = TABLE_DIR, cacheBytes: number = TABLE_CACHE_BYTES) {
@@ -73,6 +91,8 @@ export class DirectionalTableStore implements DirectionalTableSource {
    */
   tablesUntil(profile: TableProfile, stop: (() => boolean) | null): TableSet | null {
     const key = tableKey(profile);
+    const common = this.#shared.get(key);
+    if (common) return { hit: common.hit, heur: common.heur, source: "cache", millis: 0 };
     const cached = this.#cache.get(key);
     if (cached) return { hit: cached.hit, heur: cached.heur, source: "cache", millis: 0 };
     const t0 = performance.now();
@@ -98,6 +118,49 @@ export class DirectionalTableStore implements DirectionalTableSource {
     this.#builds.delete(key);
     this.#keep(key, hit, heur);
     return { hit, heur, source: "built", millis: build.millis + performance.now() - t1 };
+  }
+
+  /**
+   * Reads the committed tables of `profiles` into SharedArrayBuffers (once per profile; a profile without a
+   * committed file is skipped: its tables are built per thread on first use) and keeps them here for good.
+   * Returns every shared set this store holds, to post to workers.
+   */
+  loadShared(profiles: readonly TableProfile[]): SharedTableSet[] {
+    for (const profile of profiles) {
+      const key = tableKey(profile);
+      if (this.#shared.has(key)) continue;
+      let file: Uint8Array;
+      try {
+        file = Deno.readFileSync(new URL(tableFileName(profile), this.#dir));
+      } catch {
+        continue;
+      }
+      const { hit, heur } = unpackTables(new Uint8Array(gunzipSync(file)), true);
+      this.#shared.set(key, { key, hit, heur, bytes: tableSetBytes(hit, heur) });
+      // A copy cached before (a query here) goes: the shared one answers from now on.
+      this.#cache.delete(key);
+    }
+    return this.sharedSets();
+  }
+
+  /** Installs tables another thread loaded over shared memory (no copy); they answer before the cache. */
+  adopt(sets: readonly SharedTableSet[]): void {
+    for (const set of sets) {
+      this.#shared.set(set.key, set);
+      this.#cache.delete(set.key);
+    }
+  }
+
+  /** The shared sets held (to post to a worker). */
+  sharedSets(): SharedTableSet[] {
+    return [...this.#shared.values()];
+  }
+
+  /** Bytes of the shared sets (held once for every thread that adopted them). */
+  get sharedBytes(): number {
+    let n = 0;
+    for (const set of this.#shared.values()) n += set.bytes;
+    return n;
   }
 
   /** Progress of a stopped build of the profile's tables (start headings done, of all), or null if none. */

@@ -20,6 +20,8 @@ import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { adoptJumpTables, forgetJumpTables } from "../search/jumpPointSpace.ts";
+import { type SharedTableSet, tableStore } from "./directionalTables.ts";
+import { warmTableProfiles } from "./warmUp.ts";
 
 /** Options of the pool. */
 export interface PoolOptions {
@@ -67,7 +69,12 @@ interface Job {
   trace?: JobTrace | null;
 }
 
+/** A worker's directional tables (see WorkerReply "tableStats"). */
+export type WorkerTableStats = Omit<Extract<WorkerReply, { type: "tableStats" }>, "type">;
+
 interface Slot {
+  /** Answers to "tableStats" requests, in order. */
+  statsWaiting: ((s: WorkerTableStats) => void)[];
   /** Preparations posted to this worker and not answered yet, by id (resolved with the bytes built). */
   preparing: Map<number, (bytes: number) => void>;
   worker: Worker;
@@ -106,10 +113,13 @@ export class WorkerPool {
   restarts = 0;
   /** Tables a worker built although another had published them (it was building before they came). */
   duplicateBuilds = 0;
+  /** The directional tables every worker adopts: read once by this thread into shared memory. */
+  readonly #tables: SharedTableSet[];
 
   /** Starts `size` workers. */
   constructor(opts: PoolOptions) {
     this.#opts = opts;
+    this.#tables = tableStore.loadShared(warmTableProfiles());
     for (let i = 0; i < opts.size; i++) this.#slots.push(this.#spawn());
   }
 
@@ -134,6 +144,23 @@ export class WorkerPool {
    */
   onPublish(cb: (layerKey: string, bytes: number) => void): void {
     this.#onPublish = cb;
+  }
+
+  /** Bytes of the directional tables shared by all workers (and this thread), held once. */
+  get sharedTableBytes(): number {
+    return this.#tables.reduce((n, t) => n + t.bytes, 0);
+  }
+
+  /** Each live worker's directional tables (stats and tests). */
+  tableStats(): Promise<WorkerTableStats[]> {
+    return Promise.all(
+      this.#slots.filter((s) => s.alive).map((s) =>
+        new Promise<WorkerTableStats>((resolve) => {
+          s.statsWaiting.push(resolve);
+          s.worker.postMessage({ type: "tableStats" } satisfies WorkerRequest);
+        })
+      ),
+    );
   }
 
   /** Keys of the tables workers published and every worker may adopt (tests and stats). */
@@ -250,7 +277,10 @@ export class WorkerPool {
       known: new Set(),
       alive: true,
       preparing: new Map(),
+      statsWaiting: [],
     };
+    // First, so the worker's warm-up finds them (it waits for its first message).
+    worker.postMessage({ type: "tables", sets: this.#tables } satisfies WorkerRequest);
     worker.onmessage = (ev: MessageEvent<WorkerReply>) => this.#onReply(slot, ev.data);
     worker.onerror = (ev: ErrorEvent) => {
       // Without preventDefault an uncaught error in a worker ends the whole process.
@@ -367,6 +397,11 @@ export class WorkerPool {
 
   #onReply(slot: Slot, msg: WorkerReply): void {
     if (msg.type === "publish") return this.#onPublished(slot, msg);
+    if (msg.type === "tableStats") {
+      const { type: _, ...stats } = msg;
+      slot.statsWaiting.shift()?.(stats);
+      return;
+    }
     if (msg.type === "prepared") {
       if (msg.error) this.#opts.log?.({ err: msg.error }, "worker preparation failed");
       slot.preparing.get(msg.prepareId)?.(msg.error ? 0 : msg.bytes);

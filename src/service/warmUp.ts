@@ -17,6 +17,7 @@ import { PlanContext } from "../planning/context.ts";
 import { type PlannerName, type PlanTask, planTask } from "../planning/task.ts";
 import type { DirectionalTableSource } from "../planning/tableSource.ts";
 import type { DirectionalNeighborhood } from "../search/directionTable.ts";
+import type { TableProfile } from "../search/hitCheckTable.ts";
 import { tableStore } from "./directionalTables.ts";
 
 /** A 40x40 yard with a wall, a pillar and a doorway: every planner takes its slow and its fast paths here. */
@@ -67,6 +68,19 @@ function warmUpTask(
  */
 export const WARM_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [24, 48];
 
+/**
+ * The table profiles of the warm set: {@link WARM_NEIGHBORHOODS} for every built-in turning unit. The pool reads
+ * them once into shared memory and posts them to its workers (service/directionalTables.ts).
+ */
+export function warmTableProfiles(): TableProfile[] {
+  const out: TableProfile[] = [];
+  for (const unit of Object.values(BUILTIN_PROFILES)) {
+    if (!(unit.turningRadius > 0)) continue;
+    for (const n of WARM_NEIGHBORHOODS) out.push(tableProfileOf(unit, n));
+  }
+  return out;
+}
+
 /** What {@link warmUpPlanners} did. */
 export interface WarmUp {
   /** Wall time, milliseconds. */
@@ -98,12 +112,10 @@ export function warmUpPlanners(tables: DirectionalTableSource = tableStore): War
   try {
     // Tables first, so that the planner runs below (200 ms each) do not spend their budget loading them.
     const t1 = performance.now();
-    for (const unit of Object.values(BUILTIN_PROFILES)) {
-      if (!(unit.turningRadius > 0)) continue;
-      for (const n of WARM_NEIGHBORHOODS) {
-        tables.tablesUntil(tableProfileOf(unit, n), null);
-        out.tables++;
-      }
+    // Found at once when the pool posted them over shared memory; read (or built) here otherwise.
+    for (const profile of warmTableProfiles()) {
+      tables.tablesUntil(profile, null);
+      out.tables++;
     }
     out.tableMillis = performance.now() - t1;
     const layer = warmUpLayer();

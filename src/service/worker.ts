@@ -77,9 +77,32 @@ function adopt(data: PublishedTable): void {
   }
 }
 
+/** True once the warm-up ran (on the first message: the pool's shared tables come first). */
+let warmed = false;
+
+/** This worker's directional tables, for the pool's stats and tests. */
+function tableStats(): WorkerReply {
+  const shared = tableStore.sharedSets().map((set) => ({
+    key: set.key,
+    sharedMemory: [set.heur.values, ...Object.values(set.hit)].every((v) =>
+      !ArrayBuffer.isView(v) || v.buffer instanceof SharedArrayBuffer
+    ),
+    firstHeuristic: set.heur.values[0],
+  }));
+  return { type: "tableStats", ownBytes: tableStore.bytes, shared };
+}
+
 self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   const msg = ev.data;
-  if (msg.type === "share") {
+  if (msg.type === "tables") tableStore.adopt(msg.sets);
+  if (!warmed) {
+    // Compile the planning code before the first request (~40 ms); messages wait in the queue meanwhile.
+    warmed = true;
+    warmUpPlanners(tableStore);
+  }
+  if (msg.type === "tableStats") {
+    self.postMessage(tableStats());
+  } else if (msg.type === "share") {
     const data = msg.data as { kind?: string } | null;
     if (data && (data.kind === "graph" || data.kind === "jumps")) adopt(data as PublishedTable);
     else if (data && typeof data === "object") keyOf.set(data, msg.key);
@@ -136,6 +159,3 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
     self.postMessage(reply);
   }
 };
-
-// Compile the planning code before the first request (~40 ms); messages wait in the queue meanwhile.
-warmUpPlanners(tableStore);

@@ -7,6 +7,7 @@
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
 import type { StraightJumps } from "../search/jumpPointSpace.ts";
+import type { SharedTableSet } from "./directionalTables.ts";
 
 /**
  * A read-only table one worker built over shared memory, published for the others to adopt instead of building
@@ -21,6 +22,10 @@ export type PublishedTable =
 export type WorkerRequest =
   | { type: "share"; key: string; data: unknown }
   | { type: "drop"; keys: string[] }
+  /** The directional tables read once over shared memory (the pool's first message; the warm-up waits for it). */
+  | { type: "tables"; sets: SharedTableSet[] }
+  /** Test and stats hook: answer "tableStats". */
+  | { type: "tableStats" }
   | { type: "job"; jobId: number; cancel: Int32Array; task: PlanTask }
   /** Build the search tables of a layer's region tables now (hierarchy, landmarks, jump tables). */
   | { type: "prepare"; prepareId: number; layerKey: string; regionKeys: string[] };
@@ -31,6 +36,15 @@ export type WorkerReply =
   | { type: "error"; jobId: number; message: string }
   /** `bytes`: what the tables this preparation built and published hold (the pool counted them on publish). */
   | { type: "prepared"; prepareId: number; millis: number; bytes: number; error?: string }
+  /**
+   * The worker's directional tables: `ownBytes` in its own cache, `shared` the adopted sets (key, whether every
+   * array is a view of a SharedArrayBuffer, the first heuristic value: tests see a write made elsewhere).
+   */
+  | {
+    type: "tableStats";
+    ownBytes: number;
+    shared: { key: string; sharedMemory: boolean; firstHeuristic: number }[];
+  }
   /**
    * A table this worker built (for a job or a preparation), to share with the others under `key`; `deps` are
    * the shared keys it belongs to (it goes when they do), `bytes` what it holds (counted once for all workers).
