@@ -413,6 +413,7 @@ function searchOnce(
     analyticInterval: req.analyticInterval ?? 8,
     nodeMask: req.nodeMask ?? null,
     pathIndex: req.pathIndex ?? null,
+    maskWindow: req.maskWindow ?? null,
     // A cost cap prunes by f = g + h: only an admissible (unweighted) heuristic keeps that exact.
     heuristicWeight: req.maxCost === undefined ? req.heuristicWeight ?? 1 : 1,
     geodesic: req.geodesic ?? true,

@@ -89,10 +89,13 @@ interface HybridScratch {
 
 const scratchOf = new WeakMap<PlanContext, HybridScratch>();
 
-/** Per-context map-sized path mask and path index, all clear (0 / -1) between uses. */
+/**
+ * Per-context path mask and path index over the pre-smoothing window (not the map: a worker's scratch follows
+ * its longest corridor), all clear (0 / -1) between uses; grown when a window is larger.
+ */
 function scratch(ctx: PlanContext, n: number): HybridScratch {
   let s = scratchOf.get(ctx);
-  if (!s || s.mask.length !== n) {
+  if (!s || s.mask.length < n) {
     s = { mask: new Uint8Array(n), index: new Int32Array(n).fill(-1) };
     scratchOf.set(ctx, s);
   }
@@ -387,11 +390,18 @@ function stitch(
 ): Stitch {
   const W = layer.width;
   const n = path.length;
-  const sc = scratch(ctx, W * layer.height);
+  const window = corridorWindow(path, W, layer.height, 3);
+  const ww = window.x1 - window.x0;
+  const sc = scratch(ctx, ww * (window.y1 - window.y0));
+  /** A path tile's index in the window-sized mask. */
+  const local = (t: number) => {
+    const y = (t / W) | 0;
+    return (y - window.y0) * ww + (t - y * W) - window.x0;
+  };
   let expansions = 0;
   const presmooth = (start: Pose, goal: Pose | null, reversed: boolean) => {
     for (let i = 0; i < n; i++) {
-      const t = reversed ? path[n - 1 - i] : path[i];
+      const t = local(reversed ? path[n - 1 - i] : path[i]);
       sc.mask[t] = 1;
       if (sc.index[t] < 0) sc.index[t] = i;
     }
@@ -403,14 +413,16 @@ function stitch(
       neighborhood: mode.roadsOnly ? mode.neighborhood : 24,
       roadsOnly: mode.roadsOnly,
       reverse,
-      window: corridorWindow(path, W, layer.height, 3),
+      window,
       nodeMask: sc.mask,
       pathIndex: sc.index,
+      maskWindow: window,
       maxExpansions: Math.min(budget.expansionsLeft(expansions), PRESMOOTH_EXPANSIONS_PER_TILE * n + 1000),
     }, budget);
     for (let i = 0; i < n; i++) {
-      sc.mask[path[i]] = 0;
-      sc.index[path[i]] = -1;
+      const t = local(path[i]);
+      sc.mask[t] = 0;
+      sc.index[t] = -1;
     }
     expansions += run.expansions;
     return run;

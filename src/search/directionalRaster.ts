@@ -403,6 +403,7 @@ export class WindowRaster {
     }
     const layer = s.layer;
     const R = s.hit.maxReach;
+    const mw = s.maskWindow ?? null;
     for (let ly = ly0; ly < ly1; ly++) {
       const j = ly - sy0;
       for (let lx = lx0; lx < lx1; lx++) {
@@ -417,10 +418,17 @@ export class WindowRaster {
         const inside = o === 1 ||
           (x >= s.window.x0 && y >= s.window.y0 && x < s.window.x1 && y < s.window.y1);
         this.cost[lt] = inside ? layer.tileCost[t] : 0;
-        let node = o === 1 && (!s.nodeMask || s.nodeMask[t] === 1) ? 1 : 0;
+        // The mask's index of the tile (-1 off a mask window).
+        let m = t;
+        if (mw !== null) {
+          m = x >= mw.x0 && y >= mw.y0 && x < mw.x1 && y < mw.y1
+            ? (y - mw.y0) * (mw.x1 - mw.x0) + x - mw.x0
+            : -1;
+        }
+        let node = o === 1 && (!s.nodeMask || (m >= 0 && s.nodeMask[m] === 1)) ? 1 : 0;
         if (node === 1 && s.gridBound && s.gridBound[t] === Infinity) node = 0;
         this.nodeOk[lt] = node;
-        if (this.pathIndex) this.pathIndex[lt] = inside ? s.pathIndex![t] : -1;
+        if (this.pathIndex) this.pathIndex[lt] = inside && m >= 0 ? s.pathIndex![m] : -1;
         if (this.useRows) {
           let bits = 0;
           for (let q = 0; q <= 2 * R; q++) {

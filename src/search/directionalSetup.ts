@@ -79,6 +79,12 @@ export interface DirectionalSetup {
    * "searches back six or more points: fail"), and the farthest node is recorded as the failure point.
    */
   pathIndex?: Int32Array | null;
+  /**
+   * When set, {@link nodeMask} and {@link pathIndex} cover only this rectangle (row-major over its width), not
+   * the whole map: tiles outside it are off the mask (the pre-smoothing pass sizes them to its corridor, so a
+   * worker's scratch follows the path, not the map).
+   */
+  maskWindow?: TileRect | null;
   /** See {@link DirectionalRequest.heuristicWeight}. */
   heuristicWeight?: number;
   /** See {@link DirectionalRequest.geodesic}. */
@@ -116,6 +122,8 @@ export interface DirectionalRequest {
   nodeMask?: Uint8Array | null;
   /** Pre-smoothing: path index per map tile (see DirectionalSetup.pathIndex); failure returns "partial". */
   pathIndex?: Int32Array | null;
+  /** The rectangle {@link nodeMask} and {@link pathIndex} cover (see DirectionalSetup.maskWindow). */
+  maskWindow?: TileRect | null;
   /**
    * Weight on the heuristic of node states (default 1: optimal within the window). Above 1 the search is
    * weighted A* (cost at most the weight times the window's optimum, usually far less): corridor refinement
