@@ -157,8 +157,17 @@ function hybridBudget(task: PlanTask, budget: PlanBudget, own: number): PlanBudg
   );
 }
 
-/** AUTO's portfolio (see the module doc); falls back to the hybrid alone when it does not apply. */
+/**
+ * AUTO's portfolio (see the module doc); falls back to the hybrid alone when it does not apply. Its planners
+ * share their grid routes (PlanContext.sharingRoutes): the hybrid's 4-connected route is the capped
+ * directional search's corridor and CURVED's route, searched once.
+ */
 export function planAuto(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOutcome {
+  return ctx.sharingRoutes(() => portfolio(ctx, task, budget));
+}
+
+/** {@link planAuto}'s body. */
+function portfolio(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOutcome {
   const hybridTask: PlanTask = { ...task, planner: "hybrid" };
   const trace = newHybridTrace();
   const own = directionalMode(ctx.layer(task.layerKey), task).neighborhood;

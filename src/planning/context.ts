@@ -38,12 +38,34 @@ export class PlanContext {
   maxBuildTiles = Infinity;
 
   /**
+   * Complete grid routes of the task being planned, by search key (see gridRoute.ts's gridSearch), or null when
+   * routes are not shared. AUTO turns it on for its task: its hybrid, capped directional search and forward
+   * CURVED fit each ask for the same 4-connected route (a ~1,000-tile route on 1024^2 costs 3-8 ms a search).
+   * Only for one task at a time: the layer may be patched between tasks.
+   */
+  routes: Map<string, unknown> | null = null;
+
+  /**
    * Creates a context over a shared-data lookup and a source of directional tables (without one, directional
    * and hybrid searches throw).
    */
   constructor(lookup: (key: string) => unknown, tables: DirectionalTableSource = NO_TABLE_SOURCE) {
     this.lookup = lookup;
     this.tables = tables;
+  }
+
+  /**
+   * Runs `f` with grid routes shared between the searches it makes (see {@link routes}); they are dropped
+   * when it returns.
+   */
+  sharingRoutes<T>(f: () => T): T {
+    if (this.routes !== null) return f();
+    this.routes = new Map();
+    try {
+      return f();
+    } finally {
+      this.routes = null;
+    }
   }
 
   /** The pass layer for a key (throws if the service did not share it). */

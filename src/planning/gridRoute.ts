@@ -36,10 +36,31 @@ export function gridSearch(
   neighborhood: Neighborhood,
   budget: PlanBudget,
 ): GridSearch {
-  const jump = useJumpPoints(layer, neighborhood);
   // Curve planners may be guided at the over-approximating class (PlanTask.guideClearance; never set for the
   // line planners, whose paths run through tile centers).
   const clearance = task.guideClearance ?? task.clearance;
+  const routes = ctx.routes;
+  if (routes === null) return search(ctx, layer, task, neighborhood, clearance, budget);
+  // Shared within one task (PlanContext.sharingRoutes): a complete answer (a path or none) does not depend on
+  // the budget, so a later search for the same route takes it without expansions.
+  const key = `${task.layerKey}|${clearance}|${neighborhood}|${task.startTile}|${task.goalTile}`;
+  const known = routes.get(key) as GridSearch | undefined;
+  if (known !== undefined) return { ...known, expansions: 0 };
+  const r = search(ctx, layer, task, neighborhood, clearance, budget);
+  if (r.status === "found" || r.status === "unreachable") routes.set(key, r);
+  return r;
+}
+
+/** {@link gridSearch} without sharing. */
+function search(
+  ctx: PlanContext,
+  layer: PassLayer,
+  task: PlanTask,
+  neighborhood: Neighborhood,
+  clearance: number,
+  budget: PlanBudget,
+): GridSearch {
+  const jump = useJumpPoints(layer, neighborhood);
   // A first use's jump table build stops at the budget (resumed by the next query): "budget", not an overrun.
   // A context that may not build them on this map (the service's inline lane) answers "budget" without them.
   const space = jump
