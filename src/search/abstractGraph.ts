@@ -32,7 +32,7 @@ import {
   placeEntranceNodes,
 } from "./entranceNodes.ts";
 import type { Neighborhood } from "./gridSpace.ts";
-import { LandmarkJob } from "./landmarks.ts";
+import { LandmarkJob, packLandmarks } from "./landmarks.ts";
 import { RegionSpace } from "./restrictedGrid.ts";
 import { SectorSpace } from "./sectorSpace.ts";
 
@@ -91,14 +91,16 @@ export interface SharedGraphData {
   maxCrossings: number;
   /** Offsets of the distance blocks. */
   distanceOffset: Float64Array;
-  /** The distance blocks. */
-  distance: Float64Array;
+  /** The distance blocks (see {@link DistanceBlocks}). */
+  distance: DistanceBlocks;
   /** The shortest-path trees. */
   treeStep: Uint8Array;
   /** Landmarks of the ALT heuristic. */
   landmarkCount: number;
-  /** Landmark distances. */
-  landmarkDistance: Float64Array;
+  /** See {@link AbstractGraph.landmarkBase}. */
+  landmarkBase: Float64Array;
+  /** See {@link AbstractGraph.landmarkDistance}. */
+  landmarkDistance: Uint32Array | Float64Array;
   /** Every open tile costs the same. */
   uniformCost: boolean;
   /** Grid expansions the preparation spent. */
@@ -106,7 +108,7 @@ export interface SharedGraphData {
 }
 
 /** A copy of `a` over a SharedArrayBuffer (it stays where it is when already shared). */
-function shareArray<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
+function shareArray<T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T): T {
   if (a.buffer instanceof SharedArrayBuffer) return a;
   const Ctor = a.constructor as new (b: SharedArrayBuffer) => T;
   const out = new Ctor(new SharedArrayBuffer(a.byteLength));
@@ -120,7 +122,23 @@ export function sharedGraphBytes(d: SharedGraphData): number {
     d.regionNodeStart.byteLength +
     d.crossStart.byteLength + d.crossTarget.byteLength + d.crossCost.byteLength +
     d.distanceOffset.byteLength +
-    d.distance.byteLength + d.treeStep.byteLength + d.landmarkDistance.byteLength;
+    d.distance.byteLength + d.treeStep.byteLength + d.landmarkBase.byteLength + d.landmarkDistance.byteLength;
+}
+
+/**
+ * In-region distances: Uint32 when every one fits (half of Float64; they are integers, and a region's shortest
+ * path has fewer steps than the region has tiles), Float64 beyond (very costly tiles).
+ */
+export type DistanceBlocks = Uint32Array | Float64Array;
+
+/** Zeroed distance blocks of `total` entries for `table`'s regions, Uint32 when its costliest path fits. */
+function distanceBlocks(table: RegionTable, layer: PassLayer, total: number): DistanceBlocks {
+  let maxCost = 0;
+  const tileCost = layer.tileCost;
+  for (let t = 0; t < tileCost.length; t++) if (tileCost[t] > maxCost) maxCost = tileCost[t];
+  // The grid's costliest step (a diagonal onto the costliest tile, rounded as GridSpace rounds) per tile.
+  const bound = table.sectorSize * table.sectorSize * Math.round(maxCost * DIAGONAL_STEP);
+  return bound < 0xffffffff ? new Uint32Array(total) : new Float64Array(total);
 }
 
 /** What the construction of an {@link AbstractGraph} needs beyond its table and layer (see AbstractGraphBuild). */
@@ -176,7 +194,7 @@ export class AbstractGraph {
   /** Offset of region r's k x k distance block in {@link distance}. */
   private readonly distanceOffset: Float64Array;
   /** Row-major k x k blocks: distance[off + i * k + j] = in-region cost from node i to node j (local ids). */
-  private readonly distance: Float64Array;
+  private readonly distance: DistanceBlocks;
   /** 1 once region r's block is computed. */
   private readonly ready: Uint8Array;
   /**
@@ -190,8 +208,13 @@ export class AbstractGraph {
   private readonly treeStride: number;
   /** Landmarks of the ALT heuristic (0 until {@link prepareLandmarks}). */
   landmarkCount = 0;
-  /** landmarkDistance[n * landmarkCount + l] = abstract distance from landmark l to node n (Infinity: unreachable). */
-  landmarkDistance: Float64Array = new Float64Array(0);
+  /**
+   * The abstract distance from landmark l to node n is landmarkBase[nodeRegion[n] * landmarkCount + l] +
+   * landmarkDistance[n * landmarkCount + l] (Infinity: unreachable; see landmarks.ts, PackedLandmarks).
+   */
+  landmarkDistance: Uint32Array | Float64Array = new Uint32Array(0);
+  /** Least landmark distance per region and landmark (see {@link landmarkDistance}). */
+  landmarkBase: Float64Array = new Float64Array(0);
   /** True when every open tile costs the same, so abstract distances are symmetric. */
   readonly uniformCost: boolean;
   /** Grid expansions spent computing distance blocks so far. */
@@ -249,6 +272,7 @@ export class AbstractGraph {
       this.prepExpansions = shared.prepExpansions;
       this.landmarkCount = shared.landmarkCount;
       this.landmarkDistance = shared.landmarkDistance;
+      this.landmarkBase = shared.landmarkBase;
       this.uniformCost = shared.uniformCost;
       this.regionSpace.configure(layer, table, this.clearance, neighborhood);
       return;
@@ -275,7 +299,7 @@ export class AbstractGraph {
     this.maxRegionNodes = nodes.maxRegionNodes;
     this.maxCrossings = nodes.maxCrossings;
     this.distanceOffset = distanceOffset;
-    this.distance = new Float64Array(total);
+    this.distance = distanceBlocks(table, layer, total);
     this.ready = new Uint8Array(regionCount);
     this.treeStep = new Uint8Array((nodeCount * this.treeStride + 1) >> 1);
     this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionOf.length);
@@ -307,6 +331,7 @@ export class AbstractGraph {
       distance: shareArray(this.distance),
       treeStep: shareArray(this.treeStep),
       landmarkCount: this.landmarkCount,
+      landmarkBase: shareArray(this.landmarkBase),
       landmarkDistance: shareArray(this.landmarkDistance),
       uniformCost: this.uniformCost,
       prepExpansions: this.prepExpansions,
@@ -488,7 +513,15 @@ export class AbstractGraph {
     }
     const spent = job.run(stop);
     if (!job.finished) return { done: false, landmarkExpansions: spent };
-    this.landmarkDistance = job.packedDistances();
+    const packed = packLandmarks(
+      job.packedDistances(),
+      job.madeCount,
+      this.nodeRegion,
+      this.nodeCount,
+      this.table.regionCount,
+    );
+    this.landmarkBase = packed.base;
+    this.landmarkDistance = packed.delta;
     this.landmarkCount = job.madeCount;
     this.landmarkJob = null;
     return { done: true, landmarkExpansions: spent };

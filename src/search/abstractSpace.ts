@@ -142,10 +142,12 @@ export class AbstractSpace implements SearchSpace {
       this.landmarkToGoal = new Float64Array(count);
     }
     const d = graph.landmarkDistance;
+    const base = graph.landmarkBase;
+    const regionRow = this.goalRegion * count;
     for (let l = 0; l < count; l++) {
       let best = Infinity;
       for (let i = i0; i < i1; i++) {
-        const v = d[i * count + l] + this.goalDistance[i - i0];
+        const v = base[regionRow + l] + d[i * count + l] + this.goalDistance[i - i0];
         if (v < best) best = v;
       }
       if (best === Infinity) continue;
@@ -238,11 +240,14 @@ export class AbstractSpace implements SearchSpace {
     const graph = this.graph!;
     const count = graph.landmarkCount;
     const d = graph.landmarkDistance;
+    const base = graph.landmarkBase;
     const row = state * count;
+    const regionRow = graph.nodeRegion[state] * count;
     const toGoal = this.landmarkToGoal;
     const landmarks = this.activeLandmarks;
     for (let a = 0; a < active; a++) {
-      const diff = toGoal[a] - d[row + landmarks[a]];
+      const l = landmarks[a];
+      const diff = toGoal[a] - (base[regionRow + l] + d[row + l]);
       if (diff > h) h = diff;
       else if (this.symmetric && -diff > h) h = -diff;
     }

@@ -125,3 +125,56 @@ export class LandmarkJob {
     return packed;
   }
 }
+
+/**
+ * Landmark distances stored per region and node: the distance from landmark l to node n is
+ * `base[region(n) * count + l] + delta[n * count + l]`, where base is the least distance to the region's nodes
+ * (Infinity when the landmark does not reach the region: its nodes are joined both ways, so it reaches all or
+ * none). A delta is at most an in-region distance, so it fits Uint32 where the distance blocks do: 4 bytes a
+ * node and landmark instead of 8, plus 8 per region and landmark. Sums are exact (integers below 2^53).
+ */
+export interface PackedLandmarks {
+  /** Least distance per region and landmark, [region * count + l]. */
+  base: Float64Array;
+  /** Distance above the base per node and landmark, [node * count + l] (Float64 when one does not fit Uint32). */
+  delta: Uint32Array | Float64Array;
+}
+
+/**
+ * {@link PackedLandmarks} of `full` ([node * count + l] = distance; nodes grouped by region: node i's region is
+ * nodeRegion[i], non-decreasing).
+ */
+export function packLandmarks(
+  full: Float64Array,
+  count: number,
+  nodeRegion: Int32Array,
+  nodeCount: number,
+  regionCount: number,
+): PackedLandmarks {
+  const base = new Float64Array(regionCount * count).fill(Infinity);
+  for (let n = 0; n < nodeCount; n++) {
+    const row = nodeRegion[n] * count;
+    for (let l = 0; l < count; l++) {
+      const d = full[n * count + l];
+      if (d < base[row + l]) base[row + l] = d;
+    }
+  }
+  let fits = true;
+  for (let n = 0; n < nodeCount && fits; n++) {
+    const row = nodeRegion[n] * count;
+    for (let l = 0; l < count; l++) {
+      const b = base[row + l];
+      if (b !== Infinity && full[n * count + l] - b >= 0xffffffff) fits = false;
+    }
+  }
+  const delta = fits ? new Uint32Array(nodeCount * count) : new Float64Array(nodeCount * count);
+  for (let n = 0; n < nodeCount; n++) {
+    const row = nodeRegion[n] * count;
+    for (let l = 0; l < count; l++) {
+      const b = base[row + l];
+      // Unreached regions: Infinity + 0 reads back as Infinity.
+      delta[n * count + l] = b === Infinity ? 0 : full[n * count + l] - b;
+    }
+  }
+  return { base, delta };
+}

@@ -1,0 +1,79 @@
+/**
+ * The abstract graph's compact arrays give exactly the values they replace, on the shared Moving AI maps for
+ * both built-in clearance classes: Uint32 distance blocks equal fresh in-region searches (no value wrapped or
+ * rounded), and landmark distances stored as region base + Uint32 delta equal the landmark searches' Float64
+ * distances; a delta too big for Uint32 falls back to Float64, still exact.
+ */
+import { describe, expect, test } from "vitest";
+import { buildPassLayer } from "../../src/maps/layer.ts";
+import { parseMovingAi } from "../../src/maps/movingai.ts";
+import { buildRegionTable } from "../../src/maps/regionBuild.ts";
+import { movingAiTerrain } from "../../src/maps/terrain.ts";
+import { SearchWorkspace } from "../../src/search/astar.ts";
+import { AbstractGraph } from "../../src/search/abstractGraph.ts";
+import { LandmarkJob, packLandmarks } from "../../src/search/landmarks.ts";
+import { SectorSpace } from "../../src/search/sectorSpace.ts";
+import { mapText } from "../helpers/movingai.ts";
+
+const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
+
+describe("compact abstract graph arrays", () => {
+  for (const name of ["AR0011SR.map", "maze512-1-0.map", "Berlin_0_256.map"]) {
+    test(`${name}: distance blocks and packed landmarks read back exactly (classes 0.5, 1.5)`, () => {
+      const layer = buildPassLayer(parseMovingAi(mapText(name), LIMITS), movingAiTerrain());
+      for (const cls of [0.5, 1.5]) {
+        const graph = new AbstractGraph(buildRegionTable(layer, cls), layer, 8);
+        graph.prepare(8, null);
+        // Every 7th region: its block against a fresh exhaustive search from each node.
+        const ws = new SearchWorkspace();
+        const sector = new SectorSpace();
+        let checked = 0;
+        for (let r = 0; r < graph.table.regionCount; r += 7) {
+          const i0 = graph.regionNodeStart[r], i1 = graph.regionNodeStart[r + 1];
+          for (let i = i0; i < i1; i++) {
+            graph.searchRegionFrom(graph.nodeTile[i], ws, sector);
+            for (let j = i0; j < i1; j++) {
+              expect(graph.regionDistance(i, j)).toBe(ws.g[sector.stateOf(graph.nodeTile[j])]);
+              checked++;
+            }
+          }
+        }
+        // (A maze's 1-wide corridors hold nothing for class 1.5.)
+        if (graph.nodeCount === 0) continue;
+        expect(checked).toBeGreaterThan(100);
+        // Landmarks: a second job picks the same landmarks; its Float64 distances are what the packed form holds.
+        const count = graph.landmarkCount;
+        expect(count).toBe(8);
+        const job = new LandmarkJob(graph, count);
+        job.run(null);
+        const full = job.packedDistances();
+        expect(graph.landmarkDistance).toBeInstanceOf(Uint32Array);
+        let wrong = 0;
+        for (let n = 0; n < graph.nodeCount; n++) {
+          const row = graph.nodeRegion[n] * count;
+          for (let l = 0; l < count; l++) {
+            const got = graph.landmarkBase[row + l] + graph.landmarkDistance[n * count + l];
+            if (got !== full[n * count + l]) wrong++;
+          }
+        }
+        expect(wrong).toBe(0);
+      }
+    });
+  }
+
+  test("packLandmarks: unreached regions read Infinity, deltas beyond Uint32 fall back to Float64", () => {
+    const nodeRegion = Int32Array.of(0, 0, 1, 1, 2);
+    const full = Float64Array.of(5, 9, Infinity, Infinity, 3, 2 ** 40, 7, 7, 1, 1);
+    const packed = packLandmarks(full, 2, nodeRegion, 5, 3);
+    expect(packed.delta).toBeInstanceOf(Float64Array);
+    for (let n = 0; n < 5; n++) {
+      for (let l = 0; l < 2; l++) {
+        expect(packed.base[nodeRegion[n] * 2 + l] + packed.delta[n * 2 + l]).toBe(full[n * 2 + l]);
+      }
+    }
+    const small = packLandmarks(Float64Array.of(5, 9, 6, 12), 2, Int32Array.of(0, 0), 2, 1);
+    expect(small.delta).toBeInstanceOf(Uint32Array);
+    expect(Array.from(small.base)).toEqual([5, 9]);
+    expect(Array.from(small.delta)).toEqual([0, 0, 1, 3]);
+  });
+});
