@@ -42,6 +42,7 @@ import {
 import type { UnitSpec } from "../units/unit.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
+import { onReleaseScratch } from "./scratch.ts";
 import { refineCorridor } from "./corridorRefine.ts";
 import { gridSearch } from "./gridRoute.ts";
 import { offLatticeFallback } from "./offLattice.ts";
@@ -152,6 +153,15 @@ function stateFor(ctx: PlanContext): DirectionalState {
       lazy: new LazyGridBound(),
     };
     perContext.set(ctx, s);
+    const st = s;
+    onReleaseScratch(ctx, (keep) => {
+      let n = st.space.release(keep) + st.gridWorkspace.release(keep) + st.lazy.release(keep);
+      if (st.bound.byteLength > keep) {
+        n += st.bound.byteLength;
+        st.bound = new Float64Array(0);
+      }
+      return n;
+    });
   }
   return s;
 }
@@ -511,6 +521,15 @@ export function directionalOutcome(
 }
 
 /**
+ * The key of a corridor refinement's answer among a task's shared routes (PlanContext.routes): the hybrid's
+ * fallback and AUTO's capped Directional search refine the same grid corridor with the same request.
+ */
+export function corridorKey(task: PlanTask, neighborhood: number, reverse: boolean): string {
+  const clearance = task.guideClearance ?? task.clearance;
+  return `corridor|${task.layerKey}|${clearance}|${neighborhood}|${reverse}|${task.startTile}|${task.goalTile}`;
+}
+
+/**
  * PLANNER_DIRECTIONAL. With `maxCost` (AUTO's portfolio) it looks only for a path cheaper than that (see
  * {@link DirectionalRequest.maxCost}). A long query, whose window around start and goal the state cap would
  * cut, follows a grid corridor window by window first (src/planning/corridorRefine.ts; its cost is not
@@ -558,7 +577,14 @@ export function planDirectional(
       const prefix: { limit: number; reached?: boolean } | null = task.maxCorridorWindows === undefined
         ? null
         : { limit: task.maxCorridorWindows };
-      const run = refineCorridor(
+      // The hybrid's fallback may have refined this corridor already in this task (AUTO): its answer is the
+      // one this would find (the same request, deterministic), so it is taken as it is.
+      const known = prefix === null
+        ? ctx.routes?.get(corridorKey(task, request.neighborhood, request.reverse)) as
+          | DirectionalRun
+          | undefined
+        : undefined;
+      const run = known !== undefined ? { ...known, expansions: 0 } : refineCorridor(
         layer,
         {
           ...uncapped,

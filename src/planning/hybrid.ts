@@ -44,6 +44,7 @@ import { CORRIDOR_MIN_TILES, refineCorridor } from "./corridorRefine.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { directCurve, fitCurves } from "./curved.ts";
 import {
+  corridorKey,
   directionalMode,
   directionalOutcome,
   type DirectionalRequest,
@@ -54,6 +55,7 @@ import {
 } from "./directional.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
+import { onReleaseScratch } from "./scratch.ts";
 import { chain, finalSmoothing, legalPath, radiusOf } from "./finalSmoothing.ts";
 import { type GridSearch, gridSearch } from "./gridRoute.ts";
 import { offLatticeFallback } from "./offLattice.ts";
@@ -87,7 +89,8 @@ interface HybridScratch {
   index: Int32Array;
 }
 
-const scratchOf = new WeakMap<PlanContext, HybridScratch>();
+/** Per context: its scratch, or null once let go (the release stays registered). */
+const scratchOf = new WeakMap<PlanContext, HybridScratch | null>();
 
 /**
  * Per-context path mask and path index over the pre-smoothing window (not the map: a worker's scratch follows
@@ -95,11 +98,20 @@ const scratchOf = new WeakMap<PlanContext, HybridScratch>();
  */
 function scratch(ctx: PlanContext, n: number): HybridScratch {
   let s = scratchOf.get(ctx);
+  if (!s && !scratchOf.has(ctx)) onReleaseScratch(ctx, (keep) => releaseHybridScratch(ctx, keep));
   if (!s || s.mask.length < n) {
     s = { mask: new Uint8Array(n), index: new Int32Array(n).fill(-1) };
     scratchOf.set(ctx, s);
   }
   return s;
+}
+
+function releaseHybridScratch(ctx: PlanContext, keep: number): number {
+  const s = scratchOf.get(ctx);
+  const bytes = s ? 5 * s.mask.length : 0;
+  if (bytes <= keep) return 0;
+  scratchOf.set(ctx, null);
+  return bytes;
 }
 
 /** Reverses a segment in time with the heading flipped: the same curve, driven the other way round. */
@@ -353,6 +365,8 @@ export function planHybrid(
     const corridor = { ...request, corridor: grid.path, headings, footprint: unit.footprint };
     run = refineCorridor(layer, corridor, search, budget.stopped);
     expansions += run.expansions;
+    // Shared with AUTO's capped Directional search of the same corridor (PlanContext.routes).
+    if (run.status === "found") ctx.routes?.set(corridorKey(task, mode.neighborhood, reverse), run);
     note.push(run.message);
   }
   if (run === null || (run.status !== "found" && !budget.stopped())) {

@@ -2,12 +2,16 @@
  * Grid routes shared within one task (src/planning/gridRoute.ts, PlanContext.sharingRoutes): AUTO's hybrid,
  * capped directional search and forward CURVED fit ask for the same 4-connected route; inside sharingRoutes the
  * second search takes the first's complete answer without expansions, outside it every call searches, and
- * a partial (budget-cut) answer is never reused.
+ * a partial (budget-cut) answer is never reused. The hybrid's corridor refinement is shared the same way with
+ * AUTO's capped Directional search of the same corridor.
  */
 import { describe, expect, test } from "vitest";
 import { planAuto } from "../../src/planning/auto.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
+import { corridorKey, type DirectionalRun, planDirectional } from "../../src/planning/directional.ts";
 import { gridSearch } from "../../src/planning/gridRoute.ts";
+import type { Segment } from "../../src/geometry/types.ts";
+import { pathCost } from "../../src/motion/pathCost.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { contextOf, doorRows, layerOf, taskOf } from "../helpers/pathCheck.ts";
 
@@ -73,3 +77,54 @@ describe("grid routes shared within one task", () => {
     expect(ctx.routes).toBeNull();
   });
 });
+
+describe("a corridor refined once per task", () => {
+  /** A 2600 x 24 walled strip: long enough that a directional search window around start and goal is capped. */
+  const strip = layerOf(
+    Array.from(
+      { length: 24 },
+      (_, y) =>
+        Array.from({ length: 2600 }, (_, x) => (x === 0 || y === 0 || x === 2599 || y === 23 ? "@" : "."))
+          .join(""),
+    ),
+  );
+  const longTask = taskOf(strip, tank, { x: 3.5, y: 12.5, heading: 0 }, { x: 2590.5, y: 12.5 }, {
+    maxExpansions: 2_000_000,
+    maxMillis: 60_000,
+  });
+  const budget = () => new PlanBudget(2_000_000, 60_000, null);
+
+  test("a capped DIRECTIONAL takes the corridor answer the hybrid left in the task's routes", () => {
+    const ctx = contextOf(strip);
+    const plain = planDirectional(ctx, longTask, budget());
+    expect(plain.status).toBe("found");
+    expect(plain.message).toMatch(/corridor refinement/);
+    const cost = pathCost(plain.segments, tank, strip).total;
+    // Without sharing the capped search refines the corridor itself.
+    const alone = planDirectional(ctx, longTask, budget(), cost + 1);
+    expect(alone.status).toBe("found");
+    const grid = gridSearch(ctx, strip, longTask, 4, budget()).expansions;
+    expect(alone.expansions).toBeGreaterThan(grid);
+    ctx.sharingRoutes(() => {
+      const known = { ...directionalRunOf(plain), message: "known corridor" };
+      ctx.routes!.set(corridorKey(longTask, 24, true), known);
+      const capped = planDirectional(ctx, longTask, budget(), cost + 1);
+      expect(capped.status).toBe("found");
+      expect(capped.message).toMatch(/^known corridor/);
+      // Only the grid route was searched.
+      expect(capped.expansions).toBe(grid);
+    });
+  });
+});
+
+/** A DirectionalRun carrying an outcome's path (what the hybrid's corridor step stores). */
+function directionalRunOf(out: { segments: Segment[]; expansions: number }): DirectionalRun {
+  return {
+    status: "found",
+    segments: out.segments,
+    tiles: [],
+    expansions: out.expansions,
+    tables: { source: "none", millis: 0, key: "" },
+    message: "",
+  };
+}
