@@ -45,7 +45,7 @@ function driveOn(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: numbe
   }
   const changed = sched.settle(time, dirty, false);
   changed.add(u.id);
-  return changed;
+  return retryAmong(sched, time, changed);
 }
 
 /** The late unit stands where it is; units whose reservations would hit it stop and are rescheduled. */
@@ -58,5 +58,37 @@ function stand(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: number)
     sched.commit(o, o.traj);
     dirty.add(id);
   }
-  return sched.settle(time, dirty, false);
+  return retryAmong(sched, time, sched.settle(time, dirty, false));
+}
+
+/** Scheduling tries a repair's retry may make per unit it changed (bounds a cascade's cost). */
+const RETRY_TRIES = 3;
+
+/**
+ * Retries the units the repair left waiting (`changed`), in order of addition, pass after pass while one starts:
+ * a unit stopped by one halted later in the same repair (still standing where it stopped when it was tried) can
+ * go once that one has its new trajectory. At most RETRY_TRIES tries per changed unit. Returns `changed` with
+ * the units that started (and any bumped) added.
+ */
+function retryAmong(sched: FleetScheduler, time: number, changed: Set<string>): Set<string> {
+  let tries = RETRY_TRIES * changed.size;
+  for (let progress = true; progress && tries > 0;) {
+    progress = false;
+    const waiting = [...changed].map((id) => sched.units.get(id)).filter((w): w is FleetUnitState =>
+      w !== undefined && w.status === "waiting" && w.path.length > 0 && w.traj.segments.length === 0
+    ).sort((a, b) => a.order - b.order);
+    for (const w of waiting) {
+      if (tries-- <= 0) break;
+      const pose = w.traj.startPose;
+      const before = w.traj;
+      sched.table.remove(w.id);
+      if (sched.scheduleAhead(w, time, pose)) {
+        w.status = "moving";
+        w.message = "";
+        for (const id of sched.takeBumped()) changed.add(id);
+        progress = true;
+      } else sched.commit(w, before);
+    }
+  }
+  return changed;
 }

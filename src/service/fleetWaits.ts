@@ -15,7 +15,7 @@ import type { Pose, Segment } from "../geometry/types.ts";
 import { segmentPiece } from "../geometry/segment.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import type { Conflict, ReservationTable } from "../motion/reservations.ts";
-import { distanceAtTime, type Trajectory, waitSegment } from "../motion/trajectory.ts";
+import { distanceAtTime, type Trajectory, trajectoryEnd, waitSegment } from "../motion/trajectory.ts";
 import type { UnitSpec } from "../units/unit.ts";
 
 /** Tiles between the points where a unit may stop and wait. */
@@ -171,6 +171,16 @@ export function timePath(
       }
     }
   };
+  // A unit standing for good in the way since now or before (one that arrived, or waits where it stands): no
+  // start delay gets past it, so the walk over delays up to the horizon (~35 checks) is skipped. After the
+  // horizon nothing moves, so a check there meets only units standing for good.
+  const late = check({ startTime: horizon, startPose: pose, segments: path }, horizon);
+  if (late?.forever) {
+    const other = table.get(late.id)?.traj;
+    if (other && (other.segments.length === 0 || trajectoryEnd(other) <= time)) {
+      return { traj: null, hit: late };
+    }
+  }
   const traj = from(0, time, time, [], 0);
   // Each leg was checked from its own start on; the whole once more (cheap next to the search, and exact).
   if (traj && check(traj, time) !== null) return { traj: null, hit: lastHit };
