@@ -5,6 +5,9 @@
  * graph and landmarks, directional and hybrid state). Sizes are the typed arrays reachable from each part
  * (each buffer counted once); per-worker rows are the growth of the process's resident set over each planner's
  * first queries (state kept where no walk reaches it counts too), with walk-based detail rows inside them.
+ * The directional tables every worker uses (D-24 and D-48 of the built-in turning units) are read once into
+ * shared memory by the pool's thread and adopted by the workers (service/pool.ts): one shared row. A worker lets
+ * go of its query scratch after 1 s idle (planning/scratch.ts): the last rows show what it holds then.
  *
  * @module
  */
@@ -21,6 +24,8 @@ import { type PlannerName, planTask } from "../src/planning/task.ts";
 import { abstractGraphFor } from "../src/planning/hierarchical.ts";
 import { straightJumps } from "../src/search/jumpPointSpace.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
+import { warmTableProfiles } from "../src/service/warmUp.ts";
+import { releaseScratch } from "../src/planning/scratch.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
 import { longestPair, movingAiText, tiledCity } from "./scaleMaps.ts";
 
@@ -38,9 +43,15 @@ export function reachableBytes(root: unknown, seen: Set<ArrayBufferLike>, depth 
   return n;
 }
 
-/** Resident bytes after a collection when the runtime allows one (--v8-flags=--expose-gc). */
+/**
+ * Resident bytes after a collection when the runtime allows one (--v8-flags=--expose-gc). Array buffers a
+ * collection drops are freed by a background sweeper: wait for it (100 ms) and collect again.
+ */
 function resident(): number {
-  (globalThis as { gc?: () => void }).gc?.();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  gc?.();
   return Deno.memoryUsage().rss;
 }
 
@@ -62,6 +73,14 @@ export function memoryBreakdown(side: number): string {
       [cls, t],
     ): [string, number, string] => [`region table, class ${cls}`, regionBytes(t), "shared"]),
   ];
+
+  // What the pool does at start: the warm tables once, in shared memory (held once, whatever the workers).
+  tableStore.loadShared(warmTableProfiles());
+  rows.push([
+    "directional tables (D-24, D-48 of the built-in turning units)",
+    tableStore.sharedBytes,
+    "shared",
+  ]);
 
   const shared = new Map<string, unknown>([["L", layer]]);
   for (const [cls, t] of tables) shared.set(`L/${cls}`, t);
@@ -118,6 +137,17 @@ export function memoryBreakdown(side: number): string {
   grow("HYBRID, tank, ~1000 steps", true, () => [run("hybrid", "tank", false)]);
   const sharedBytes = rows.filter((r) => r[2].startsWith("shared")).reduce((s, r) => s + r[1], 0);
   const workerBytes = rows.filter((r) => r[2].startsWith("per worker")).reduce((s, r) => s + r[1], 0);
+  // The worker's idle release (planning/scratch.ts): the bytes it lets go, and the resident set's fall.
+  const beforeRelease = resident();
+  const released = releaseScratch(ctx);
+  const afterRelease = resident();
+  const fall = Math.min(released, Math.max(0, beforeRelease - afterRelease));
+  rows.push([
+    `idle release: scratch let go (${(released / 1048576).toFixed(1)} MB of arrays)`,
+    -fall,
+    "per worker",
+  ]);
+  const idleBytes = Math.max(0, workerBytes - fall);
   const lines = [
     `Memory by part, ${side}x${side} tiled city map (${n} tiles), one worker's planning state after GRID and ` +
     "HIERARCHICAL queries (agent and tank, longest pair) and DIRECTIONAL and HYBRID (tank, ~1000 steps).",
@@ -126,11 +156,17 @@ export function memoryBreakdown(side: number): string {
     "| --- | ---: | ---: | --- |",
     ...rows.map(([p, b, h]) => `| ${p} | ${(b / 1048576).toFixed(1)} | ${(b / n).toFixed(2)} | ${h} |`),
     `| **shared total** | ${(sharedBytes / 1048576).toFixed(1)} | ${(sharedBytes / n).toFixed(2)} | once |`,
-    `| **per-worker total** | ${(workerBytes / 1048576).toFixed(1)} | ${
+    `| **per-worker total, right after the queries** | ${(workerBytes / 1048576).toFixed(1)} | ${
       (workerBytes / n).toFixed(2)
     } | x workers |`,
-    `| **with 2 workers** | ${((sharedBytes + 2 * workerBytes) / 1048576).toFixed(1)} | ${
+    `| **with 2 workers, right after** | ${((sharedBytes + 2 * workerBytes) / 1048576).toFixed(1)} | ${
       ((sharedBytes + 2 * workerBytes) / n).toFixed(2)
+    } | |`,
+    `| **per-worker total, idle (after the release)** | ${(idleBytes / 1048576).toFixed(1)} | ${
+      (idleBytes / n).toFixed(2)
+    } | x workers |`,
+    `| **with 2 workers, idle** | ${((sharedBytes + 2 * idleBytes) / 1048576).toFixed(1)} | ${
+      ((sharedBytes + 2 * idleBytes) / n).toFixed(2)
     } | |`,
   ];
   return lines.join("\n");

@@ -29,6 +29,7 @@ import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import type { Segment } from "../geometry/types.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
+import { onReleaseScratch } from "./scratch.ts";
 import { polylineSegments } from "./gridRoute.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
@@ -268,6 +269,13 @@ export function planHierarchical(
   if (scratch === undefined) {
     scratch = new HierarchicalScratch(ctx.workspace, ctx.grid);
     scratches.set(ctx, scratch);
+    const sc = scratch;
+    onReleaseScratch(
+      ctx,
+      (keep) =>
+        sc.abstractWorkspace.release(keep) + sc.regionWorkspace.release(keep) +
+        sc.goalWorkspace.release(keep),
+    );
   }
   const neighborhood: Neighborhood = task.neighborhood === 4 ? 4 : 8;
   const graph = preparedGraph(table, layer, neighborhood, budget.stopped);

@@ -171,6 +171,26 @@ export class SearchWorkspace {
     if (maxSuccessors > this.successors.ids.length) this.successors = new Successors(maxSuccessors);
   }
 
+  /**
+   * Lets go of bookkeeping above `keepBytes` between searches (a worker gone idle; see planning/scratch.ts):
+   * flat arrays and the page pool regrow on the next search that needs them. Returns the bytes let go.
+   */
+  release(keepBytes: number): number {
+    let freed = this.pages.release(keepBytes);
+    const flat = 32 * this.g.length;
+    if (flat > keepBytes) {
+      this.g = new Float64Array(0);
+      this.f = new Float64Array(0);
+      this.parent = new Int32Array(0);
+      this.stamp = new Uint32Array(0);
+      this.closed = new Uint32Array(0);
+      this.heapPos = new Int32Array(0);
+      this.heap.bind(this.heapPos);
+      freed += flat;
+    }
+    return freed;
+  }
+
   /** Starts a new generation; on wrap-around the stamps are cleared once. */
   nextGeneration(): number {
     if (this.generation >= MAX_GENERATION) {

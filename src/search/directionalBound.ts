@@ -62,6 +62,20 @@ export class LazyGridBound {
   /** Backward expansions of this query (for statistics and tests). */
   expansions = 0;
 
+  /** Lets go of the per-tile arrays above `keepBytes` between queries (they regrow); returns the bytes. */
+  release(keepBytes: number): number {
+    const bytes = 16 * this.g.length + 12 * this.heapF.length;
+    if (bytes <= keepBytes) return 0;
+    this.g = new Float64Array(0);
+    this.reached = new Uint32Array(0);
+    this.closed = new Uint32Array(0);
+    this.gen = 0;
+    this.heapF = new Float64Array(16);
+    this.heapT = new Int32Array(16);
+    this.heapN = 0;
+    return bytes;
+  }
+
   /**
    * Prepares a query: the window, the goal tile the backward search starts from and the start tile it heads
    * for (map coordinates). O(1) apart from growing the arrays when the window grows. With `cheapestSteps`

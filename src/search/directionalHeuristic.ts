@@ -66,6 +66,17 @@ export class DirectionalHeuristic {
   private goalHeadingMask = 0;
   private goalNodeCap = false;
 
+  /** Lets go of the per-tile caches above `keepBytes` between queries (they regrow); returns the bytes. */
+  release(keepBytes: number): number {
+    const bytes = 13 * this.tileH.length;
+    if (bytes <= keepBytes) return 0;
+    this.tileH = new Float64Array(0);
+    this.tileNear = new Uint8Array(0);
+    this.tileStamp = new Uint32Array(0);
+    this.gen = 0;
+    return bytes;
+  }
+
   /** Prepares a query over a configured raster. */
   configure(setup: DirectionalSetup, raster: WindowRaster): this {
     this.setup = setup;

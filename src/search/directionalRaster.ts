@@ -208,6 +208,39 @@ export class WindowRaster {
   /** The window the road mask currently marks (cleared lazily on the next road query). */
   private roadWindow: TileRect | null = null;
 
+  /** Bytes of the per-window arrays (they follow the largest window since the last {@link release}). */
+  get bytes(): number {
+    return 11 * this.open.length + this.pathIndexBuf.byteLength + 8 * this.blockStamp.length +
+      this.scratchOpen.length + this.scratchDist.length + this.roadOpen.length +
+      this.roadClearance.byteLength;
+  }
+
+  /**
+   * Between queries (a worker gone idle): lets go of the window arrays when they hold more than `keepBytes`
+   * (the next query regrows them). Returns the bytes let go.
+   */
+  release(keepBytes: number): number {
+    const before = this.bytes;
+    if (before <= keepBytes) return 0;
+    this.open = new Uint8Array(0);
+    this.cost = new Float32Array(0);
+    this.nodeOk = new Uint8Array(0);
+    this.freeReach = new Uint8Array(0);
+    this.rowBits = new Int32Array(0);
+    this.pathIndex = null;
+    this.pathIndexBuf = new Int32Array(0);
+    this.blockStamp = new Uint32Array(0);
+    this.aroundStamp = new Uint32Array(0);
+    this.gen = 0;
+    this.scratchOpen = new Uint8Array(0);
+    this.scratchDist = new Uint8Array(0);
+    // The road mask is map-sized and cleared lazily by window: a fresh one is all clear.
+    this.roadOpen = new Uint8Array(0);
+    this.roadClearance = new Float32Array(0);
+    this.roadWindow = null;
+    return before - this.bytes;
+  }
+
   /** Rasters the query's window lazily: O(1) here, each block of tiles on first use (see {@link ensureAround}). */
   configure(setup: DirectionalSetup): this {
     const { hit, window: w } = setup;

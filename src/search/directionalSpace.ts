@@ -108,6 +108,14 @@ export class DirectionalSpace implements SearchSpace {
   }
 
   /** Prepares a query (allocates only when the window grows). */
+  /**
+   * Between queries (a worker gone idle): lets go of the window raster's and heuristic's arrays above
+   * `keepBytes` each (the next query regrows them). Returns the bytes let go.
+   */
+  release(keepBytes: number): number {
+    return this.raster.release(keepBytes) + this.h.release(keepBytes);
+  }
+
   configure(setup: DirectionalSetup): this {
     this.setup = setup;
     const { hit } = setup;

@@ -139,6 +139,23 @@ export class StatePages {
     this.heap.bind(heapPos);
   }
 
+  /**
+   * Between searches (a worker gone idle): unmaps the last search's pages and, when the pool and page table
+   * hold more than `keepBytes`, lets them go (the next search regrows them), so a worker does not keep a long
+   * search's pool while it waits. Returns the bytes let go.
+   */
+  release(keepBytes: number): number {
+    const before = this.bytes;
+    if (before <= keepBytes) return 0;
+    const base = this.base;
+    for (let i = 0; i < this.used; i++) base[this.owner[i]] = -1;
+    this.used = 0;
+    this.windowPeak = this.lastPeak = this.windowCount = 0;
+    if (this.base.byteLength > keepBytes / 2) this.base = new Int32Array(0);
+    if (this.owner.length > MIN_POOL_PAGES) this.resize(MIN_POOL_PAGES, 0);
+    return before - this.bytes;
+  }
+
   /** Resets every stamp to 0 (on generation wrap-around). */
   clearStamps(): void {
     this.stamp.fill(0);

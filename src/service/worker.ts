@@ -7,6 +7,7 @@
 /// <reference lib="deno.worker" />
 import { type PublishedTable, type WorkerReply, type WorkerRequest } from "./workerProtocol.ts";
 import { runPlanTask } from "../planning/plan.ts";
+import { releaseScratch } from "../planning/scratch.ts";
 import { PlanContext } from "../planning/context.ts";
 import { warmUpPlanners } from "./warmUp.ts";
 import { tableStore } from "./directionalTables.ts";
@@ -77,6 +78,24 @@ function adopt(data: PublishedTable): void {
   }
 }
 
+/**
+ * Idle time after a job before the worker lets go of its query scratch above the keep size (planning/scratch.ts):
+ * long enough that a burst of queries reuses it, short enough that an idle worker holds little.
+ */
+const IDLE_RELEASE_MS = 1000;
+/** Scratch let go beyond which the release also collects now (the arrays are freed only by a collection). */
+const COLLECT_AFTER_BYTES = 4 << 20;
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** (Re)starts the idle countdown after a job. */
+function releaseWhenIdle(): void {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    idleTimer = undefined;
+    if (releaseScratch(ctx) > COLLECT_AFTER_BYTES) collectNow();
+  }, IDLE_RELEASE_MS);
+}
+
 /** True once the warm-up ran (on the first message: the pool's shared tables come first). */
 let warmed = false;
 
@@ -133,6 +152,7 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
       error = e instanceof Error ? e.message : String(e);
     }
     const bytes = publishedBytes;
+    releaseWhenIdle();
     self.postMessage({
       type: "prepared",
       prepareId: msg.prepareId,
@@ -157,5 +177,6 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
       reply = { type: "error", jobId: msg.jobId, message: e instanceof Error ? e.message : String(e) };
     }
     self.postMessage(reply);
+    releaseWhenIdle();
   }
 };
