@@ -1,11 +1,14 @@
 /**
  * Fleet at scale: N soldiers (disc radius 0.3, 2 tiles/s) with random starts and random goals 20-80 tiles away on
- * a 512x512 Moving AI map (and robots from pick bay to pick bay in a warehouse aisle grid,
- * test/helpers/warehouse.ts), all added at time 0 over one Fleet stream, then a sync. Reported: time to the first
- * update with trajectories, to the moment every unit has had its first trajectory (the target's "first trajectories
- * for 500 units"), and to the sync's acknowledgement (after refuges too), the independent checker's collisions
- * and wall contacts (test/helpers/fleetCheck.ts, 20 ms steps), arrivals, statuses, the makespan against the
- * slowest unit's driving time, and the server's time to repair after one unit reports a delay.
+ * a 512x512 Moving AI map, robots from pick bay to pick bay in a warehouse aisle grid (test/helpers/warehouse.ts),
+ * and the open-field circle crossing (bench/fleetCircle.ts), all added at time 0 over one Fleet stream, then a
+ * sync; each scenario on two servers in the same run: with detours around the spots where units queue (the
+ * default) and with `--fleet-detours 0` (timing alone, the peer). Reported: time to the first update with
+ * trajectories, to the moment every unit has had its first trajectory (the target's "first trajectories for 500
+ * units"), and to the sync's acknowledgement (after detours and refuges too), the independent checker's
+ * collisions and wall contacts (test/helpers/fleetCheck.ts, 20 ms steps), arrivals, statuses, the makespan
+ * against the slowest unit's solo duration (each unit's path planned alone by PlanMany on the same server), and
+ * the server's time to repair after one unit reports a delay.
  *
  * @module
  */
@@ -14,18 +17,10 @@ import { join } from "node:path";
 import { ROOT, startBenchServer, unary } from "./server.ts";
 import { checkFleet, type CUnit, unitPose } from "../test/helpers/fleetCheck.ts";
 import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
-import { benchCircle } from "./fleetCircle.ts";
+import { CIRCLE_NOTE, circleScenario, type Spec } from "./fleetCircle.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
-
-interface Spec {
-  id: string;
-  x: number;
-  y: number;
-  gx: number;
-  gy: number;
-}
 
 function pick(rows: string[], n: number, seed: number): Spec[] {
   let s = seed;
@@ -62,8 +57,31 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
-async function run(client: Any, mapId: string, rows: string[], specs: Spec[], pid?: number): Promise<string> {
+/** The slowest unit's solo duration: every unit's path planned alone (one PlanMany), the longest duration. */
+async function slowestSolo(client: Any, mapId: string, specs: Spec[]): Promise<number> {
+  const res = await unary(client, "PlanMany", {
+    requests: specs.map((s) => ({
+      map: { id: mapId },
+      unit: { name: "soldier" },
+      start: { x: s.x, y: s.y },
+      goal: { x: s.gx, y: s.gy },
+    })),
+  });
+  let slowest = 0;
+  for (const r of res.results) if (r.code === 0) slowest = Math.max(slowest, Number(r.response.duration));
+  return slowest;
+}
+
+async function run(
+  client: Any,
+  mapId: string,
+  rows: string[],
+  specs: Spec[],
+  label: string,
+  pid?: number,
+): Promise<string> {
   const n = specs.length;
+  const slowest = await slowestSolo(client, mapId, specs);
   const call = client.Fleet();
   const updates: Any[] = [];
   let firstAt = 0, everyAt = 0;
@@ -139,17 +157,9 @@ async function run(client: Any, mapId: string, rows: string[], specs: Spec[], pi
   for (const t of latest.values()) {
     statuses.set(t?.status ?? "none", (statuses.get(t?.status ?? "none") ?? 0) + 1);
   }
-  let slowest = 0;
-  for (const t of latest.values()) {
-    const drive = (t?.segments ?? []).filter((s: Any) => s.length > 0).reduce(
-      (d: number, s: Any) => d + s.duration,
-      0,
-    );
-    slowest = Math.max(slowest, drive);
-  }
-  return `| ${n} | ${(firstAt - t0).toFixed(0)} | ${(everyAt - t0).toFixed(0)} | ${allMs.toFixed(0)} | ${
-    cpu.toFixed(2)
-  } | ${report.overlaps.length} | ` +
+  return `| ${n} | ${label} | ${(firstAt - t0).toFixed(0)} | ${(everyAt - t0).toFixed(0)} | ${
+    allMs.toFixed(0)
+  } | ${cpu.toFixed(2)} | ${report.overlaps.length} | ` +
     `${report.wallContacts.length} | ${(100 * firstReport.arrived.length / n).toFixed(1)}% | ` +
     `${(100 * report.arrived.length / n).toFixed(1)}% | ` +
     `${[...statuses].map(([k, v]) => `${k} ${v}`).join(", ")} | ${report.makespan.toFixed(1)} s / ` +
@@ -157,39 +167,58 @@ async function run(client: Any, mapId: string, rows: string[], specs: Spec[], pi
 }
 
 /** Runs the fleet scenarios; returns a markdown table. */
-export async function benchFleet(sizes = [100, 500]): Promise<string> {
-  const srv = await startBenchServer(["--max-fleet-units", "1000"]);
+export async function benchFleet(sizes = [100, 500], circle = [10, 50, 100]): Promise<string> {
+  const servers = [
+    { label: "detours", srv: await startBenchServer(["--max-fleet-units", "1000"]) },
+    {
+      label: "timing only (peer)",
+      srv: await startBenchServer(["--max-fleet-units", "1000", "--fleet-detours", "0"]),
+    },
+  ];
+  const both = async (mapId: string, rows: string[], specs: Spec[]) => {
+    for (const { label, srv } of servers) {
+      lines.push(await run(srv.client, mapId, rows, specs, label, srv.proc.pid));
+    }
+  };
+  const put = async (id: string, movingai: string) => {
+    for (const { srv } of servers) await unary(srv.client, "PutMap", { id, movingai });
+  };
+  const lines = [
+    "| units | server | first update ms | every unit's first trajectory ms | sync acknowledged ms | server CPU s | collisions | wall contacts | arrived as scheduled | arrived after one delay | " +
+    "final status | " +
+    "makespan / slowest solo duration | repair after one delay |",
+    "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
+  ];
+  const blank = " | | | | | | | | | | | |";
   try {
-    const lines = [
-      "| units | first update ms | every unit's first trajectory ms | sync acknowledged ms | server CPU s | collisions | wall contacts | arrived as scheduled | arrived after one delay | " +
-      "final status | " +
-      "makespan / slowest driving time | repair after one delay |",
-      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
-    ];
-    for (const name of ["8room_000", "random512-10-0"]) {
+    for (const name of sizes.length > 0 ? ["8room_000", "random512-10-0"] : []) {
       const text = readFileSync(join(ROOT, `../shared/data/movingai/${name}.map`), "utf8");
-      await unary(srv.client, "PutMap", { id: name, movingai: text });
+      await put(name, text);
       const rows = text.split(/\r?\n/);
       const grid = rows.slice(rows.indexOf("map") + 1, rows.indexOf("map") + 513);
-      lines.push(`| **${name}** | | | | | | | | | | | |`);
-      for (const n of sizes) {
-        lines.push(await run(srv.client, name, grid, pick(grid, n, 7 + n), srv.proc.pid));
-      }
+      lines.push(`| **${name}** |${blank}`);
+      for (const n of sizes) await both(name, grid, pick(grid, n, 7 + n));
     }
-    // A warehouse aisle grid (test/helpers/warehouse.ts): 30 shelf columns x 10 blocks, 95 x 82 tiles, 900 bays.
-    const w = warehouse(30, 10);
-    await unary(srv.client, "PutMap", { id: "warehouse", movingai: movingAiText(w.rows) });
-    lines.push(`| **warehouse 95x82** | | | | | | | | | | | |`);
-    for (const n of [100, 300]) {
-      lines.push(await run(srv.client, "warehouse", w.rows, warehouseJobs(w, n, 11), srv.proc.pid));
+    if (sizes.length > 0) {
+      // A warehouse aisle grid (test/helpers/warehouse.ts): 30 shelf columns x 10 blocks, 95 x 82 tiles, 900 bays.
+      const w = warehouse(30, 10);
+      await put("warehouse", movingAiText(w.rows));
+      lines.push(`| **warehouse 95x82** |${blank}`);
+      for (const n of [100, 300]) await both("warehouse", w.rows, warehouseJobs(w, n, 11));
+    }
+    for (const n of circle) {
+      const c = circleScenario(n);
+      await put(`circle${n}`, movingAiText(c.rows));
+      lines.push(`| **circle ${n}** |${blank}`);
+      await both(`circle${n}`, c.rows, c.specs);
     }
     return lines.join("\n") +
       "\n\nSoldiers (disc r 0.3, 2 tiles/s), all added at t = 0: on the Moving AI maps random starts and random " +
       "goals 20-80 tiles away; in the warehouse from a random pick bay to another through one-tile aisles; " +
       "checker: exact discs every 20 ms on the latest trajectories. Server CPU: the server process's user + system " +
-      "time (all threads) from the first unit message to the sync's acknowledgement.\n\n" +
-      benchCircle([10, 50, 100]);
+      "time (all threads) from the first unit message to the sync's acknowledgement. Peer: the same server with " +
+      "`--fleet-detours 0` (each unit keeps its planned path; timing only). " + CIRCLE_NOTE;
   } finally {
-    await srv.stop();
+    for (const { srv } of servers) await srv.stop();
   }
 }

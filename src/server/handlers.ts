@@ -84,6 +84,8 @@ export interface BatchLimits {
   maxPlanMany: number;
   /** Most units in one Fleet (more: RESOURCE_EXHAUSTED for the unit that would exceed it). */
   maxFleetUnits: number;
+  /** Late Fleet units given detours per round (absent: the service's default; 0: none). */
+  fleetDetours?: number;
 }
 
 /** The default batch limits. */
@@ -414,6 +416,7 @@ export class Arcpath {
         const quotas = this.quotas;
         const s = new FleetSession(this.planner, this.store, (u) => send(u), {
           maxUnits: this.batch.maxFleetUnits,
+          detourUnits: this.batch.fleetDetours,
           admitUnit: quotas ? () => quotas.admitUnit(tenant) : undefined,
         });
         if (quotas) {

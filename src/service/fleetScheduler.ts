@@ -198,6 +198,20 @@ export class FleetScheduler {
   }
 
   /**
+   * The timing {@link schedule} would find for `path` (no refuge) from `pose` at `time`, against the table as it
+   * is (take the unit's own reservation out first), without committing it; null when none. With `latest`, start
+   * delays that cannot arrive before it are not tried.
+   */
+  timing(u: FleetUnitState, path: Segment[], time: number, pose: Pose, latest = Infinity): Trajectory | null {
+    const dt = this.table.dt;
+    const drive = path.reduce((d, s) => d + (s.duration ?? 0), 0);
+    const horizon = Math.min(this.table.lastMotion + 2 * dt, latest - drive);
+    if (horizon < time) return null;
+    return timePath(this.table, u.id, u.unit, path, time, pose, horizon, (d) => nextDelay(d, dt), this.#stops)
+      .traj;
+  }
+
+  /**
    * A path through a refuge: the first leg at once (or after a start delay), then a wait at the refuge long
    * enough for the others to pass, then the second leg. When no wait lets it go on, the unit parks at the
    * refuge (first leg only, status stays "waiting", retried after changes).

@@ -12,7 +12,8 @@ import { trajectoryPose, waitSegment } from "../motion/trajectory.ts";
 import { ServiceError } from "./errors.ts";
 import type { MapStore, MapVersion } from "./mapStore.ts";
 import type { PlanService } from "./planService.ts";
-import { requireFits } from "./poseGate.ts";
+import { fittingHeading, requireFits } from "./poseGate.ts";
+import { type DetourLeg, detourLate } from "./fleetDetour.ts";
 import { refuges } from "./fleetRefuge.ts";
 import { repairLate } from "./fleetRepair.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
@@ -55,6 +56,9 @@ const FLEET_PLAN_OPTIONS: PlanRequest["options"] = {
 
 /** Expansions allowed for the leg to a refuge. */
 const REFUGE_EXPANSIONS = 4000;
+
+/** Late units given detours per round of a batch (FleetOptions.detourUnits overrides it). */
+const DETOUR_UNITS = 64;
 
 /** Waiting units given a refuge per batch of messages. */
 const REFUGE_ROUNDS = 4;
@@ -395,11 +399,37 @@ export class FleetSession {
     const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
     this.#dirty.clear();
     const changed = sched.settle(this.#clock, dirty, retry);
+    // Late units replan around the spots where they queue (fleetDetour.ts) before anything is sent.
+    if (retry) { for (const id of await this.#detours()) changed.add(id); }
+    if (this.#closed) return;
     for (const id of this.#repaired) changed.add(id);
     this.#repaired.clear();
     // Send what is settled now (units can set out), then what stepping aside changes.
     this.#flush(changed);
     if (retry) this.#flush(await this.#stepAside());
+  }
+
+  /** The detour pass (fleetDetour.ts) on the fleet's planners; returns the ids it changed. */
+  async #detours(): Promise<Set<string>> {
+    const maxUnits = this.#opts.detourUnits ?? DETOUR_UNITS;
+    if (maxUnits <= 0) return new Set();
+    const plan = async (legs: DetourLeg[]) => {
+      const reqs = legs.map((l) => {
+        const g = this.#goals.get(l.unit.id)!;
+        const goal = l.to === null ? g.goal : { ...g.goal, x: l.to.x, y: l.to.y, heading: undefined };
+        return this.#planRequest(l.unit, l.from, goal, g.planner);
+      });
+      const res = await this.#plans.planMany(reqs);
+      return res.map((r) => r instanceof ServiceError || r.outcome.status !== "found" ? null : r.outcome.segments);
+    };
+    const fits = (u: FleetUnitState, x: number, y: number) => {
+      const { width, height } = this.#mv!.map;
+      if (!(x > 0 && y > 0 && x < width && y < height)) return false;
+      return fittingHeading(this.#store.layerFor(this.#mv!, u.unit).layer, x, y, undefined, u.unit.footprint) !==
+        null;
+    };
+    const { changed } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits });
+    return changed;
   }
 
   /**

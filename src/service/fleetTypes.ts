@@ -76,6 +76,11 @@ export interface FleetUpdateOut {
 export interface FleetOptions {
   /** Most units at once (more: RESOURCE_EXHAUSTED naming the unit). */
   maxUnits: number;
+  /**
+   * Late units given detours around the spots where they queue, per round of a batch (fleetDetour.ts; 0: none,
+   * absent: the service's default).
+   */
+  detourUnits?: number;
   /** Called before a new unit joins; throws to refuse it (the tenant's fleet_units quota, service/quotas.ts). */
   admitUnit?: () => void;
 }

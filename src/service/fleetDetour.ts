@@ -1,0 +1,296 @@
+/**
+ * Detours around congestion (issue 12; the article's unit that "decelerates and replans around the problem
+ * tile"). Timing alone (fleetScheduler.ts) keeps each unit's geometric path, so units whose paths all meet in
+ * one place queue there. A unit that has not set out yet and would arrive much later than driving its path alone
+ * gets alternative geometry: the places where its path meets the others when it sets out now (the reservation
+ * table's first conflicts) are its problem spots; via points beside a spot, right-hand side first (the same side
+ * for every unit, so crossing flows turn the same way, as on a roundabout: the article's "yield to the right"),
+ * are planned by the fleet's planners in two legs (start to via, then via to goal from the first leg's end pose;
+ * the planning layer takes no per-tile cost overlay, so "around these tiles" is asked as an intermediate goal),
+ * the joined path is profiled as one drive and timed by the same scheduler against every reservation, and the
+ * variant with the earliest arrival is kept (the current path re-timed included). Each committed trajectory is
+ * checked against the whole table, so the fleet stays conflict-free whatever is kept. Bounded: units per round,
+ * via points per unit, rounds.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import { standing, type Trajectory, trajectoryEnd, trajectoryPose } from "../motion/trajectory.ts";
+import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+
+/** A leg to plan: from a pose to a via point (or, with `to` null, to the unit's goal). */
+export interface DetourLeg {
+  /** The unit (its profile, planner and goal). */
+  unit: FleetUnitState;
+  /** Start pose of the leg. */
+  from: Pose;
+  /** The via point, or null for the unit's own goal. */
+  to: { x: number; y: number } | null;
+}
+
+/** Plans legs (in parallel): each a profiled path, or null when the planner found none. */
+export type LegPlanner = (legs: DetourLeg[]) => Promise<(Segment[] | null)[]>;
+
+/** Bounds and map access of a detour pass. */
+export interface DetourOptions {
+  /** Late units given via points per round (0: no detours). */
+  maxUnits: number;
+  /** Whether the unit's footprint fits at (x, y) on the map (some heading). */
+  fits: (u: FleetUnitState, x: number, y: number) => boolean;
+  /** Rounds (a unit detoured in one round may detour again around a new spot in the next). */
+  rounds?: number;
+}
+
+/** What a detour pass did (for the bench and the logs). */
+export interface DetourStats {
+  /** Units that were late and given via points, summed over rounds. */
+  tried: number;
+  /** Legs planned. */
+  plans: number;
+  /** Units whose trajectory changed (a detour or an earlier re-timing). */
+  improved: number;
+  /** Of those, units now on a detour. */
+  detoured: number;
+}
+
+/** A unit is late when it arrives more than this times its solo driving time after now... */
+const LATE_RATIO = 1.15;
+/** ...and more than this many seconds later. */
+const LATE_SECONDS = 0.5;
+/**
+ * Offsets of the via points from a problem spot beyond the unit's bounding radius, as fractions of half the
+ * straight distance from start to goal (a crowd where many paths meet grows with the distances they come from),
+ * at least MIN_OFFSET tiles.
+ */
+const OFFSETS = [0.15, 0.3, 0.5, 0.75];
+/** The smallest offset, tiles. */
+const MIN_OFFSET = 1.5;
+/** Most via points planned per unit and round. */
+const MAX_VIAS = 8;
+/** Conflicts (with distinct units) looked at to find a problem spot. */
+const SPOT_TRIES = 8;
+/** A variant must arrive at least this much earlier (seconds) to replace the current trajectory. */
+const GAIN = 0.05;
+/** Default rounds. */
+const ROUNDS = 8;
+
+/** Sum of segment durations. */
+function duration(segs: readonly Segment[]): number {
+  let d = 0;
+  for (const s of segs) d += s.duration ?? 0;
+  return d;
+}
+
+/** When the unit stands at its goal for good (Infinity for a unit standing with a path still to drive). */
+function arrival(u: FleetUnitState): number {
+  return u.traj.segments.length > 0 ? trajectoryEnd(u.traj) : Infinity;
+}
+
+/** The pose a unit stands at now, if it has not set out at `time` and can be re-timed from there. */
+function notSetOut(u: FleetUnitState, time: number): Pose | null {
+  if (u.status === "unreachable" || u.legOne !== undefined || u.path.length === 0) return null;
+  if (u.traj.segments.length > 0 && u.traj.startTime < time - 1e-9) return null;
+  return u.traj.startPose;
+}
+
+/**
+ * Where the unit's path, driven from `pose` at `time` without waiting, meets the others: the middle one (along
+ * the path) of its first conflicts with distinct units away from its two ends (a queue at the start or at the
+ * goal is not helped by a detour), with the path's heading there; null when there is none.
+ */
+function problemSpot(sched: FleetScheduler, u: FleetUnitState, pose: Pose, time: number): Pose | null {
+  const probe: Trajectory = { startTime: time, startPose: pose, segments: u.path };
+  const cand = { id: u.id, traj: probe, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
+  const end = u.path[u.path.length - 1].end;
+  const ignore = new Set<string>();
+  const near = 2 * u.unit.boundingRadius + 1;
+  const times: number[] = [];
+  for (let i = 0; i < SPOT_TRIES; i++) {
+    const c = sched.table.firstConflict(cand, time, ignore);
+    if (c === null || c.forever) break;
+    ignore.add(c.id);
+    const p = trajectoryPose(probe, c.time);
+    if (Math.hypot(p.x - pose.x, p.y - pose.y) > near && Math.hypot(p.x - end.x, p.y - end.y) > near) {
+      times.push(c.time);
+    }
+  }
+  if (times.length === 0) return null;
+  times.sort((a, b) => a - b);
+  return trajectoryPose(probe, times[Math.floor(times.length / 2)]);
+}
+
+/**
+ * Via points beside `spot`, right-hand side first at each offset (y grows down the map, so the right of heading
+ * h is h + pi/2), kept when the footprint fits there and the straight way through it could still arrive
+ * before `late` (seconds of driving at top speed).
+ */
+function viaPoints(
+  u: FleetUnitState,
+  spot: Pose,
+  start: Pose,
+  late: number,
+  fits: DetourOptions["fits"],
+): { x: number; y: number }[] {
+  const goal = u.path[u.path.length - 1].end;
+  const out: { x: number; y: number }[] = [];
+  const half = Math.hypot(goal.x - start.x, goal.y - start.y) / 2;
+  for (const f of OFFSETS) {
+    for (const side of [1, -1]) {
+      const a = spot.heading + side * Math.PI / 2, r = Math.max(MIN_OFFSET, f * half) + u.unit.boundingRadius;
+      const v = { x: spot.x + r * Math.cos(a), y: spot.y + r * Math.sin(a) };
+      const drive = (Math.hypot(v.x - start.x, v.y - start.y) + Math.hypot(goal.x - v.x, goal.y - v.y)) /
+        u.unit.maxSpeed;
+      if (drive >= late || !fits(u, v.x, v.y)) continue;
+      out.push(v);
+      if (out.length >= MAX_VIAS) return out;
+    }
+  }
+  return out;
+}
+
+/** Two legs joined and profiled as one drive (the unit does not stop at the via point unless it must). */
+function joined(u: FleetUnitState, a: Segment[], b: Segment[]): Segment[] {
+  const segs = [...a, ...b].map((s) => ({ ...s, start: { ...s.start }, end: { ...s.end } }));
+  applySpeedProfile(segs, u.unit);
+  return splitAtSpeedPhases(segs, u.unit);
+}
+
+/**
+ * One detour pass at fleet time `time` over the units that have not set out and are late; returns the ids whose
+ * trajectories changed and what it did. Units are re-timed in order of addition (priority), each against the
+ * whole table.
+ */
+export async function detourLate(
+  sched: FleetScheduler,
+  time: number,
+  plan: LegPlanner,
+  opts: DetourOptions,
+): Promise<{ changed: Set<string>; stats: DetourStats }> {
+  const changed = new Set<string>();
+  const stats: DetourStats = { tried: 0, plans: 0, improved: 0, detoured: 0 };
+  if (opts.maxUnits <= 0) return { changed, stats };
+  const detoured = new Set<string>();
+  for (let round = 0; round < (opts.rounds ?? ROUNDS); round++) {
+    // The latest units first when there are more than the bound; then re-timed in priority order.
+    const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number }[] = [];
+    for (const u of sched.units.values()) {
+      const pose = notSetOut(u, time);
+      if (!pose) continue;
+      const solo = duration(u.path), by = arrival(u) - time;
+      if (by <= LATE_RATIO * solo || by - solo <= LATE_SECONDS) continue;
+      const spot = problemSpot(sched, u, pose, time);
+      if (spot) late.push({ u, pose, spot, by });
+    }
+    if (late.length === 0) break;
+    late.sort((a, b) => b.by - a.by);
+    late.length = Math.min(late.length, opts.maxUnits);
+    late.sort((a, b) => a.u.order - b.u.order);
+    stats.tried += late.length;
+    const vias = late.map((l) => viaPoints(l.u, l.spot, l.pose, l.by, opts.fits));
+    const firstLegs: DetourLeg[] = late.flatMap((l, i) =>
+      vias[i].map((to) => ({ unit: l.u, from: l.pose, to }))
+    );
+    const ones = firstLegs.length > 0 ? await plan(firstLegs) : [];
+    const secondLegs: DetourLeg[] = [];
+    const pairs: { i: number; one: Segment[] }[] = [];
+    let k = 0;
+    late.forEach((l, i) => {
+      for (let j = 0; j < vias[i].length; j++, k++) {
+        const one = ones[k];
+        if (!one || one.length === 0) continue;
+        pairs.push({ i, one });
+        secondLegs.push({ unit: l.u, from: one[one.length - 1].end, to: null });
+      }
+    });
+    const twos = secondLegs.length > 0 ? await plan(secondLegs) : [];
+    stats.plans += firstLegs.length + secondLegs.length;
+    const variants: Segment[][][] = late.map(() => []);
+    pairs.forEach((p, j) => {
+      const two = twos[j];
+      if (two && two.length > 0) variants[p.i].push(joined(late[p.i].u, p.one, two));
+    });
+    if (!resettle(sched, time, late, variants, changed, detoured)) break;
+  }
+  stats.improved = changed.size;
+  stats.detoured = detoured.size;
+  return { changed, stats };
+}
+
+/**
+ * The makespan `units` promise: the latest arrival, and for a unit left standing with its path (retried after
+ * the others, so it sets out about when the last of them arrives) that arrival plus its driving time.
+ */
+function makespan(units: readonly FleetUnitState[]): number {
+  let last = 0, after = 0;
+  for (const u of units) {
+    if (u.traj.segments.length === 0) after = Math.max(after, duration(u.path));
+    else last = Math.max(last, trajectoryEnd(u.traj));
+  }
+  return last + after;
+}
+
+/**
+ * Prioritised planning among the late units with their alternatives: each stands at its start, then in order of
+ * addition each takes the earliest-arriving timing of its path or a variant against the whole table (or, with
+ * none, its trajectory from before if that still keeps clear). When the makespan they promise (see makespan) is
+ * not shorter than before, everything is put back. Returns whether
+ * anything changed.
+ */
+function resettle(
+  sched: FleetScheduler,
+  time: number,
+  late: readonly { u: FleetUnitState; pose: Pose }[],
+  variants: readonly Segment[][][],
+  changed: Set<string>,
+  detoured: Set<string>,
+): boolean {
+  const units = late.map((l) => l.u);
+  const saved = units.map((u) => ({ traj: u.traj, path: u.path, status: u.status, message: u.message }));
+  const before = makespan(units);
+  for (const l of late) {
+    sched.table.remove(l.u.id);
+    sched.commit(l.u, standing(l.pose, time));
+  }
+  late.forEach((l, i) => {
+    const u = l.u;
+    sched.table.remove(u.id);
+    let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
+    for (const path of [u.path, ...variants[i]]) {
+      const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN);
+      if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
+        [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
+      }
+    }
+    // No timing now: its trajectory from before, if it still keeps clear of everything committed since.
+    const old = saved[i];
+    if (!best && old.traj.segments.length > 0) {
+      const res = { id: u.id, traj: old.traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
+      if (sched.table.firstConflict(res, time) === null) [best, bestPath] = [old.traj, old.path];
+    }
+    u.path = bestPath;
+    sched.commit(u, best ?? standing(l.pose, time));
+  });
+  const after = makespan(units);
+  const better = after < before - GAIN;
+  units.forEach((u, i) => {
+    if (!better) {
+      sched.table.remove(u.id);
+      Object.assign(u, saved[i]);
+      sched.commit(u, u.traj);
+      return;
+    }
+    if (u.traj === saved[i].traj) return;
+    if (u.path !== saved[i].path) detoured.add(u.id);
+    if (u.traj.segments.length > 0) {
+      u.status = "moving";
+      u.message = "";
+    } else {
+      u.status = "waiting";
+      u.message = "no start time keeps it clear of the other units; it stands and is retried after changes";
+    }
+    u.failed = undefined;
+    changed.add(u.id);
+  });
+  return better;
+}
