@@ -26,6 +26,7 @@ import { straightJumps } from "../src/search/jumpPointSpace.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
 import { warmTableProfiles } from "../src/service/warmUp.ts";
 import { releaseScratch } from "../src/planning/scratch.ts";
+import { trimMalloc } from "../src/service/mallocTrim.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
 import { longestPair, movingAiText, tiledCity } from "./scaleMaps.ts";
 
@@ -140,6 +141,9 @@ export function memoryBreakdown(side: number): string {
   // The worker's idle release (planning/scratch.ts): the bytes it lets go, and the resident set's fall.
   const beforeRelease = resident();
   const released = releaseScratch(ctx);
+  // As the worker does: collect (resident() does), then give malloc's free pages back.
+  resident();
+  trimMalloc();
   const afterRelease = resident();
   const fall = Math.min(released, Math.max(0, beforeRelease - afterRelease));
   rows.push([

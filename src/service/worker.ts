@@ -12,6 +12,7 @@ import { PlanContext } from "../planning/context.ts";
 import { warmUpPlanners } from "./warmUp.ts";
 import { tableStore } from "./directionalTables.ts";
 import { collectNow } from "./collect.ts";
+import { trimMalloc } from "./mallocTrim.ts";
 import {
   adoptJumpTables,
   forgetJumpTables,
@@ -92,7 +93,13 @@ function releaseWhenIdle(): void {
   clearTimeout(idleTimer);
   idleTimer = setTimeout(() => {
     idleTimer = undefined;
-    if (releaseScratch(ctx) > COLLECT_AFTER_BYTES) collectNow();
+    if (releaseScratch(ctx) <= COLLECT_AFTER_BYTES) return;
+    collectNow();
+    // The arrays are freed by V8's background sweeper after the collection; then malloc may give them back.
+    idleTimer = setTimeout(() => {
+      idleTimer = undefined;
+      trimMalloc();
+    }, 200);
   }, IDLE_RELEASE_MS);
 }
 
