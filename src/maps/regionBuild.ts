@@ -9,7 +9,13 @@
 
 import { sharedArray } from "./grid.ts";
 import type { PassLayer } from "./grid.ts";
-import { DEFAULT_SECTOR_SIZE, type RegionTable } from "./regions.ts";
+import {
+  closedLocalId,
+  DEFAULT_SECTOR_SIZE,
+  type LocalRegionIds,
+  localRegionIds,
+  type RegionTable,
+} from "./regions.ts";
 
 /** Copies the first `length` elements of a scratch array into a new shared array. */
 function sharedCopy(source: Int32Array, length: number): Int32Array {
@@ -43,19 +49,21 @@ export interface SectorRegions {
 
 /**
  * Labels the regions of every sector in order. Dirty sectors (all if `old` is null) are flood filled from
- * scratch in `regionOf` (their closed tiles are set to -1, whatever they held); clean sectors keep `old`'s
- * regions, renumbered by the shift of their first region index. `capacity` bounds the region count.
+ * scratch in `regionLocal` (their closed tiles get the closed id, whatever they held); clean sectors keep
+ * `old`'s regions, whose local ids (already in `regionLocal`) do not change with the sector's first region
+ * index. `capacity` bounds the region count.
  */
 export function labelSectors(
   layer: PassLayer,
   threshold: number,
   sectorSize: number,
-  regionOf: Int32Array,
+  regionLocal: LocalRegionIds,
   dirty: Uint8Array | null,
   old: RegionTable | null,
   capacity: number,
 ): SectorRegions {
   const { width, height, tileCost, clearance } = layer;
+  const closed = closedLocalId(regionLocal);
   const sectorsX = Math.ceil(width / sectorSize);
   const sectorsY = Math.ceil(height / sectorSize);
   const sectorRegionStart = sharedArray(Int32Array, sectorsX * sectorsY + 1);
@@ -81,14 +89,6 @@ export function labelSectors(
       if (old !== null && (dirty === null || dirty[s] === 0)) {
         const oldStart = old.sectorRegionStart[s];
         const oldEnd = old.sectorRegionStart[s + 1];
-        const shift = regionCount - oldStart;
-        if (shift !== 0) {
-          for (let y = y0; y < y1; y++) {
-            for (let t = y * width + x0, end = y * width + x1; t < end; t++) {
-              if (regionOf[t] >= 0) regionOf[t] += shift;
-            }
-          }
-        }
         for (let r = oldStart; r < oldEnd; r++, regionCount++) {
           if (regionCount === regionSector.length) {
             const grown = Math.min(capacity, Math.max(1024, regionCount * 2));
@@ -105,7 +105,7 @@ export function labelSectors(
       }
       // The sector's open tiles as a local mask with a closed border (pw = sector width + 2), so the fill
       // reads each tile's cost and clearance once and steps without bounds checks or divisions; closed tiles
-      // get -1 here (the caller need not clear them first).
+      // get the closed id here (the caller need not clear them first).
       const sw = x1 - x0;
       const pw = sw + 2;
       open.fill(0, 0, pw * (y1 - y0 + 2));
@@ -116,7 +116,7 @@ export function labelSectors(
             open[row + x] = 1;
             tileAt[row + x] = t;
           } else {
-            regionOf[t] = -1;
+            regionLocal[t] = closed;
           }
         }
       }
@@ -133,6 +133,7 @@ export function labelSectors(
             regionTile = grow(regionTile, grown);
           }
           const region = regionCount++;
+          const local = region - sectorRegionStart[s];
           open[seed] = 0;
           let size = 0;
           let top = 0;
@@ -140,7 +141,7 @@ export function labelSectors(
           while (top > 0) {
             const u = stack[--top];
             size++;
-            regionOf[tileAt[u]] = region;
+            regionLocal[tileAt[u]] = local;
             // Each open neighbour is cleared when pushed, so it is pushed once.
             if (open[u - 1] === 1) {
               open[u - 1] = 0;
@@ -184,9 +185,11 @@ export function linkRegions(
   height: number,
   threshold: number,
   sectorSize: number,
-  regionOf: Int32Array,
+  regionLocal: LocalRegionIds,
   sectors: SectorRegions,
 ): RegionTable {
+  const closed = closedLocalId(regionLocal);
+  const sectorRegionStart = sectors.sectorRegionStart;
   const sectorsX = Math.ceil(width / sectorSize);
   const sectorsY = Math.ceil(height / sectorSize);
   const regionCount = sectors.regionCount;
@@ -199,17 +202,26 @@ export function linkRegions(
   const rawTileB = new Int32Array(maxEntrances);
   const rawLength = new Int32Array(maxEntrances);
   let rawCount = 0;
-  // Scans `count` pairs (a, a + across), stepping a by `along`; records each maximal run of open pairs.
-  const scanBorder = (first: number, count: number, along: number, across: number) => {
+  // Scans `count` pairs (a, a + across), stepping a by `along`, a in sector sa and a + across in sector sb;
+  // records each maximal run of open pairs.
+  const scanBorder = (
+    first: number,
+    count: number,
+    along: number,
+    across: number,
+    sa: number,
+    sb: number,
+  ) => {
+    const baseA = sectorRegionStart[sa], baseB = sectorRegionStart[sb];
     let runStart = -1;
     for (let i = 0; i <= count; i++) {
       const a = first + i * along;
-      const open = i < count && regionOf[a] >= 0 && regionOf[a + across] >= 0;
+      const open = i < count && regionLocal[a] !== closed && regionLocal[a + across] !== closed;
       if (open && runStart < 0) runStart = i;
       if (!open && runStart >= 0) {
         const mid = first + (runStart + ((i - 1 - runStart) >> 1)) * along;
-        rawA[rawCount] = regionOf[mid];
-        rawB[rawCount] = regionOf[mid + across];
+        rawA[rawCount] = baseA + regionLocal[mid];
+        rawB[rawCount] = baseB + regionLocal[mid + across];
         rawTileA[rawCount] = mid;
         rawTileB[rawCount] = mid + across;
         rawLength[rawCount] = i - runStart;
@@ -224,8 +236,9 @@ export function linkRegions(
     for (let sx = 0; sx < sectorsX; sx++) {
       const x0 = sx * sectorSize;
       const x1 = Math.min(width, x0 + sectorSize);
-      if (x1 < width) scanBorder(y0 * width + x1 - 1, y1 - y0, width, 1);
-      if (y1 < height) scanBorder((y1 - 1) * width + x0, x1 - x0, 1, width);
+      const s = sy * sectorsX + sx;
+      if (x1 < width) scanBorder(y0 * width + x1 - 1, y1 - y0, width, 1, s, s + 1);
+      if (y1 < height) scanBorder((y1 - 1) * width + x0, x1 - x0, 1, width, s, s + sectorsX);
     }
   }
 
@@ -338,8 +351,9 @@ export function linkRegions(
     regionCount,
     componentCount,
     entranceCount: rawCount,
-    regionOf,
-    sectorRegionStart: sectors.sectorRegionStart,
+    regionLocal,
+    closedLocal: closed,
+    sectorRegionStart,
     regionSector: sectors.regionSector,
     regionTileCount: sectors.regionTileCount,
     regionTile: sectors.regionTile,
@@ -369,8 +383,8 @@ export function buildRegionTable(
     throw new RangeError(`buildRegionTable: sectorSize must be a positive integer, got ${sectorSize}`);
   }
   const size = layer.width * layer.height;
-  // Every tile is a sector's, so the sector pass writes all of regionOf (no -1 fill first).
-  const regionOf = sharedArray(Int32Array, size);
-  const sectors = labelSectors(layer, clearanceClass, sectorSize, regionOf, null, null, size);
-  return linkRegions(layer.width, layer.height, clearanceClass, sectorSize, regionOf, sectors);
+  // Every tile is a sector's, so the sector pass writes all of regionLocal (no closed fill first).
+  const regionLocal = localRegionIds(sectorSize, size);
+  const sectors = labelSectors(layer, clearanceClass, sectorSize, regionLocal, null, null, size);
+  return linkRegions(layer.width, layer.height, clearanceClass, sectorSize, regionLocal, sectors);
 }

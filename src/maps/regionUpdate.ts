@@ -5,11 +5,10 @@
  * @module
  */
 
-import { sharedArray } from "./grid.ts";
 import type { PassLayer } from "./grid.ts";
 import { CAP_REACH, clipRect } from "./layer.ts";
 import { labelSectors, linkRegions } from "./regionBuild.ts";
-import type { RegionTable } from "./regions.ts";
+import { isOpenTile, localRegionIds, type RegionTable } from "./regions.ts";
 
 /**
  * Returns the region table of `newLayer` given the table `old` of the layer before an edit of the half-open
@@ -46,7 +45,7 @@ export function updateRegionTable(
     for (let x = reach.x0; x < reach.x1; x++) {
       const t = y * width + x;
       const open = tileCost[t] > 0 && clearance[t] >= threshold;
-      if (open !== old.regionOf[t] >= 0) {
+      if (open !== isOpenTile(old, t)) {
         if (x < cx0) cx0 = x;
         if (x >= cx1) cx1 = x + 1;
         if (y < cy0) cy0 = y;
@@ -57,8 +56,9 @@ export function updateRegionTable(
   if (cx0 >= cx1) return { ...old };
 
   const dirty = new Uint8Array(sectorsX * sectorsY);
-  const regionOf = sharedArray(Int32Array, width * height);
-  regionOf.set(old.regionOf);
+  // Clean sectors keep their local ids as they are (they do not depend on the sector's first region index).
+  const regionLocal = localRegionIds(sectorSize, width * height);
+  regionLocal.set(old.regionLocal);
   let dirtyTiles = 0;
   const sx0 = Math.floor(cx0 / sectorSize), sx1 = Math.floor((cx1 - 1) / sectorSize);
   const sy0 = Math.floor(cy0 / sectorSize), sy1 = Math.floor((cy1 - 1) / sectorSize);
@@ -67,7 +67,7 @@ export function updateRegionTable(
       dirty[sy * sectorsX + sx] = 1;
       const tx0 = sx * sectorSize, tx1 = Math.min(width, tx0 + sectorSize);
       const ty0 = sy * sectorSize, ty1 = Math.min(height, ty0 + sectorSize);
-      for (let y = ty0; y < ty1; y++) regionOf.fill(-1, y * width + tx0, y * width + tx1);
+      for (let y = ty0; y < ty1; y++) regionLocal.fill(old.closedLocal, y * width + tx0, y * width + tx1);
       dirtyTiles += (tx1 - tx0) * (ty1 - ty0);
     }
   }
@@ -75,10 +75,10 @@ export function updateRegionTable(
     newLayer,
     threshold,
     sectorSize,
-    regionOf,
+    regionLocal,
     dirty,
     old,
     old.regionCount + dirtyTiles,
   );
-  return linkRegions(width, height, threshold, sectorSize, regionOf, sectors);
+  return linkRegions(width, height, threshold, sectorSize, regionLocal, sectors);
 }

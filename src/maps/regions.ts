@@ -66,8 +66,14 @@ export interface RegionTable {
   componentCount: number;
   /** Number of entrances. */
   entranceCount: number;
-  /** Region index per tile; -1 for closed tiles. */
-  regionOf: Int32Array;
+  /**
+   * Region per tile as an index among its sector's regions (region = sectorRegionStart[sector] + local id), or
+   * {@link RegionTable.closedLocal} for closed tiles: one byte a tile (two for sectors over 22 tiles a side)
+   * instead of a 32-bit region index. Read a tile's region with {@link regionAt}.
+   */
+  regionLocal: LocalRegionIds;
+  /** The local id of a closed tile: every bit of regionLocal's element set (255 or 65535). */
+  closedLocal: number;
   /** Regions of sector s are `sectorRegionStart[s] .. sectorRegionStart[s + 1]`; length sectors + 1. */
   sectorRegionStart: Int32Array;
   /** Sector index per region. */
@@ -98,17 +104,57 @@ export interface RegionTable {
   entranceLength: Int32Array;
 }
 
+/** Per-tile local region ids (see {@link RegionTable.regionLocal}). */
+export type LocalRegionIds = Uint8Array | Uint16Array;
+
+/**
+ * A zeroed shared array for the local region ids of `tiles` tiles in sectors of `sectorSize`: Uint8 when a
+ * sector's regions (at most half its tiles, rounded up: a checkerboard) leave 255 free for closed tiles.
+ */
+export function localRegionIds(sectorSize: number, tiles: number): LocalRegionIds {
+  if (Math.ceil((sectorSize * sectorSize) / 2) <= 254) return new Uint8Array(new SharedArrayBuffer(tiles));
+  if (Math.ceil((sectorSize * sectorSize) / 2) <= 65534) {
+    return new Uint16Array(new SharedArrayBuffer(2 * tiles));
+  }
+  throw new RangeError(`region tables: sectorSize ${sectorSize} is over 361 tiles`);
+}
+
+/** The closed-tile id of a local id array (every bit set). */
+export function closedLocalId(ids: LocalRegionIds): number {
+  return ids instanceof Uint8Array ? 0xff : 0xffff;
+}
+
+/** The sector index of a tile. */
+export function sectorOfTile(table: RegionTable, tile: number): number {
+  const w = table.width, size = table.sectorSize;
+  const y = (tile / w) | 0;
+  return ((y / size) | 0) * table.sectorsX + (((tile - y * w) / size) | 0);
+}
+
+/** The region index of a tile; -1 if it is closed (or off the map). */
+export function regionAt(table: RegionTable, tile: number): number {
+  const local = table.regionLocal[tile];
+  if (local === undefined || local === table.closedLocal) return -1;
+  return table.sectorRegionStart[sectorOfTile(table, tile)] + local;
+}
+
+/** True if the tile is open for the table's class (on the map and in a region). */
+export function isOpenTile(table: RegionTable, tile: number): boolean {
+  const local = table.regionLocal[tile];
+  return local !== undefined && local !== table.closedLocal;
+}
+
 /** True if both tiles are open and in the same connected component. */
 export function sameComponent(table: RegionTable, tileA: number, tileB: number): boolean {
-  const a = table.regionOf[tileA];
-  const b = table.regionOf[tileB];
+  const a = regionAt(table, tileA);
+  const b = regionAt(table, tileB);
   return a >= 0 && b >= 0 && table.regionComponent[a] === table.regionComponent[b];
 }
 
 /** The component of a tile, or -1 if it is closed (or out of range). */
 export function componentOfTile(table: RegionTable, tile: number): number {
-  const region = table.regionOf[tile];
-  return region === undefined || region < 0 ? -1 : table.regionComponent[region];
+  const region = regionAt(table, tile);
+  return region < 0 ? -1 : table.regionComponent[region];
 }
 
 /**
@@ -124,7 +170,8 @@ export function nearestOpenTileInComponent(
   gx: number,
   gy: number,
 ): number {
-  const { width, height, sectorSize, sectorsX, regionOf, regionComponent, regionSector } = table;
+  const { width, height, sectorSize, sectorsX, regionLocal, closedLocal, regionComponent, regionSector } =
+    table;
   if (layer.width !== width || layer.height !== height) {
     throw new RangeError(`nearestOpenTileInComponent: layer and table sizes differ`);
   }
@@ -157,12 +204,13 @@ export function nearestOpenTileInComponent(
     const sy = (s - sx) / sectorsX;
     const x0 = sx * sectorSize, x1 = Math.min(width, x0 + sectorSize);
     const y0 = sy * sectorSize, y1 = Math.min(height, y0 + sectorSize);
+    const first = table.sectorRegionStart[s];
     for (let y = y0; y < y1; y++) {
       const dy = y + 0.5 - gy;
       for (let x = x0; x < x1; x++) {
         const t = y * width + x;
-        const region = regionOf[t];
-        if (region < 0 || regionComponent[region] !== component) continue;
+        const local = regionLocal[t];
+        if (local === closedLocal || regionComponent[first + local] !== component) continue;
         const dx = x + 0.5 - gx;
         const d = dx * dx + dy * dy;
         if (d < bestSq || (d === bestSq && t < best)) {

@@ -15,7 +15,7 @@
  */
 
 import type { PassLayer } from "../maps/grid.ts";
-import type { RegionTable } from "../maps/regions.ts";
+import { regionAt, type RegionTable } from "../maps/regions.ts";
 import {
   astar,
   COST_SCALE,
@@ -154,10 +154,10 @@ export interface PlacedNodes {
  * abstractGraphBuild.ts can scan in slices).
  */
 export function uniformScan(table: RegionTable, layer: PassLayer, t0: number, t1: number): boolean {
-  const { regionOf } = table;
+  const { regionLocal, closedLocal } = table;
   const { tileCost, minCost } = layer;
   for (let t = t0; t < t1; t++) {
-    if (regionOf[t] >= 0 && tileCost[t] !== minCost) return false;
+    if (regionLocal[t] !== closedLocal && tileCost[t] !== minCost) return false;
   }
   return true;
 }
@@ -248,10 +248,10 @@ export class AbstractGraph {
     this.layer = layer;
     this.neighborhood = neighborhood;
     this.clearance = table.clearanceClass;
-    const { regionOf, regionCount } = table;
+    const { regionLocal, regionCount } = table;
     this.treeStride = table.sectorSize * table.sectorSize;
     if (shared !== null) {
-      if (shared.neighborhood !== neighborhood || shared.tileCount !== regionOf.length) {
+      if (shared.neighborhood !== neighborhood || shared.tileCount !== regionLocal.length) {
         throw new RangeError("AbstractGraph: the shared graph is of another layer or neighbourhood");
       }
       this.nodeCount = shared.nodeCount;
@@ -302,7 +302,7 @@ export class AbstractGraph {
     this.distance = distanceBlocks(table, layer, total);
     this.ready = new Uint8Array(regionCount);
     this.treeStep = new Uint8Array((nodeCount * this.treeStride + 1) >> 1);
-    this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionOf.length);
+    this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionLocal.length);
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
   }
 
@@ -320,7 +320,7 @@ export class AbstractGraph {
       nodeCount: this.nodeCount,
       nodeTile: shareArray(this.nodeTile),
       nodeRegion: shareArray(this.nodeRegion),
-      tileCount: this.table.regionOf.length,
+      tileCount: this.table.regionLocal.length,
       regionNodeStart: shareArray(this.regionNodeStart),
       crossStart: shareArray(this.crossStart),
       crossTarget: shareArray(this.crossTarget),
@@ -343,8 +343,8 @@ export class AbstractGraph {
    * clearance class for what only the construction needs).
    */
   nodeAt(tile: number): number {
-    const region = this.table.regionOf[tile];
-    if (region === undefined || region < 0) return -1;
+    const region = regionAt(this.table, tile);
+    if (region < 0) return -1;
     for (let i = this.regionNodeStart[region], end = this.regionNodeStart[region + 1]; i < end; i++) {
       if (this.nodeTile[i] === tile) return i;
     }
@@ -367,8 +367,10 @@ export class AbstractGraph {
     const off = this.distanceOffset[region];
     const ws = blockWorkspace;
     let spent = 0;
-    const { width, height, sectorSize, sectorsX, regionOf } = this.table;
+    const { width, height, sectorSize, sectorsX, regionLocal } = this.table;
     const sector = this.table.regionSector[region];
+    // The box is the region's sector, where its tiles are the ones with its local id.
+    const local = region - this.table.sectorRegionStart[sector];
     const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
     const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
     // Local state ids over the sector box: the block searches touch a few kilobytes, not map-sized arrays.
@@ -386,7 +388,7 @@ export class AbstractGraph {
         for (let x = x0; x < x1; x++) {
           const t = y * width + x;
           const l = (y - y0) * bw + (x - x0);
-          if (regionOf[t] !== region || !ws.reached(l) || parent[l] < 0) continue;
+          if (regionLocal[t] !== local || !ws.reached(l) || parent[l] < 0) continue;
           const pl = parent[l];
           const py = (pl / bw) | 0;
           const e = base + (y - y0) * sectorSize + (x - x0);
@@ -573,7 +575,7 @@ export class AbstractGraph {
     limits: SearchLimits,
     out: SearchResult,
   ): SearchResult {
-    const space = this.regionSpace.restrict(this.table.regionOf[from], to);
+    const space = this.regionSpace.restrict(regionAt(this.table, from), to);
     return astar(space, ws, [from], limits, out);
   }
 
@@ -584,7 +586,7 @@ export class AbstractGraph {
    * expansions.
    */
   searchRegionFrom(tile: number, ws: SearchWorkspace, sector: SectorSpace): number {
-    this.sectorBox(this.table.regionOf[tile], sector);
+    this.sectorBox(regionAt(this.table, tile), sector);
     return astar(sector, ws, [sector.stateOf(tile)], NO_LIMITS).expansions;
   }
 

@@ -53,7 +53,7 @@ export class AbstractGraphBuild {
 
   /** Goes on with the build: the graph once complete, or null when `stop` said so first. */
   run(stop: (() => boolean) | null): AbstractGraph | null {
-    const size = this.table.regionOf.length;
+    const size = this.table.regionLocal.length;
     // Each call does at least one slice, so a build under a spent budget still advances.
     for (let slices = 0; this.scanned < size; slices++) {
       if (!this.uniform) {

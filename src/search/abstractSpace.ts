@@ -7,6 +7,7 @@
  * @module
  */
 
+import { regionAt } from "../maps/regions.ts";
 import { COST_SCALE, type SearchSpace, type SearchWorkspace, type Successors } from "./astar.ts";
 import type { AbstractGraph } from "./abstractGraph.ts";
 import { SectorSpace } from "./sectorSpace.ts";
@@ -86,8 +87,8 @@ export class AbstractSpace implements SearchSpace {
     this.goalState = n + 1;
     this.startTile = startTile;
     this.goalTile = goalTile;
-    this.startRegion = table.regionOf[startTile];
-    this.goalRegion = table.regionOf[goalTile];
+    this.startRegion = regionAt(table, startTile);
+    this.goalRegion = regionAt(table, goalTile);
     this.width = table.width;
     this.goalX = goalTile % table.width;
     this.goalY = (goalTile - this.goalX) / table.width;

@@ -15,7 +15,7 @@
  */
 
 import type { PassLayer } from "../maps/grid.ts";
-import type { RegionTable } from "../maps/regions.ts";
+import { regionAt, type RegionTable } from "../maps/regions.ts";
 import { COST_SCALE } from "./astar.ts";
 
 /** How many crossing pairs an entrance gets. */
@@ -106,7 +106,7 @@ export class EntranceBuild {
       return stop !== null && stop();
     };
     const table = this.table;
-    const { width, regionOf, regionCount, entranceCount } = table;
+    const { width, regionCount, entranceCount } = table;
     if (this.phase === 0) {
       // 1. Crossing pairs per entrance.
       const { longRun, spacing } = this.sampling;
@@ -143,15 +143,15 @@ export class EntranceBuild {
       const start = new Int32Array(regionCount + 1);
       const pa = this.pairA.data, pb = this.pairB.data;
       for (let p = 0; p < n; p++) {
-        start[regionOf[pa[p]] + 1]++;
-        start[regionOf[pb[p]] + 1]++;
+        start[regionAt(table, pa[p]) + 1]++;
+        start[regionAt(table, pb[p]) + 1]++;
       }
       for (let r = 0; r < regionCount; r++) start[r + 1] += start[r];
       const cursor = start.slice(0, regionCount);
       const bucket = new Int32Array(2 * n);
       for (let p = 0; p < n; p++) {
-        bucket[cursor[regionOf[pa[p]]]++] = pa[p];
-        bucket[cursor[regionOf[pb[p]]]++] = pb[p];
+        bucket[cursor[regionAt(table, pa[p])]++] = pa[p];
+        bucket[cursor[regionAt(table, pb[p])]++] = pb[p];
       }
       this.bucketStart = start;
       this.bucket = bucket;
@@ -243,7 +243,7 @@ export class EntranceBuild {
   /** The node on `tile` (a pair tile): a binary search of its region's few nodes. */
   private nodeOf(tile: number): number {
     const nodes = this.nodes!;
-    const r = this.table.regionOf[tile];
+    const r = regionAt(this.table, tile);
     let lo = nodes.regionNodeStart[r], hi = nodes.regionNodeStart[r + 1] - 1;
     const nodeTile = nodes.nodeTile;
     while (lo < hi) {

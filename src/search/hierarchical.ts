@@ -11,6 +11,7 @@
  */
 
 import type { PassLayer } from "../maps/grid.ts";
+import { regionAt } from "../maps/regions.ts";
 import {
   astar,
   COST_SCALE,
@@ -139,7 +140,7 @@ export function hierarchicalSearch(
       refineExpansions: 0,
     };
   }
-  if (table.regionOf[startTile] < 0 && table.regionOf[goalTile] >= 0) {
+  if (regionAt(table, startTile) < 0 && regionAt(table, goalTile) >= 0) {
     return searchFromClosedStart(graph, startTile, goalTile, scratch, limits, freeWindows);
   }
   return searchFromOpenStart(graph, startTile, goalTile, scratch, limits, freeWindows);
@@ -161,7 +162,7 @@ function searchFromClosedStart(
   freeWindows: boolean,
 ): HierarchicalResult {
   const { table, layer } = graph;
-  const goalComponent = table.regionComponent[table.regionOf[goalTile]];
+  const goalComponent = table.regionComponent[regionAt(table, goalTile)];
   const exits = scratch.grid.configure(layer, table.clearanceClass, graph.neighborhood, goalTile);
   const count = exits.expand(startTile, scratch.exits, -1);
   const steps = scratch.exits.ids.slice(0, count);
@@ -171,7 +172,7 @@ function searchFromClosedStart(
   let abstractExpansions = 0, regionExpansions = 0, refineExpansions = 0;
   for (let k = 0; k < count; k++) {
     const next = steps[k];
-    if (table.regionComponent[table.regionOf[next]] !== goalComponent) continue;
+    if (table.regionComponent[regionAt(table, next)] !== goalComponent) continue;
     const spent = abstractExpansions + regionExpansions + refineExpansions;
     const r = searchFromOpenStart(graph, next, goalTile, scratch, {
       ...limits,
@@ -217,8 +218,8 @@ function searchFromOpenStart(
   freeWindows: boolean,
 ): HierarchicalResult {
   const { table, layer } = graph;
-  const startRegion = table.regionOf[startTile];
-  const goalRegion = table.regionOf[goalTile];
+  const startRegion = regionAt(table, startTile);
+  const goalRegion = regionAt(table, goalTile);
   if (
     startRegion < 0 || goalRegion < 0 ||
     table.regionComponent[startRegion] !== table.regionComponent[goalRegion]
@@ -304,12 +305,12 @@ export function refineInRegions(
   limits: HierarchicalLimits,
 ): Refinement {
   const ws = scratch.gridWorkspace;
-  const regionOf = graph.table.regionOf;
-  const width = graph.table.width;
+  const table = graph.table;
+  const width = table.width;
   return refineLegs(waypoints, scratch, limits, (a, b, legLimits) => {
     const d = a > b ? a - b : b - a;
     // An entrance crossing: one straight step.
-    if (regionOf[a] !== regionOf[b] && (d === 1 || d === width)) return null;
+    if (regionAt(table, a) !== regionAt(table, b) && (d === 1 || d === width)) return null;
     return graph.searchInRegion(a, b, ws, legLimits, scratch.result);
   });
 }

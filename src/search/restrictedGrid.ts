@@ -7,13 +7,13 @@
  */
 
 import type { PassLayer } from "../maps/grid.ts";
-import type { RegionTable } from "../maps/regions.ts";
+import type { LocalRegionIds, RegionTable } from "../maps/regions.ts";
 import type { SearchSpace, Successors } from "./astar.ts";
 import { GridSpace, type Neighborhood } from "./gridSpace.ts";
 
 /**
- * Keeps, in place, the first `n` successors in `out` whose tile has label `value`; returns how many are kept.
- * Both spaces pass an Int32Array, so the loads stay monomorphic.
+ * Keeps, in place, the first `n` successors in `out` whose tile has label `value` (CorridorSpace's stamps);
+ * returns how many are kept.
  */
 function keepLabelled(out: Successors, n: number, label: Int32Array, value: number): number {
   const ids = out.ids;
@@ -38,8 +38,15 @@ export class RegionSpace implements SearchSpace {
   /** Up to 8 grid moves. */
   readonly maxSuccessors = 8;
   private readonly grid = new GridSpace();
-  private regionOf: Int32Array = new Int32Array(0);
-  private region = -1;
+  private table: RegionTable | null = null;
+  private regionLocal: LocalRegionIds = new Uint8Array(0);
+  /** The region's local id and its sector's box [x0, x1) x [y0, y1) (local ids repeat across sectors). */
+  private local = -1;
+  private x0 = 0;
+  private y0 = 0;
+  private x1 = 0;
+  private y1 = 0;
+  private width = 0;
   private goal = -1;
   private layer: PassLayer | null = null;
   private clearance = 0;
@@ -52,7 +59,9 @@ export class RegionSpace implements SearchSpace {
     this.neighborhood = neighborhood;
     this.grid.configure(layer, clearance, neighborhood, 0);
     this.stateCount = this.grid.stateCount;
-    this.regionOf = table.regionOf;
+    this.table = table;
+    this.regionLocal = table.regionLocal;
+    this.width = table.width;
     return this;
   }
 
@@ -61,15 +70,37 @@ export class RegionSpace implements SearchSpace {
    * octile heuristic, without one (-1) it is exhaustive with a zero heuristic. Returns this.
    */
   restrict(region: number, goalTile = -1): this {
-    this.region = region;
+    const table = this.table!;
+    const s = table.regionSector[region];
+    const size = table.sectorSize;
+    this.local = region - table.sectorRegionStart[s];
+    this.x0 = (s % table.sectorsX) * size;
+    this.y0 = ((s / table.sectorsX) | 0) * size;
+    this.x1 = Math.min(table.width, this.x0 + size);
+    this.y1 = Math.min(table.height, this.y0 + size);
     this.goal = goalTile;
     if (goalTile >= 0) this.grid.configure(this.layer!, this.clearance, this.neighborhood, goalTile);
     return this;
   }
 
-  /** The grid moves that stay inside the region. */
+  /** The grid moves that stay inside the region: its local id, inside its sector. */
   expand(state: number, out: Successors, parent: number): number {
-    return keepLabelled(out, this.grid.expand(state, out, parent), this.regionOf, this.region);
+    const n = this.grid.expand(state, out, parent);
+    const ids = out.ids;
+    const costs = out.costs;
+    const { regionLocal, local, width, x0, y0, x1, y1 } = this;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const t = ids[i];
+      if (regionLocal[t] !== local) continue;
+      const y = (t / width) | 0;
+      const x = t - y * width;
+      if (x < x0 || x >= x1 || y < y0 || y >= y1) continue;
+      ids[kept] = t;
+      costs[kept] = costs[i];
+      kept++;
+    }
+    return kept;
   }
 
   /** The grid heuristic toward the goal tile, or zero without one. */
@@ -94,7 +125,7 @@ export class CorridorSpace implements SearchSpace {
   /** Up to 8 grid moves. */
   readonly maxSuccessors = 8;
   private grid: GridSpace = new GridSpace();
-  /** Generation stamp per tile (Int32Array like a region table's regionOf, for {@link keepLabelled}). */
+  /** Generation stamp per tile (for {@link keepLabelled}). */
   private mark: Int32Array = new Int32Array(0);
   private generation = 0;
 

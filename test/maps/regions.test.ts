@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { regionIndex } from "../helpers/regionIndex.ts";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PassLayer } from "../../src/maps/grid.ts";
@@ -87,7 +88,8 @@ function expectSamePartition(table: RegionTable, labels: Int32Array, count: numb
 
 /** Structural invariants of a table. */
 function checkInvariants(table: RegionTable): void {
-  const { width, sectorSize, sectorsX, regionOf } = table;
+  const { width, sectorSize, sectorsX } = table;
+  const regionOf = regionIndex(table);
   const sectorOfTile = (t: number) =>
     Math.floor(Math.floor(t / width) / sectorSize) * sectorsX + Math.floor((t % width) / sectorSize);
   const tileCount = new Int32Array(table.regionCount);
@@ -159,7 +161,8 @@ describe("region tables on the shared maps agree with a BFS labelling", () => {
         }
         if (cls === 0.5) expect(sameSeen).toBeGreaterThan(0);
         if (name === "arena.map" || name === "Berlin_0_256.map") checkInvariants(table);
-        expect(table.regionOf.buffer).toBeInstanceOf(SharedArrayBuffer);
+        expect(table.regionLocal.buffer).toBeInstanceOf(SharedArrayBuffer);
+        expect(table.regionLocal).toBeInstanceOf(Uint8Array);
         expect(table.edgeTarget.buffer).toBeInstanceOf(SharedArrayBuffer);
       }
     });
@@ -318,17 +321,18 @@ describe("incremental updates", () => {
       const full = buildPassLayer({ width, height, tiles }, terrain);
       expect(Array.from(update.layer.clearance)).toEqual(Array.from(full.clearance));
       const next = tables.map((old, i) => {
-        const snapshot = old.regionOf.slice();
+        const snapshot = old.regionLocal.slice();
         const oldComponents = old.componentCount;
         // Alternate the two documented ways of naming the window.
         const w = step % 2 === 0 ? { x0, y0, x1, y1 } : update.changed;
         const table = updateRegionTable(old, update.layer, w.x0, w.y0, w.x1, w.y1);
-        expect(Array.from(old.regionOf)).toEqual(Array.from(snapshot));
+        expect(Array.from(old.regionLocal)).toEqual(Array.from(snapshot));
         const rebuilt = buildRegionTable(full, classes[i], 16);
         const { labels, count } = referenceLabels(full, classes[i]);
         expectSamePartition(table, labels, count);
         expect(table.regionCount).toBe(rebuilt.regionCount);
-        expect(Array.from(table.regionOf)).toEqual(Array.from(rebuilt.regionOf));
+        expect(Array.from(table.regionLocal)).toEqual(Array.from(rebuilt.regionLocal));
+        expect(Array.from(regionIndex(table))).toEqual(Array.from(regionIndex(rebuilt)));
         expect(Array.from(table.edgeTarget)).toEqual(Array.from(rebuilt.edgeTarget));
         expect(Array.from(table.entranceTileA)).toEqual(Array.from(rebuilt.entranceTileA));
         if (table.componentCount !== oldComponents) componentChanges++;

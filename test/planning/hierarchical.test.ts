@@ -4,7 +4,7 @@ import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { buildPassLayer, clearanceClass } from "../../src/maps/layer.ts";
 import { buildRegionTable } from "../../src/maps/regionBuild.ts";
-import { componentOfTile, type RegionTable } from "../../src/maps/regions.ts";
+import { componentOfTile, regionAt, type RegionTable } from "../../src/maps/regions.ts";
 import { astar, COST_SCALE, SearchWorkspace, unlimited } from "../../src/search/astar.ts";
 import { GridSpace } from "../../src/search/gridSpace.ts";
 import { AbstractGraph } from "../../src/search/abstractGraph.ts";
@@ -141,7 +141,7 @@ describe("abstract graph", () => {
       astar(space.restrict(region), ws, [graph.nodeTile[i0]], unlimited());
       for (let j = i0; j < i1; j++) {
         expect(graph.nodeRegion[j]).toBe(region);
-        expect(m.table.regionOf[graph.nodeTile[j]]).toBe(region);
+        expect(regionAt(m.table, graph.nodeTile[j])).toBe(region);
         expect(graph.regionDistance(i0, j)).toBe(ws.g[graph.nodeTile[j]]);
         // Never below the octile distance.
         const a = graph.nodeTile[i0], b = graph.nodeTile[j];
@@ -163,7 +163,7 @@ describe("abstract graph", () => {
       for (let e = graph.crossStart[i]; e < graph.crossStart[i + 1]; e++) {
         const a = graph.nodeTile[i], b = graph.nodeTile[graph.crossTarget[e]];
         expect([1, w]).toContain(Math.abs(a - b));
-        expect(m.table.regionOf[a]).not.toBe(m.table.regionOf[b]);
+        expect(regionAt(m.table, a)).not.toBe(regionAt(m.table, b));
       }
     }
   });
@@ -177,7 +177,7 @@ describe("abstract graph", () => {
     // Each long run's two end pairs are nodes on the right sides, and the run really ends there.
     let longRuns = 0;
     const w0 = m.layer.width;
-    const open = (t: number) => m.table.regionOf[t] >= 0;
+    const open = (t: number) => regionAt(m.table, t) >= 0;
     for (let e = 0; e < m.table.entranceCount; e++) {
       const length = m.table.entranceLength[e];
       if (length <= 6) continue;
@@ -188,8 +188,8 @@ describe("abstract graph", () => {
       for (const end of [first, last]) {
         expect(graph.nodeAt(end)).toBeGreaterThanOrEqual(0);
         expect(graph.nodeAt(end + across)).toBeGreaterThanOrEqual(0);
-        expect(m.table.regionOf[end]).toBe(m.table.entranceRegionA[e]);
-        expect(m.table.regionOf[end + across]).toBe(m.table.entranceRegionB[e]);
+        expect(regionAt(m.table, end)).toBe(m.table.entranceRegionA[e]);
+        expect(regionAt(m.table, end + across)).toBe(m.table.entranceRegionB[e]);
       }
       const before = first - along, after = last + along;
       const inSector = (t: number) =>
@@ -239,7 +239,7 @@ describe("stored trees and landmarks", () => {
         const end = graph.writeRegionPath(i0, j, out, 1);
         const path = out.slice(0, end);
         expect(tilePathProblem(m.blocks, path, graph.nodeTile[i0], graph.nodeTile[j])).toBeNull();
-        for (const t of path) expect(m.table.regionOf[t]).toBe(region);
+        for (const t of path) expect(regionAt(m.table, t)).toBe(region);
         expect(tileWalkLength(path, m.layer.width)).toBeCloseTo(graph.regionDistance(i0, j) / COST_SCALE, 4);
         checked++;
       }
@@ -259,7 +259,7 @@ describe("stored trees and landmarks", () => {
       let compared = 0;
       for (const q of queries(name).sort((a, b) => b.optimal - a.optimal).slice(0, 15)) {
         const start = q.sy * w + q.sx, goal = q.gy * w + q.gx;
-        if (m.table.regionOf[start] === m.table.regionOf[goal]) continue;
+        if (regionAt(m.table, start) === regionAt(m.table, goal)) continue;
         const a = hierarchicalSearch(trees, start, goal, scratch, limits);
         expect(scratch.abstract.linksFromTrees).toBe(true);
         const lazy = new AbstractGraph(m.table, m.layer, 8);

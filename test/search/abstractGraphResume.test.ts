@@ -4,6 +4,7 @@
  * map-sized one); a planner query that runs out of budget while building answers "budget" and the next goes on.
  */
 import { describe, expect, test } from "vitest";
+import { regionIndex } from "../helpers/regionIndex.ts";
 import { buildPassLayer, clearanceClass } from "../../src/maps/layer.ts";
 import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
 import { type PassLayer, sharedArray } from "../../src/maps/grid.ts";
@@ -36,7 +37,8 @@ function layerOf(side: number, seed: number, uniform = false): PassLayer {
 
 /** The former placement (a map-sized tile index and a set of pair keys), as a reference. */
 function referencePlacement(table: RegionTable, layer: PassLayer, sampling: EntranceSampling) {
-  const { width, regionOf, regionCount } = table;
+  const { width, regionCount } = table;
+  const regionOf = regionIndex(table);
   const pairA: number[] = [], pairB: number[] = [];
   for (let e = 0; e < table.entranceCount; e++) {
     const a = table.entranceTileA[e];

@@ -3,6 +3,7 @@
  * same tree, as the search over tile ids it wraps (the abstract graph's block preparation relies on it).
  */
 import { describe, expect, test } from "vitest";
+import { regionIndex } from "../helpers/regionIndex.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { buildPassLayer } from "../../src/maps/layer.ts";
@@ -20,7 +21,8 @@ describe("SectorSpace", () => {
       movingAiTerrain(),
     );
     const table = buildRegionTable(layer, 1, 16);
-    const { width, height, sectorSize, sectorsX, regionOf } = table;
+    const { width, height, sectorSize, sectorsX } = table;
+    const regionOf = regionIndex(table);
     const wide = new SearchWorkspace();
     const local = new SearchWorkspace();
     const regions = new RegionSpace().configure(layer, table, 1, 8);

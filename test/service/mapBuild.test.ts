@@ -43,7 +43,7 @@ describe("map builder", () => {
     expect(built!.layer.minCost).toBe(layer.minCost);
     for (const [i, cls] of classes.entries()) {
       const table = buildRegionTable(layer, cls, SECTOR_SIZE);
-      expect(built!.regions[i].regionOf).toEqual(table.regionOf);
+      expect(built!.regions[i].regionLocal).toEqual(table.regionLocal);
       expect(built!.regions[i].regionCount).toBe(table.regionCount);
     }
   });
@@ -67,7 +67,8 @@ describe("map builder", () => {
     const layer = buildPassLayer(map, map.terrain);
     expect(entry.layer.clearance).toEqual(layer.clearance);
     for (const cls of builtinClasses()) {
-      expect(entry.regions.get(cls)!.regionOf).toEqual(buildRegionTable(layer, cls, SECTOR_SIZE).regionOf);
+      const fresh = buildRegionTable(layer, cls, SECTOR_SIZE);
+      expect(entry.regions.get(cls)!.regionLocal).toEqual(fresh.regionLocal);
     }
     expect(mv.version).toBe(mapVersion(map.tiles, map.width, map.height, map.terrain));
   });
