@@ -11,10 +11,14 @@
  *    search over the corridor's bounding box (no state cap) as the cost reference, within 30 s.
  * 3. The same on a 1664 x 32 row of rooms (test/helpers/tiledMap.ts), where the full search finishes.
  *
+ * SCALEQ_ONLY=city runs section 2 alone; SCALEQ_WARM sets the warm runs per row (default 5). Warm rows give the
+ * process CPU time beside wall time (the machine is shared).
+ *
  * Only the planners' public entry points are used, so the same file measures an older tree ("before").
  *
  * @module
  */
+import process from "node:process";
 import { buildPassLayer } from "../src/maps/layer.ts";
 import { movingAiTerrain } from "../src/maps/terrain.ts";
 import type { PassLayer } from "../src/maps/grid.ts";
@@ -32,12 +36,22 @@ import { tiledRoomRows } from "../test/helpers/tiledMap.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
 
 const tank = { ...BUILTIN_PROFILES.tank };
+/** Warm runs per long-pair row (median reported). */
+const WARM = Number(Deno.env.get("SCALEQ_WARM") ?? 5);
+/** "city": only the 1024^2 city pair (no setup rows, no rooms row). */
+const ONLY = Deno.env.get("SCALEQ_ONLY") ?? "";
 const SIDES = (Deno.env.get("SCALEQ_SIDES") ?? "512,8192").split(",").map(Number);
 
 function layerOfTiles(tiles: Uint8Array, width: number, height: number): PassLayer {
   const shared = new Uint8Array(new SharedArrayBuffer(width * height));
   shared.set(tiles);
   return buildPassLayer({ width, height, tiles: shared }, movingAiTerrain());
+}
+
+/** CPU time of this process so far (user + system), ms: less disturbed than wall time on a shared machine. */
+function cpuMillis(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
 function median(xs: number[]): number {
@@ -133,17 +147,19 @@ function longRow(
   let t0 = performance.now();
   let out = runPlanTask(ctx, task, null);
   const cold = performance.now() - t0;
-  const warm: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  const warm: number[] = [], cpu: number[] = [];
+  for (let i = 0; i < WARM; i++) {
     t0 = performance.now();
+    const c0 = cpuMillis();
     out = runPlanTask(ctx, task, null);
     warm.push(performance.now() - t0);
+    cpu.push(cpuMillis() - c0);
   }
   const cost = out.segments.length > 0 ? pathCost(out.segments, tank, layer).total : NaN;
   const why = out.message.split(";")[0].slice(0, 70);
   return {
-    row: `${auto ? "auto" : planner} | ${out.status} | ${fmt(cold)} | ${
-      fmt(median(warm))
+    row: `${auto ? "auto" : planner} | ${out.status} | ${fmt(cold)} | ${fmt(median(warm))} | ${
+      fmt(median(cpu))
     } | ${out.expansions} | ${fmt(cost)} | ${why}`,
     cost,
     segments: out.segments,
@@ -180,9 +196,9 @@ function fullReference(layer: PassLayer, s: number[], g: number[]): { row: strin
   const cost = run.status === "found" ? pathCost(run.segments, tank, layer).total : NaN;
   const area = (window.x1 - window.x0) * (window.y1 - window.y0);
   return {
-    row: `full directional (window ${area} tiles) | ${run.status} | ${fmt(ms)} | - | ${run.expansions} | ${
-      fmt(cost)
-    } | reference`,
+    row: `full directional (window ${area} tiles) | ${run.status} | ${
+      fmt(ms)
+    } | - | - | ${run.expansions} | ${fmt(cost)} | reference`,
     cost,
   };
 }
@@ -192,8 +208,8 @@ function longSection(lines: string[], name: string, layer: PassLayer, s: number[
     "",
     `${name}: tank from (${s}) to (${g})`,
     "",
-    "| planner | status | cold ms | warm ms (median of 5) | expansions | cost | how |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    `| planner | status | cold ms | warm ms (median of ${WARM}) | warm process CPU ms (median) | expansions | cost | how |`,
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
   );
   const dir = longRow(layer, "directional", s, g);
   const hyb = longRow(layer, "hybrid", s, g);
@@ -217,12 +233,13 @@ export function benchScaleQueries(): Promise<string> {
     "(in-process, one worker; tiled city maps of bench/scaleMaps.ts; times in ms, medians; the machine is shared)",
     "",
   ];
-  setupSection(lines);
+  if (ONLY !== "city") setupSection(lines);
   const side = 1024;
   const tiles = tiledCity(side);
   const pair = longestPair(tiles, side, 1000);
   const city = layerOfTiles(tiles, side, side);
   longSection(lines, `1024^2 tiled city, ~1,000 steps`, city, pair.start, pair.near);
+  if (ONLY === "city") return Promise.resolve(lines.join("\n"));
   const rows = tiledRoomRows(52, 1);
   const rooms = layerOfTiles(
     Uint8Array.from(rows.join("").split("").map((c) => c.charCodeAt(0))),
