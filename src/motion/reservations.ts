@@ -121,8 +121,8 @@ export class ReservationTable {
   readonly #rows: number;
   /** Moving samples by sample index, then by cell. */
   readonly #moving: (Map<number, Sample[]> | undefined)[] = [];
-  /** Moving samples by cell, all times. */
-  readonly #byCell = new Map<number, CellSample[]>();
+  /** Moving samples by cell, all times, per unit (a unit's are dropped at once, not filtered out). */
+  readonly #byCell = new Map<number, Map<string, CellSample[]>>();
   readonly #standing = new Map<number, Span[]>();
   readonly #entries = new Map<string, Entry>();
   #maxRadius = 0;
@@ -212,6 +212,8 @@ export class ReservationTable {
       return;
     }
     standAt(traj.startPose, -Infinity, kStart - 1);
+    // Consecutive samples mostly share a cell: its per-unit list is looked up once per run of them.
+    let allCell = -1, all: CellSample[] = [];
     eachSample(traj, kStart, kEnd, dt, (k, x, y) => {
       const cell = this.#cell(x, y);
       let slice = this.#moving[k];
@@ -220,11 +222,17 @@ export class ReservationTable {
       if (!list) slice.set(cell, list = []);
       const sample = { id, x, y, radius, speed, k };
       list.push(sample);
-      let all = this.#byCell.get(cell);
-      if (!all) this.#byCell.set(cell, all = []);
+      if (cell !== allCell) {
+        let units = this.#byCell.get(cell);
+        if (!units) this.#byCell.set(cell, units = new Map());
+        const got = units.get(id);
+        if (got) all = got;
+        else units.set(id, all = []);
+        allCell = cell;
+        entry.cells.add(cell);
+      }
       all.push(sample);
       entry.keys.push(k * CELL_SPACE + cell);
-      entry.cells.add(cell);
     });
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
     standAt(trajectoryEndPose(traj), kEnd + 1, Infinity);
@@ -245,9 +253,9 @@ export class ReservationTable {
       if (list.length === 0) slice.delete(cell);
     }
     for (const cell of e.cells) {
-      const kept = this.#byCell.get(cell)!.filter((s) => s.id !== id);
-      if (kept.length === 0) this.#byCell.delete(cell);
-      else this.#byCell.set(cell, kept);
+      const units = this.#byCell.get(cell)!;
+      units.delete(id);
+      if (units.size === 0) this.#byCell.delete(cell);
     }
     for (const { cell, span } of e.spans) {
       const list = this.#standing.get(cell)!;
@@ -280,14 +288,17 @@ export class ReservationTable {
     for (let cy = y0; cy <= y1; cy++) {
       for (let cx = x0; cx <= x1; cx++) {
         const cell = cy * this.#cols + cx;
-        const moving = this.#byCell.get(cell);
-        if (moving) {
-          for (const s of moving) {
-            if (s.k < k0 || s.k > k1 || s.k >= bestK || s.id === cand.id || ignore?.has(s.id)) continue;
-            const gap = cand.radius + s.radius + s.speed * half;
-            if ((s.x - x) ** 2 + (s.y - y) ** 2 < gap * gap) {
-              bestK = s.k;
-              best = { id: s.id, time: s.k * this.dt, forever: false };
+        const units = this.#byCell.get(cell);
+        if (units) {
+          for (const [sid, moving] of units) {
+            if (sid === cand.id || ignore?.has(sid)) continue;
+            for (const s of moving) {
+              if (s.k < k0 || s.k > k1 || s.k >= bestK) continue;
+              const gap = cand.radius + s.radius + s.speed * half;
+              if ((s.x - x) ** 2 + (s.y - y) ** 2 < gap * gap) {
+                bestK = s.k;
+                best = { id: s.id, time: s.k * this.dt, forever: false };
+              }
             }
           }
         }

@@ -1,17 +1,33 @@
 /**
  * The fleet's repair after one unit reports a delay (behind its schedule, on its path), conflict-driven: first
  * the late unit alone is rescheduled around everyone else's trajectories (a start delay and waits along its
- * path). When that fails, it drives the rest of its path at once and only the units whose trajectories conflict
- * with that stop where they are and are rescheduled after it (with waits along their paths); the rest of the
- * fleet keeps its trajectories. (Tried and dropped: a timing that ignores the few units that stopped it, and
- * trying several ways and keeping the one that leaves fewest units waiting — 0.5-5 s for 300 robots, and in a
- * one-tile aisle grid every way sometimes cascades.) A unit with no path left or on a refuge's legs stands where
- * it is and the units whose reservations would hit it are rescheduled (the first way). Synchronous, no I/O.
+ * path). When that fails, it drives the rest of its path (at once, or after a short wait) and only the units
+ * whose trajectories conflict with that stop where they are and are rescheduled after it (with waits along
+ * their paths); the rest of the fleet keeps its trajectories. Units the repair left waiting are then retried
+ * among themselves (one stopped by a unit halted later in the same repair can go once that one has its new
+ * trajectory).
+ *
+ * In a one-tile aisle grid one such way sometimes cascades: a halted unit that finds no start stands for good in
+ * an aisle, the units that would pass it halt in turn, and two thirds of a 300-robot fleet end up waiting. Which
+ * way cascades is chaotic (the same delay repaired with the late unit starting 0, 2 or 4 s later cascades or
+ * not), so the ways are tried in turn (WAYS), each given up as soon as more than a few units find no start
+ * (MAX_STUCK, the scheduler's `settle` stops there) and rolled back; the first that leaves nobody waiting is
+ * kept, else the one that leaves fewest. (Tried and dropped earlier: trying several ways in full and keeping the
+ * best, 0.5-5 s for 300 robots: giving a cascade up early is what makes it affordable.) A unit with no path left
+ * or on a refuge's legs stands where it is and the units whose reservations would hit it are rescheduled.
+ * Synchronous, no I/O.
  *
  * @module
  */
 import type { Pose } from "../geometry/types.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+
+/** The ways tried in turn: the late unit drives on after this many seconds, or ("stand") stands where it is. */
+const WAYS: readonly (number | "stand")[] = [0, "stand", 2, 4, 8];
+
+/** Units of a way that may find no start before the way is given up as a cascade (and a share of the fleet). */
+const MAX_STUCK = 12;
+const MAX_STUCK_SHARE = 0.04;
 
 /**
  * Repairs the schedule for late unit `u`, standing at `at` on its path at `time` with `u.path` what is left of it;
@@ -24,16 +40,64 @@ export function repairLate(sched: FleetScheduler, u: FleetUnitState, at: Pose, t
     u.message = "";
     return new Set([u.id, ...sched.takeBumped()]);
   }
-  if (u.path.length === 0 || u.legOne !== undefined) return stand(sched, u, at, time);
-  return driveOn(sched, u, at, time);
+  const limit = Math.max(MAX_STUCK, Math.ceil(MAX_STUCK_SHARE * sched.units.size));
+  const ways = u.path.length === 0 || u.legOne !== undefined ? ["stand" as const] : WAYS;
+  const before = snapshot(sched);
+  let best: { waiting: number; changed: Set<string>; state: Snapshot } | null = null;
+  for (const way of ways) {
+    const changed = way === "stand"
+      ? stand(sched, u, at, time, limit)
+      : driveOn(sched, u, at, time, way, limit);
+    if (!sched.stopped) {
+      const waiting = [...changed].filter((id) => sched.units.get(id)?.status === "waiting").length;
+      if (waiting === 0) return changed;
+      if (!best || waiting < best.waiting) best = { waiting, changed, state: snapshot(sched) };
+    }
+    restore(sched, before);
+  }
+  if (best) {
+    restore(sched, best.state);
+    return best.changed;
+  }
+  // Every way cascaded: the first in full (it ends conflict-free, with many units waiting).
+  return ways[0] === "stand"
+    ? stand(sched, u, at, time, Infinity)
+    : driveOn(sched, u, at, time, ways[0], Infinity);
+}
+
+/** What a unit's scheduling state was (to roll a way back). */
+type Snapshot = Map<FleetUnitState, Omit<FleetUnitState, "id" | "order" | "unit">>;
+
+function snapshot(sched: FleetScheduler): Snapshot {
+  const out: Snapshot = new Map();
+  for (const u of sched.units.values()) {
+    const { traj, path, legOne, travelled, status, message, failed } = u;
+    out.set(u, { traj, path, legOne, travelled, status, message, failed });
+  }
+  return out;
+}
+
+/** Puts every unit back as it was in `s` (and its reservation, where the table holds another or none). */
+function restore(sched: FleetScheduler, s: Snapshot): void {
+  for (const [u, was] of s) {
+    Object.assign(u, was);
+    if (sched.table.get(u.id)?.traj !== was.traj) sched.commit(u, was.traj);
+  }
 }
 
 /**
- * The late unit drives the rest of its path at once; the units its new trajectory conflicts with stop where they
- * are and are rescheduled after it (with waits along their paths).
+ * The late unit drives the rest of its path after `wait` seconds; the units its new trajectory conflicts with
+ * stop where they are and are rescheduled after it (with waits along their paths).
  */
-function driveOn(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: number): Set<string> {
-  sched.commit(u, { startTime: time, startPose: at, segments: u.path });
+function driveOn(
+  sched: FleetScheduler,
+  u: FleetUnitState,
+  at: Pose,
+  time: number,
+  wait: number,
+  limit: number,
+): Set<string> {
+  sched.commit(u, { startTime: time + wait, startPose: at, segments: u.path });
   u.status = "moving";
   u.message = "";
   const dirty = new Set<string>();
@@ -43,13 +107,13 @@ function driveOn(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: numbe
     sched.commit(o, o.traj);
     dirty.add(id);
   }
-  const changed = sched.settle(time, dirty, false);
+  const changed = sched.settle(time, dirty, false, limit);
   changed.add(u.id);
-  return retryAmong(sched, time, changed);
+  return sched.stopped ? changed : retryAmong(sched, time, changed);
 }
 
 /** The late unit stands where it is; units whose reservations would hit it stop and are rescheduled. */
-function stand(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: number): Set<string> {
+function stand(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: number, limit: number): Set<string> {
   sched.commit(u, { startTime: time, startPose: at, segments: [] });
   const dirty = new Set([u.id]);
   for (const id of sched.conflictsOfStanding(u, at, time)) {
@@ -58,7 +122,8 @@ function stand(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: number)
     sched.commit(o, o.traj);
     dirty.add(id);
   }
-  return retryAmong(sched, time, sched.settle(time, dirty, false));
+  const changed = sched.settle(time, dirty, false, limit);
+  return sched.stopped ? changed : retryAmong(sched, time, changed);
 }
 
 /** Scheduling tries a repair's retry may make per unit it changed (bounds a cascade's cost). */

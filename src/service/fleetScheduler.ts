@@ -393,11 +393,14 @@ export class FleetScheduler {
    * lowest order first. A unit with no start time stays standing ("waiting"); units whose reservations would hit
    * it are halted and rescheduled in turn. Then (with `retry`) waiting units are retried until none more can
    * start (a repair after a delay skips that: it frees no room). Returns
-   * the ids whose trajectories changed.
+   * the ids whose trajectories changed. When more than `maxStuck` units find no start it stops at once and sets
+   * {@link stopped} (a repair's cascade guard).
    */
-  settle(time: number, dirty: Iterable<string>, retry = true): Set<string> {
+  settle(time: number, dirty: Iterable<string>, retry = true, maxStuck = Infinity): Set<string> {
     const changed = new Set<string>();
     const queue = new Set<string>(dirty);
+    let stuck = 0;
+    this.stopped = false;
     while (queue.size > 0) {
       // The lowest order first (a scan: sorting the whole queue per step costs n^2 log n for a big batch).
       let id = "", low = Infinity;
@@ -425,6 +428,11 @@ export class FleetScheduler {
       if (u.status !== "unreachable") {
         u.status = "waiting";
         u.message = "no start time keeps it clear of the other units; it stands and is retried after changes";
+        // A cascade (fleetRepair.ts tries another way): stop here, the caller rolls the units back.
+        if (++stuck > maxStuck) {
+          this.stopped = true;
+          return changed;
+        }
       }
       // Standing is always safe against units standing where they are now; move the others out of its way.
       const still = standing(pose, time);
@@ -440,6 +448,12 @@ export class FleetScheduler {
     for (const id of this.takeBumped()) changed.add(id);
     return changed;
   }
+
+  /**
+   * Set by {@link settle} when more than its `maxStuck` units found no start and it stopped half-way: the
+   * schedule is then not conflict-free until the caller restores the units it had before (fleetRepair.ts).
+   */
+  stopped = false;
 
   /** Retries waiting units in order of addition until a pass starts none; returns those that started. */
   retryWaiting(time: number): string[] {
