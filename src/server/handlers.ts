@@ -119,11 +119,13 @@ export class Arcpath {
     this.batch = batch;
   }
 
-  /** MapInfo for a version. */
+  /** MapInfo for a version (a big map's region counts once its background build is done: `preparing`). */
   info(mv: MapVersion) {
     const entry = [...mv.layers.values()][0];
-    const regions = this.store.regionsFor(mv, entry, clearanceClass(0));
-    return mapInfoToWire(mv, regions);
+    const cls = clearanceClass(0);
+    const preparing = this.store.preparing(mv);
+    const regions = entry.regions.get(cls) ?? (preparing ? null : this.store.regionsFor(mv, entry, cls));
+    return mapInfoToWire(mv, regions, preparing);
   }
 
   /**

@@ -191,8 +191,12 @@ function unitWire(u: UnitSpec) {
   };
 }
 
-/** MapInfo on the wire. */
-export function mapInfoToWire(mv: MapVersion, regions: { regionCount: number; componentCount: number }) {
+/** MapInfo on the wire (`regions` null while the table is still being built: counts 0, `preparing`). */
+export function mapInfoToWire(
+  mv: MapVersion,
+  regions: { regionCount: number; componentCount: number } | null,
+  preparing = false,
+) {
   let passable = 0;
   const defaultLayer = [...mv.layers.values()][0]?.layer;
   if (defaultLayer) {
@@ -204,12 +208,13 @@ export function mapInfoToWire(mv: MapVersion, regions: { regionCount: number; co
     width: mv.map.width,
     height: mv.map.height,
     passable_tiles: passable,
-    regions: regions.regionCount,
-    components: regions.componentCount,
+    regions: regions?.regionCount ?? 0,
+    components: regions?.componentCount ?? 0,
     sector_size: 16,
     terrain: reportedTerrain(mv),
     builtin: mv.builtin,
     build_micros: mv.buildMicros,
+    preparing,
   };
 }
 

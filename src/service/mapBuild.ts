@@ -1,10 +1,9 @@
 /**
  * Building a big map version's tables off the service's thread: the content hash, the pass layer and the
- * region tables of the built-in classes run in builder workers (mapBuildWorker.ts), so the server keeps
- * answering other requests while an 8192x8192 upload builds. With several builders the work splits: the layer
- * by bands of rows written in place (shared memory; costs everywhere first, since clearance reads the costs of
- * rows around its own), then one region table each. Small maps build inline: the thread hops would cost more
- * than they save.
+ * region tables run in builder workers (mapBuildWorker.ts), so the server keeps answering other requests while
+ * an 8192x8192 upload builds. With several builders the work splits: the layer by bands of rows written in place
+ * (shared memory), region tables one per builder. Small maps build inline: the thread hops would cost more than
+ * they save. What waits for which table is the store's business (mapStore.ts, mapTables.ts).
  *
  * @module
  */
@@ -19,11 +18,11 @@ import { SECTOR_SIZE } from "./mapLayers.ts";
 export const OFF_THREAD_TILES = 512 * 512;
 
 /**
- * Builder workers (the layer's bands and the region tables are shared out between them). One: two were no
- * faster on this 2-core machine under load (4096^2 city map, 3 runs each: median 4160 ms against 3748 ms) and
- * take the second core from the planning workers during an upload.
+ * Builder workers (the layer's bands and the region tables are shared out between them). Two: an upload's
+ * answer waits for the layer, and with the planning workers idle the second core halves it (8192^2 city map:
+ * see the scale bench); under load they were no faster (4096^2, one run of 3: 4160 ms against 3748 ms).
  */
-const BUILDERS = 1;
+const BUILDERS = 2;
 
 /** Idle milliseconds after which the builder workers stop (idle workers would keep the process alive). */
 const IDLE_MS = 2000;
@@ -42,16 +41,6 @@ export type BuildReply =
   | { type: "regions"; id: number; table: RegionTable; ms: number }
   | { type: "failed"; id: number; message: string };
 
-/** The tables {@link MapBuilder.prepare} built. */
-export interface BuiltTables {
-  /** The pass layer of the map's own terrain. */
-  layer: PassLayer;
-  /** Region tables, in the order of the classes asked for. */
-  regions: RegionTable[];
-  /** Wall milliseconds hashing, building the layer and building the region tables, for the log. */
-  millis: { hash_ms: number; layer_ms: number; regions_ms: number };
-}
-
 interface Builder {
   worker: Worker;
   waiting: Map<number, { resolve: (r: BuildReply) => void; reject: (e: unknown) => void }>;
@@ -66,58 +55,55 @@ export class MapBuilder {
   #nextId = 1;
   #busy = 0;
 
+  /** Whether a map is big enough to hash and build in the builders ({@link OFF_THREAD_TILES}). */
+  offThread(map: GridMap): boolean {
+    return map.width * map.height >= OFF_THREAD_TILES;
+  }
+
+  /** A map's content version (hashed in a builder for a big map, here for a small one). */
+  async hash(map: GridMap): Promise<string> {
+    if (!this.offThread(map)) return mapVersion(map.tiles, map.width, map.height, map.terrain);
+    const h = await this.#run(0, (id) => ({ type: "hash", id, map }));
+    if (h.type !== "hashed") throw new Error("map builder: unexpected reply");
+    return h.version;
+  }
+
   /**
-   * A new map's content version and, for a big map whose version is not `known`, its pass layer (of its own
-   * terrain) and region tables for `classes`, built in the builders; null tables mean the caller builds them
-   * inline (small maps, or the version is cached already).
+   * A big map's pass layer of its own terrain, built by the builders in bands of rows (costs everywhere first,
+   * since clearance reads the costs of rows around its own); null for a small map (the caller builds it inline).
    */
-  async prepare(
-    map: GridMap,
-    classes: number[],
-    known: (version: string) => boolean,
-  ): Promise<{ version: string; built: BuiltTables | null }> {
-    if (map.width * map.height < OFF_THREAD_TILES) {
-      return { version: mapVersion(map.tiles, map.width, map.height, map.terrain), built: null };
+  async layer(map: GridMap): Promise<PassLayer | null> {
+    if (!this.offThread(map)) return null;
+    const layer = allocPassLayer(map, map.terrain);
+    const bands = this.#bands(map.height);
+    await this.#all(bands.map(([y0, y1], i) => [i, (id) => ({ type: "costs", id, map, layer, y0, y1 })]));
+    await this.#all(bands.map(([y0, y1], i) => [i, (id) => ({ type: "clearance", id, layer, y0, y1 })]));
+    return layer;
+  }
+
+  /** A layer's region table for a clearance class, built in the builder with the fewest tasks waiting. */
+  async regions(layer: PassLayer, cls: number): Promise<RegionTable> {
+    while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
+    let index = 0;
+    for (let i = 1; i < this.#builders.length; i++) {
+      if (this.#builders[i].waiting.size < this.#builders[index].waiting.size) index = i;
     }
+    const r = await this.#run(index, (id) => ({ type: "regions", id, layer, cls, sectorSize: SECTOR_SIZE }));
+    if (r.type !== "regions") throw new Error("map builder: unexpected reply");
+    return r.table;
+  }
+
+  /** Runs requests on the given builders at once; resolves when all replied. */
+  async #all(asks: [number, (id: number) => BuildRequest][]): Promise<void> {
+    await Promise.all(asks.map(([i, make]) => this.#run(i, make)));
+  }
+
+  /** One request, keeping the builders alive while it runs. */
+  async #run(index: number, make: (id: number) => BuildRequest): Promise<BuildReply> {
     this.#busy++;
     clearTimeout(this.#idle);
     try {
-      const t0 = performance.now();
-      const h = await this.#ask(0, (id) => ({ type: "hash", id, map }));
-      if (h.type !== "hashed") throw new Error("map builder: unexpected reply");
-      if (known(h.version)) return { version: h.version, built: null };
-      const t1 = performance.now();
-      const layer = allocPassLayer(map, map.terrain);
-      const bands = this.#bands(map.height);
-      await Promise.all(
-        bands.map(([y0, y1], i) => this.#ask(i, (id) => ({ type: "costs", id, map, layer, y0, y1 }))),
-      );
-      await Promise.all(
-        bands.map(([y0, y1], i) => this.#ask(i, (id) => ({ type: "clearance", id, layer, y0, y1 }))),
-      );
-      const t2 = performance.now();
-      const replies = await Promise.all(
-        classes.map((cls, i) =>
-          this.#ask(i % BUILDERS, (id) => ({ type: "regions", id, layer, cls, sectorSize: SECTOR_SIZE }))
-        ),
-      );
-      const regions = replies.map((r) => {
-        if (r.type !== "regions") throw new Error("map builder: unexpected reply");
-        return r.table;
-      });
-      const round = (ms: number) => Math.round(ms);
-      return {
-        version: h.version,
-        built: {
-          layer,
-          regions,
-          millis: {
-            hash_ms: round(t1 - t0),
-            layer_ms: round(t2 - t1),
-            regions_ms: round(performance.now() - t2),
-          },
-        },
-      };
+      return await this.#ask(index, make);
     } finally {
       if (--this.#busy === 0) this.#stopWhenIdle();
     }

@@ -139,6 +139,14 @@ export class VersionCache {
     this.#bytes += mv.bytes;
   }
 
+  /**
+   * Makes room for a version of `id` about to be added with about `bytes` (RESOURCE_EXHAUSTED if it cannot fit),
+   * so an upload too big for the budget is refused before it is written.
+   */
+  roomFor(id: string, version: string, bytes: number): void {
+    this.#makeRoom(bytes, versionKey(id, version));
+  }
+
   /** Counts bytes a version gained (a layer or table built on demand); the budget counts them if it is cached. */
   account(mv: MapVersion, bytes: number): void {
     mv.bytes += bytes;

@@ -8,6 +8,7 @@
 import type { MapStore, MapVersion } from "./mapStore.ts";
 import { builtinClasses } from "./mapLayers.ts";
 import type { WorkerPool } from "./pool.ts";
+import { ServiceError } from "./errors.ts";
 
 /**
  * Builds the tables of `mv`'s default layer (each once, on one worker, shared with the others). The budget
@@ -23,17 +24,20 @@ export async function prepareVersion(
   const t0 = performance.now();
   const entry = mv.layers.get([...mv.layers.keys()][0]);
   if (!entry) return { millis: 0, bytes: 0 };
-  const shared = [{ key: entry.key, data: entry.layer as unknown }];
-  const regionKeys: string[] = [];
-  for (const cls of builtinClasses()) {
-    const key = `${entry.key}/${cls}`;
-    shared.push({ key, data: store.regionsFor(mv, entry, cls) });
-    regionKeys.push(key);
-  }
-  // Keep the version in memory while the workers read it.
+  // Keep the version in memory while its tables build and the workers read it.
   const unpin = store.pin(mv);
   let bytes = 0;
   try {
+    const shared = [{ key: entry.key, data: entry.layer as unknown }];
+    const regionKeys: string[] = [];
+    for (const cls of builtinClasses()) {
+      const key = `${entry.key}/${cls}`;
+      // A big map's tables may still be building in the background: wait for them (no deadline here).
+      const ready = await store.regionsReady(mv, entry, cls, Infinity);
+      if (!("table" in ready)) throw new ServiceError("UNAVAILABLE", ready.building);
+      shared.push({ key, data: ready.table });
+      regionKeys.push(key);
+    }
     bytes = await pool.prepare(shared, entry.key, regionKeys);
   } finally {
     unpin();

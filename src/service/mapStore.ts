@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { GridMap, PassLayer, TerrainTable } from "../maps/grid.ts";
+import type { GridMap } from "../maps/grid.ts";
 import { type MapLimits, parseMovingAi, rawGrid } from "../maps/movingai.ts";
 import {
   movingAiTerrain,
@@ -23,20 +23,13 @@ import { translateMapError } from "./mapErrors.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { formatValue, ServiceError } from "./errors.ts";
 import { type LayerEntry, type MapVersion, VersionCache } from "./mapCache.ts";
-import {
-  addLayer,
-  addRegions,
-  builtinClasses,
-  cachedTerrainKey,
-  layerBytes,
-  regionBytes,
-} from "./mapLayers.ts";
 import { applyEdits, type PatchEvent, patchLayers, type TileEditSpec } from "./mapPatch.ts";
 import { MapFiles, type MapFs, type StoredMap } from "./mapPersistence.ts";
 import { type CommitResult, LocalBackend, type MapBackend, type WriteNote } from "./mapBackend.ts";
 import { SharedSync, type SyncHost } from "./mapSync.ts";
 import { checkMapKey, displayId } from "./mapKeys.ts";
 import { MapBuilder } from "./mapBuild.ts";
+import { type RegionsReady, VersionTables } from "./mapTables.ts";
 
 export type { LayerEntry, MapVersion } from "./mapCache.ts";
 export { builtinClasses, SECTOR_SIZE } from "./mapLayers.ts";
@@ -45,13 +38,7 @@ export { checkMapId } from "./mapPersistence.ts";
 export { translateMapError } from "./mapErrors.ts";
 export type { MapLimits } from "../maps/movingai.ts";
 
-/**
- * Pass layers a version keeps for units' terrain overrides (each distinct override table has its own layer);
- * past it the least recently used one is evicted, so distinct overrides cannot grow memory without bound.
- */
-export const MAX_OVERRIDE_LAYERS = 4;
-/** Override lists remembered per version (many lists may resolve to the same few layers). */
-const MAX_OVERRIDE_KEYS = 64;
+export { MAX_OVERRIDE_LAYERS, type RegionsReady } from "./mapTables.ts";
 
 /** Default limits (--max-map-side, --max-map-tiles): 8192 x 8192, 64 Mi tiles. */
 export const DEFAULT_LIMITS: MapLimits = { maxWidth: 8192, maxHeight: 8192, maxTiles: 8192 * 8192 };
@@ -99,6 +86,8 @@ export class MapStore {
   readonly #builtins = new Set<string>();
   /** Hashes and builds big maps off this thread (started on first use). */
   readonly #builder = new MapBuilder();
+  /** Versions' layers and region tables. */
+  readonly #tables: VersionTables;
 
   /** Creates an empty store. */
   constructor(opts: MapStoreOptions) {
@@ -109,6 +98,7 @@ export class MapStore {
         : null);
     // Without a backend a latest version could not be reloaded, so the cache must keep it.
     this.#cache = new VersionCache(opts.budgetBytes, this.#backend !== null, opts.log);
+    this.#tables = new VersionTables(this.#cache, this.#builder, opts.log);
     this.#sync = this.#backend?.shared ? new SharedSync(this.#syncHost(this.#backend)) : null;
     // An ephemeral map dropped for room no longer exists: streams on it end as on a delete.
     this.#cache.onDropMap((id) => {
@@ -195,16 +185,36 @@ export class MapStore {
     terrainInput: TerrainEntry[],
     flags: { builtin?: boolean; ephemeral?: boolean; persist?: boolean },
   ): Promise<MapVersion> {
-    // Big maps hash and build in the builder worker, so this thread keeps answering meanwhile.
-    const classes = builtinClasses();
-    const { version, built } = await this.#builder.prepare(map, classes, (v) => !!this.#cache.peek(id, v));
-    const mv = this.#newVersion(id, version, map, terrainInput, flags, (mv) => {
-      const entry = this.#buildLayer(mv, map.terrain, built?.layer);
-      for (const [i, cls] of classes.entries()) this.#buildRegions(mv, entry, cls, built?.regions[i]);
-    });
-    if (built) this.#opts.log?.({ map: id, version, ...built.millis }, "map tables built off thread");
-    this.#cache.touch(mv);
-    await this.#makeLatest(mv, flags.persist !== false, null, { kind: "put" });
+    // Big maps hash and build their layer in the builder workers, so this thread keeps answering meanwhile.
+    const t0 = performance.now();
+    const version = await this.#builder.hash(map);
+    const hashMs = performance.now() - t0;
+    const persist = flags.persist !== false;
+    let mv = this.#cache.peek(id, version);
+    if (mv) {
+      this.#cache.touch(mv);
+      await this.#makeLatest(mv, persist, null, { kind: "put" });
+    } else {
+      const fresh = this.#record(id, version, map, terrainInput, flags);
+      // Refused for the budget before anything is written; tiles and the default layer (9 bytes a tile).
+      this.#cache.roomFor(id, version, map.tiles.byteLength + 9 * map.width * map.height);
+      // The layer builds while the map is written (the answer needs both); region tables of a big map follow
+      // in the background (mapTables.ts).
+      const [layer] = await Promise.all([
+        this.#builder.layer(map),
+        this.#commit(fresh, persist, null, { kind: "put" }),
+      ]);
+      const t1 = performance.now();
+      mv = this.#newVersion(id, version, map, terrainInput, flags, (v) => {
+        this.#tables.addBuiltinRegions(v, this.#tables.buildLayer(v, map.terrain, layer));
+      }, fresh);
+      this.#cache.touch(mv);
+      this.#cache.setLatest(id, version);
+      if (layer) {
+        const ms = { hash_ms: Math.round(hashMs), layer_and_write_ms: Math.round(t1 - t0 - hashMs) };
+        this.#opts.log?.({ map: id, version, ...ms }, "map hashed and its layer built off thread");
+      }
+    }
     if (mv.builtin) this.#builtins.add(id);
     else this.#builtins.delete(id);
     return mv;
@@ -258,6 +268,8 @@ export class MapStore {
   /** One try of a patch; null if a shared store's latest version moved meanwhile (unconditional: retry). */
   async #patchOnce(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent | null> {
     const from = await this.#getNow(id, "", "map");
+    // Region tables still building in the background are waited for, so the patch updates them too.
+    await this.#tables.settled(from);
     if (expectedVersion !== "" && expectedVersion !== from.version) {
       throw new ServiceError(
         "FAILED_PRECONDITION",
@@ -369,62 +381,30 @@ export class MapStore {
     return this.#cache.pin(mv);
   }
 
-  /**
-   * The pass layer a unit sees on a version (built on first use for a terrain override, counted in the budget,
-   * then cached; at most {@link MAX_OVERRIDE_LAYERS} override layers per version, least recently used evicted).
-   */
+  /** The pass layer a unit sees on a version (see VersionTables.layerFor: override layers built on first use). */
   layerFor(mv: MapVersion, unit: UnitSpec): LayerEntry {
-    if (unit.terrain.length === 0) return mv.layers.get(cachedTerrainKey(mv.map.terrain))!;
-    // Requests repeat the same overrides: remember which layer a given override list resolves to.
-    const overrideKey = JSON.stringify(unit.terrain);
-    const known = mv.overrideLayers.get(overrideKey);
-    if (known) {
-      known.lastUsed = this.#cache.tick();
-      return known;
-    }
-    let terrain: TerrainTable;
-    try {
-      terrain = withOverrides(mv.map.terrain, unit.terrain);
-    } catch (e) {
-      throw translateMapError(e, "unit");
-    }
-    let entry = mv.layers.get(cachedTerrainKey(terrain));
-    if (!entry) {
-      this.#trimOverrideLayers(mv, MAX_OVERRIDE_LAYERS - 1);
-      const base = mv.layers.get(cachedTerrainKey(mv.map.terrain))!;
-      this.#cache.reserve(mv, layerBytes(base.layer));
-      entry = this.#buildLayer(mv, terrain);
-    }
-    entry.lastUsed = this.#cache.tick();
-    if (mv.overrideLayers.size >= MAX_OVERRIDE_KEYS) {
-      mv.overrideLayers.delete(mv.overrideLayers.keys().next().value!);
-    }
-    mv.overrideLayers.set(overrideKey, entry);
-    return entry;
+    return this.#tables.layerFor(mv, unit);
   }
 
-  /** Evicts a version's least recently used override layers until at most `keep` remain. */
-  #trimOverrideLayers(mv: MapVersion, keep: number): void {
-    const base = cachedTerrainKey(mv.map.terrain);
-    const extra = [...mv.layers].filter(([k]) => k !== base)
-      .sort((a, b) => (a[1].lastUsed ?? 0) - (b[1].lastUsed ?? 0));
-    for (const [k, entry] of extra.slice(0, Math.max(0, extra.length - keep))) {
-      mv.layers.delete(k);
-      for (const [ok, e] of mv.overrideLayers) if (e === entry) mv.overrideLayers.delete(ok);
-      let bytes = layerBytes(entry.layer);
-      for (const t of entry.regions.values()) bytes += regionBytes(t);
-      bytes += entry.tableBytes ?? 0;
-      this.#cache.dropLayer(mv, entry, bytes);
-      this.#opts.log?.(
-        { map: mv.id, version: mv.version, layer: entry.key, bytes },
-        "evicted override layer",
-      );
-    }
-  }
-
-  /** The region table for a clearance class on a layer (built on first use, then cached). */
+  /**
+   * The region table for a class on a layer, built here if missing. For a big map whose tables are built in
+   * the background use {@link regionsReady} (this would build a second copy on this thread).
+   */
   regionsFor(mv: MapVersion, entry: LayerEntry, cls: number): RegionTable {
-    return entry.regions.get(cls) ?? this.#buildRegions(mv, entry, cls);
+    return this.#tables.regionsFor(mv, entry, cls);
+  }
+
+  /**
+   * The region table for a class on a layer, waiting up to `waitMs` for its background build (big maps), or
+   * which table is still being built (a query answers BUDGET naming it, and a later one finds it).
+   */
+  regionsReady(mv: MapVersion, entry: LayerEntry, cls: number, waitMs: number): Promise<RegionsReady> {
+    return this.#tables.regionsReady(mv, entry, cls, waitMs);
+  }
+
+  /** Whether some of a version's region tables are still being built in the background. */
+  preparing(mv: MapVersion): boolean {
+    return this.#tables.preparing(mv);
   }
 
   /** The latest version of every map. */
@@ -512,11 +492,27 @@ export class MapStore {
     terrainInput: TerrainEntry[],
     flags: VersionFlags,
     fill: (mv: MapVersion) => void,
+    record?: MapVersion,
   ): MapVersion {
     const known = this.#cache.peek(id, version);
     if (known) return known;
     const t0 = performance.now();
-    const mv: MapVersion = {
+    const mv = record ?? this.#record(id, version, map, terrainInput, flags);
+    fill(mv);
+    mv.buildMicros = Math.round((performance.now() - t0) * 1000);
+    this.#cache.add(mv);
+    return mv;
+  }
+
+  /** A new version's record, with no layers yet and not cached. */
+  #record(
+    id: string,
+    version: string,
+    map: GridMap,
+    terrainInput: TerrainEntry[],
+    flags: VersionFlags,
+  ): MapVersion {
+    return {
       id,
       version,
       map,
@@ -530,10 +526,6 @@ export class MapStore {
       bytes: map.tiles.byteLength,
       buildMicros: 0,
     };
-    fill(mv);
-    mv.buildMicros = Math.round((performance.now() - t0) * 1000);
-    this.#cache.add(mv);
-    return mv;
   }
 
   /**
@@ -548,24 +540,36 @@ export class MapStore {
     expected: string | null,
     note: WriteNote,
   ): Promise<number | null> {
-    let seq = 0;
-    if (persist && !mv.builtin && !mv.ephemeral && this.#backend) {
-      let result: CommitResult;
-      try {
-        result = await this.#backend.commit(mv, expected, note);
-      } catch (e) {
-        if (mv.pins === 0) this.#cache.dropVersion(mv);
-        throw e;
-      }
-      if (!result.ok) {
-        if (mv.pins === 0) this.#cache.dropVersion(mv);
-        return null;
-      }
-      seq = result.seq;
-      this.#sync?.committed(mv.id, seq);
+    let seq: number | null;
+    try {
+      seq = await this.#commit(mv, persist, expected, note);
+    } catch (e) {
+      if (mv.pins === 0) this.#cache.dropVersion(mv);
+      throw e;
+    }
+    if (seq === null) {
+      if (mv.pins === 0) this.#cache.dropVersion(mv);
+      return null;
     }
     this.#cache.setLatest(mv.id, mv.version);
     return seq;
+  }
+
+  /**
+   * Writes a version to the backend when asked (unless built-in or ephemeral); the change counter (0 when
+   * nothing was written), or null if a shared backend's latest version was not `expected` (nothing written).
+   */
+  async #commit(
+    mv: MapVersion,
+    persist: boolean,
+    expected: string | null,
+    note: WriteNote,
+  ): Promise<number | null> {
+    if (!persist || mv.builtin || mv.ephemeral || !this.#backend) return 0;
+    const result: CommitResult = await this.#backend.commit(mv, expected, note);
+    if (!result.ok) return null;
+    this.#sync?.committed(mv.id, result.seq);
+    return result.seq;
   }
 
   /** What the shared-store sync may do to this store. */
@@ -615,8 +619,7 @@ export class MapStore {
     const { id, map, terrainInput } = stored;
     const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
     const mv = this.#newVersion(id, version, map, terrainInput, {}, (mv) => {
-      const entry = this.#buildLayer(mv, map.terrain);
-      for (const cls of builtinClasses()) this.#buildRegions(mv, entry, cls);
+      this.#tables.addBuiltinRegions(mv, this.#tables.buildLayer(mv, map.terrain));
     });
     this.#cache.touch(mv);
     if (latest) {
@@ -624,23 +627,6 @@ export class MapStore {
       this.#builtins.delete(id);
     }
     return mv;
-  }
-
-  #buildLayer(mv: MapVersion, terrain: TerrainTable, built?: PassLayer): LayerEntry {
-    const t0 = performance.now();
-    const entry = addLayer(mv, terrain, built);
-    this.#cache.account(mv, layerBytes(entry.layer));
-    this.#opts.log?.(
-      { map: mv.id, version: mv.version, ms: +(performance.now() - t0).toFixed(2) },
-      "pass layer built",
-    );
-    return entry;
-  }
-
-  #buildRegions(mv: MapVersion, entry: LayerEntry, cls: number, built?: RegionTable): RegionTable {
-    const table = addRegions(entry, cls, built);
-    this.#cache.account(mv, regionBytes(table));
-    return table;
   }
 }
 

@@ -177,9 +177,14 @@ export class PlanService {
       const planner = this.#choosePlanner(req.planner, unit, opts, distance, entry, withoutTurnRule);
       checkSettings(planner, unit, opts, entry.layer, startTile, goalTile);
       const neighborhood = this.#neighborhood(planner, opts.neighborhood);
-      const gate = this.#gate(req, mv, entry, startTile, goalTile, planner);
+      // Region tables of a big map may still be building (mapTables.ts): the gate waits within the budget.
+      const budgetMs = Math.min(opts.maxMillis || this.#limits.maxMillis, this.#limits.maxMillis);
+      const gateStart = performance.now();
+      const gate = await this.#gate(req, mv, entry, startTile, goalTile, planner, budgetMs);
       if ("outcome" in gate) {
-        return { outcome: gate.outcome, mapVersion: mv, queueMicros: 0, fromRegionTable: true };
+        // Answered from the region tables (a BUDGET while one is still building was not).
+        const fromRegionTable = gate.outcome.status !== "budget";
+        return { outcome: gate.outcome, mapVersion: mv, queueMicros: 0, fromRegionTable };
       }
       const { cls, regions, target, nearest, guideClearance } = gate;
       const task: PlanTask = {
@@ -201,7 +206,7 @@ export class PlanService {
         unit,
         neighborhood,
         maxExpansions: Math.min(opts.maxExpansions || this.#limits.maxExpansions, this.#limits.maxExpansions),
-        maxMillis: Math.min(opts.maxMillis || this.#limits.maxMillis, this.#limits.maxMillis),
+        maxMillis: Math.max(1, Math.round(budgetMs - (performance.now() - gateStart))),
         nearest,
         wantWaypoints: opts.wantWaypoints,
         options: {
@@ -247,25 +252,37 @@ export class PlanService {
    * unreachable. The curve planners then guide their grid searches at the over-approximating class, and their
    * segments are still checked with the exact swept footprint.
    */
-  #gate(
+  async #gate(
     req: PlanRequest,
     mv: MapVersion,
     entry: LayerEntry,
     startTile: number,
     goalTile: number,
     planner: PlannerName,
-  ):
+    budgetMs: number,
+  ): Promise<
     | { outcome: PlanOutcome }
-    | { cls: number; regions: RegionTable; target: number; nearest: boolean; guideClearance?: number } {
+    | { cls: number; regions: RegionTable; target: number; nearest: boolean; guideClearance?: number }
+  > {
     const { unit, start, goal, options: opts } = req;
     const layer = entry.layer;
     requireFits(layer, "start", start, unit.footprint);
     const goalFits = fittingHeading(layer, goal.x, goal.y, goal.heading, unit.footprint) !== null;
     if (!goalFits && !opts.nearestFallback) throw poseError(layer, "goal", goal, unit.footprint);
     const cls = clearanceClass(unit.boundingRadius);
-    const regions = this.#store.regionsFor(mv, entry, cls);
     const reachCls = reachClearanceClass(inscribedRadius(unit.footprint));
-    const reach = reachCls === cls ? regions : this.#store.regionsFor(mv, entry, reachCls);
+    // A table still building in the background past the budget: BUDGET naming it (a later query finds it).
+    const t0 = performance.now();
+    const got = await this.#store.regionsReady(mv, entry, cls, budgetMs);
+    const gotReach = reachCls === cls || !("table" in got)
+      ? got
+      : await this.#store.regionsReady(mv, entry, reachCls, budgetMs - (performance.now() - t0));
+    if (!("table" in got) || !("table" in gotReach)) {
+      const message = "building" in got ? got.building : "building" in gotReach ? gotReach.building : "";
+      return { outcome: planOutcome(planner, { status: "budget", message }) };
+    }
+    const regions = got.table;
+    const reach = gotReach.table;
     const reachStart = componentOfTile(reach, startTile);
     const centerStart = componentOfTile(regions, startTile);
     const lineRule = planner === "grid" || planner === "smooth" || planner === "hierarchical";

@@ -31,45 +31,69 @@ describe("map builder", () => {
     const builder = new MapBuilder();
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 1);
-    const { version, built } = await builder.prepare(map, classes, () => false);
+    const version = await builder.hash(map);
+    const built = await builder.layer(map);
+    const tables = await Promise.all(classes.map((cls) => builder.regions(built!, cls)));
     clearInterval(ticker);
     builder.close();
     expect(ticks).toBeGreaterThan(0);
     expect(version).toBe(mapVersion(map.tiles, map.width, map.height, map.terrain));
     expect(built).not.toBeNull();
     const layer = buildPassLayer(map, map.terrain);
-    expect(built!.layer.clearance).toEqual(layer.clearance);
-    expect(built!.layer.tileCost).toEqual(layer.tileCost);
-    expect(built!.layer.minCost).toBe(layer.minCost);
+    expect(built!.clearance).toEqual(layer.clearance);
+    expect(built!.tileCost).toEqual(layer.tileCost);
+    expect(built!.minCost).toBe(layer.minCost);
     for (const [i, cls] of classes.entries()) {
       const table = buildRegionTable(layer, cls, SECTOR_SIZE);
-      expect(built!.regions[i].regionLocal).toEqual(table.regionLocal);
-      expect(built!.regions[i].regionCount).toBe(table.regionCount);
+      expect(tables[i].regionLocal).toEqual(table.regionLocal);
+      expect(tables[i].regionCount).toBe(table.regionCount);
     }
   });
 
-  test("a known version is not built again; small maps build inline", async () => {
+  test("small maps hash here and build their layer inline", async () => {
     const builder = new MapBuilder();
-    const big = walledMap(600);
-    const again = await builder.prepare(big, [1], () => true);
-    expect(again.built).toBeNull();
-    const small = await builder.prepare(walledMap(64), [1], () => false);
-    expect(small.built).toBeNull();
+    const small = walledMap(64);
+    expect(await builder.hash(small)).toBe(mapVersion(small.tiles, 64, 64, small.terrain));
+    expect(await builder.layer(small)).toBeNull();
     builder.close();
   });
 
-  test("a store upload of a big map holds the inline build's layer and tables", async () => {
+  test("a store upload of a big map holds the inline build's layer; its region tables follow in the background", async () => {
     const store = new MapStore({ dataDir: null, budgetBytes: 1e9, limits: DEFAULT_LIMITS });
     const map = walledMap(600);
     const mv = await store.put("big", map, []);
-    await store.close();
     const entry = [...mv.layers.values()][0];
     const layer = buildPassLayer(map, map.terrain);
     expect(entry.layer.clearance).toEqual(layer.clearance);
+    const bytesBefore = mv.bytes;
     for (const cls of builtinClasses()) {
+      const ready = await store.regionsReady(mv, entry, cls, Infinity);
+      expect("table" in ready).toBe(true);
       const fresh = buildRegionTable(layer, cls, SECTOR_SIZE);
       expect(entry.regions.get(cls)!.regionLocal).toEqual(fresh.regionLocal);
     }
+    expect(store.preparing(mv)).toBe(false);
+    // The tables built in the background are counted in the budget.
+    expect(mv.bytes).toBeGreaterThan(bytesBefore);
+    await store.close();
     expect(mv.version).toBe(mapVersion(map.tiles, map.width, map.height, map.terrain));
+  });
+
+  test("a wait shorter than the build names the table still building; the build goes on and is found later", async () => {
+    const store = new MapStore({ dataDir: null, budgetBytes: 1e9, limits: DEFAULT_LIMITS });
+    const mv = await store.put("big", walledMap(700), []);
+    const entry = [...mv.layers.values()][0];
+    const cls = builtinClasses()[0];
+    const early = await store.regionsReady(mv, entry, cls, 0);
+    // A 700^2 table takes far longer than one timer turn.
+    expect("building" in early ? early.building : "built").toMatch(
+      /region table of clearance class .* for map "big" version .* still being built/,
+    );
+    expect(store.preparing(mv)).toBe(true);
+    const later = await store.regionsReady(mv, entry, cls, Infinity);
+    expect("table" in later).toBe(true);
+    // Nothing was built twice: the table waited for is the one in the entry.
+    expect((later as { table: unknown }).table).toBe(entry.regions.get(cls));
+    await store.close();
   });
 });
