@@ -9,13 +9,14 @@
  * the ALT landmark distances of the abstract heuristic are prepared the same way (landmarks.ts). The A*
  * space of one query over the graph is {@link AbstractSpace} (abstractSpace.ts).
  *
- * All costs are the A* core's fixed-point integers, so abstract and grid costs compare exactly.
+ * All costs are the A* core's fixed-point integers, so abstract and grid costs compare exactly. The payload
+ * shared between workers and the compact encodings (Uint32 blocks, 3-bit trees) are in abstractGraphData.ts.
  *
  * @module
  */
 
 import type { PassLayer } from "../maps/grid.ts";
-import { regionAt, type RegionTable } from "../maps/regions.ts";
+import { regionAt, type RegionTable, sectorOfTile } from "../maps/regions.ts";
 import {
   astar,
   COST_SCALE,
@@ -26,18 +27,30 @@ import {
   unlimited,
 } from "./astar.ts";
 import {
-  DEFAULT_SAMPLING,
-  type EntranceNodes,
-  type EntranceSampling,
-  placeEntranceNodes,
-} from "./entranceNodes.ts";
+  DIAGONAL_STEP,
+  type DistanceBlocks,
+  distanceBlocks,
+  type PlacedNodes,
+  readCode,
+  shareArray,
+  type SharedGraphData,
+  treeBytes,
+  uniformScan,
+  writeCode,
+} from "./abstractGraphData.ts";
+import { DEFAULT_SAMPLING, type EntranceSampling, placeEntranceNodes } from "./entranceNodes.ts";
 import type { Neighborhood } from "./gridSpace.ts";
 import { LandmarkJob, packLandmarks } from "./landmarks.ts";
+
+export {
+  type DistanceBlocks,
+  type PlacedNodes,
+  sharedGraphBytes,
+  type SharedGraphData,
+  uniformScan,
+} from "./abstractGraphData.ts";
 import { RegionSpace } from "./restrictedGrid.ts";
 import { SectorSpace } from "./sectorSpace.ts";
-
-/** Fixed-point scale of a diagonal step at cost 1 (before rounding), as in GridSpace. */
-const DIAGONAL_STEP = Math.SQRT2 * COST_SCALE;
 
 /** Grid step per direction code (see {@link stepCode}). */
 const STEP_DX = Int8Array.of(1, -1, 0, 0, 1, 1, -1, -1);
@@ -59,108 +72,6 @@ const NO_LIMITS: SearchLimits = unlimited();
  */
 const blockWorkspace = new SearchWorkspace();
 const blockSpace = new SectorSpace();
-
-/**
- * A fully prepared graph as plain data over SharedArrayBuffers (see {@link AbstractGraph.toShared}): one worker
- * prepares a graph, the others adopt this instead of preparing their own (it crosses workers without a copy).
- */
-export interface SharedGraphData {
-  /** Marks the payload for the worker's share handler. */
-  kind: "abstractGraph";
-  /** Grid neighbourhood of the distances. */
-  neighborhood: Neighborhood;
-  /** Number of entrance nodes. */
-  nodeCount: number;
-  /** See {@link AbstractGraph.nodeTile}. */
-  nodeTile: Int32Array;
-  /** See {@link AbstractGraph.nodeRegion}. */
-  nodeRegion: Int32Array;
-  /** Tiles of the layer the graph was built over (adopters check theirs). */
-  tileCount: number;
-  /** See {@link AbstractGraph.regionNodeStart}. */
-  regionNodeStart: Int32Array;
-  /** See {@link AbstractGraph.crossStart}. */
-  crossStart: Int32Array;
-  /** See {@link AbstractGraph.crossTarget}. */
-  crossTarget: Int32Array;
-  /** See {@link AbstractGraph.crossCost}. */
-  crossCost: Float64Array;
-  /** Most nodes in one region. */
-  maxRegionNodes: number;
-  /** Most crossing edges of one node. */
-  maxCrossings: number;
-  /** Offsets of the distance blocks. */
-  distanceOffset: Float64Array;
-  /** The distance blocks (see {@link DistanceBlocks}). */
-  distance: DistanceBlocks;
-  /** The shortest-path trees. */
-  treeStep: Uint8Array;
-  /** Landmarks of the ALT heuristic. */
-  landmarkCount: number;
-  /** See {@link AbstractGraph.landmarkBase}. */
-  landmarkBase: Float64Array;
-  /** See {@link AbstractGraph.landmarkDistance}. */
-  landmarkDistance: Uint32Array | Float64Array;
-  /** Every open tile costs the same. */
-  uniformCost: boolean;
-  /** Grid expansions the preparation spent. */
-  prepExpansions: number;
-}
-
-/** A copy of `a` over a SharedArrayBuffer (it stays where it is when already shared). */
-function shareArray<T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T): T {
-  if (a.buffer instanceof SharedArrayBuffer) return a;
-  const Ctor = a.constructor as new (b: SharedArrayBuffer) => T;
-  const out = new Ctor(new SharedArrayBuffer(a.byteLength));
-  out.set(a as never);
-  return out;
-}
-
-/** Bytes of the arrays of a shared graph (what it adds to the map memory budget, once for all workers). */
-export function sharedGraphBytes(d: SharedGraphData): number {
-  return d.nodeTile.byteLength + d.nodeRegion.byteLength +
-    d.regionNodeStart.byteLength +
-    d.crossStart.byteLength + d.crossTarget.byteLength + d.crossCost.byteLength +
-    d.distanceOffset.byteLength +
-    d.distance.byteLength + d.treeStep.byteLength + d.landmarkBase.byteLength + d.landmarkDistance.byteLength;
-}
-
-/**
- * In-region distances: Uint32 when every one fits (half of Float64; they are integers, and a region's shortest
- * path has fewer steps than the region has tiles), Float64 beyond (very costly tiles).
- */
-export type DistanceBlocks = Uint32Array | Float64Array;
-
-/** Zeroed distance blocks of `total` entries for `table`'s regions, Uint32 when its costliest path fits. */
-function distanceBlocks(table: RegionTable, layer: PassLayer, total: number): DistanceBlocks {
-  let maxCost = 0;
-  const tileCost = layer.tileCost;
-  for (let t = 0; t < tileCost.length; t++) if (tileCost[t] > maxCost) maxCost = tileCost[t];
-  // The grid's costliest step (a diagonal onto the costliest tile, rounded as GridSpace rounds) per tile.
-  const bound = table.sectorSize * table.sectorSize * Math.round(maxCost * DIAGONAL_STEP);
-  return bound < 0xffffffff ? new Uint32Array(total) : new Float64Array(total);
-}
-
-/** What the construction of an {@link AbstractGraph} needs beyond its table and layer (see AbstractGraphBuild). */
-export interface PlacedNodes {
-  /** The entrance nodes and crossing edges. */
-  nodes: EntranceNodes;
-  /** Every open tile of the table costs the same. */
-  uniformCost: boolean;
-}
-
-/**
- * False when an open tile of the table in t0 .. t1 costs more than the layer's minimum (exported so
- * abstractGraphBuild.ts can scan in slices).
- */
-export function uniformScan(table: RegionTable, layer: PassLayer, t0: number, t1: number): boolean {
-  const { regionLocal, closedLocal } = table;
-  const { tileCost, minCost } = layer;
-  for (let t = t0; t < t1; t++) {
-    if (regionLocal[t] !== closedLocal && tileCost[t] !== minCost) return false;
-  }
-  return true;
-}
 
 /**
  * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
@@ -199,9 +110,10 @@ export class AbstractGraph {
   private readonly ready: Uint8Array;
   /**
    * Shortest-path trees of the distance blocks, kept so refinement is a walk instead of a search: for node i
-   * and each tile of its region (local index in the sector box, sectorSize^2 per node), the direction code + 1
-   * of the step that entered the tile on the tree from node i (0: i's own tile or unreached). Two entries a
-   * byte (codes fit in 4 bits): entry e is the low nibble of byte e >> 1 when e is even, the high one when odd.
+   * and each tile of its region (local index in the sector box, sectorSize^2 per node), the direction code
+   * (0..7, 3 bits: see readCode) of the step that entered the tile on the tree from node i. Entries of i's own
+   * tile and of tiles outside the region are never read: a walk starts on a region tile (checked, see
+   * {@link onRegion}) and every tile of a region is on each of its nodes' trees (regions are connected).
    */
   private readonly treeStep: Uint8Array;
   /** Tiles per node in {@link treeStep}: sectorSize^2. */
@@ -301,7 +213,7 @@ export class AbstractGraph {
     this.distanceOffset = distanceOffset;
     this.distance = distanceBlocks(table, layer, total);
     this.ready = new Uint8Array(regionCount);
-    this.treeStep = new Uint8Array((nodeCount * this.treeStride + 1) >> 1);
+    this.treeStep = new Uint8Array(treeBytes(nodeCount, this.treeStride));
     this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionLocal.length);
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
   }
@@ -392,9 +304,7 @@ export class AbstractGraph {
           const pl = parent[l];
           const py = (pl / bw) | 0;
           const e = base + (y - y0) * sectorSize + (x - x0);
-          const shift = (e & 1) << 2;
-          const code = 1 + stepCode(x - x0 - (pl - py * bw), y - y0 - py);
-          treeStep[e >> 1] = (treeStep[e >> 1] & ~(15 << shift)) | (code << shift);
+          writeCode(treeStep, e, stepCode(x - x0 - (pl - py * bw), y - y0 - py));
         }
       }
     }
@@ -445,6 +355,7 @@ export class AbstractGraph {
    * last tile written.
    */
   writeTreeWalk(i: number, tile: number, out: Int32Array, at: number): number {
+    if (!this.onRegion(i, tile)) throw new RangeError(`tile ${tile} is not on node ${i}'s region tree`);
     const { width, sectorSize, sectorsX } = this.table;
     const sector = this.table.regionSector[this.nodeRegion[i]];
     const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
@@ -452,14 +363,21 @@ export class AbstractGraph {
     const source = this.nodeTile[i];
     let n = at;
     for (let t = tile; t !== source;) {
+      if (n - at >= this.treeStride) throw new RangeError(`node ${i}'s region tree has a cycle at tile ${t}`);
       out[n++] = t;
       const y = (t / width) | 0;
-      const e = base + (y - y0) * sectorSize + (t - y * width - x0);
-      const code = ((this.treeStep[e >> 1] >> ((e & 1) << 2)) & 15) - 1;
-      if (code < 0) throw new RangeError(`tile ${t} is not on node ${i}'s region tree`);
+      const code = readCode(this.treeStep, base + (y - y0) * sectorSize + (t - y * width - x0));
       t -= STEP_DY[code] * width + STEP_DX[code];
     }
     return n;
+  }
+
+  /** True if `tile` is a tile of node i's region (so on node i's tree). */
+  private onRegion(i: number, tile: number): boolean {
+    const region = this.nodeRegion[i];
+    const t = this.table;
+    if (t.regionLocal[tile] !== region - t.sectorRegionStart[t.regionSector[region]]) return false;
+    return sectorOfTile(t, tile) === t.regionSector[region];
   }
 
   /**
@@ -473,12 +391,12 @@ export class AbstractGraph {
     const base = i * this.treeStride;
     const source = this.nodeTile[i];
     const tileCost = this.layer.tileCost;
+    if (!this.onRegion(i, tile)) return Infinity;
     let cost = 0;
-    for (let t = tile; t !== source;) {
+    for (let t = tile, steps = 0; t !== source; steps++) {
+      if (steps >= this.treeStride) return Infinity; // a damaged tree; never for a prepared block
       const y = (t / width) | 0;
-      const e = base + (y - y0) * sectorSize + (t - y * width - x0);
-      const code = ((this.treeStep[e >> 1] >> ((e & 1) << 2)) & 15) - 1;
-      if (code < 0) return Infinity;
+      const code = readCode(this.treeStep, base + (y - y0) * sectorSize + (t - y * width - x0));
       cost += Math.round(tileCost[t] * (code < 4 ? COST_SCALE : DIAGONAL_STEP));
       t -= STEP_DY[code] * width + STEP_DX[code];
     }

@@ -8,6 +8,7 @@ import { describe, expect, test } from "vitest";
 import { buildPassLayer } from "../../src/maps/layer.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { buildRegionTable } from "../../src/maps/regionBuild.ts";
+import { regionAt } from "../../src/maps/regions.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { SearchWorkspace } from "../../src/search/astar.ts";
 import { AbstractGraph } from "../../src/search/abstractGraph.ts";
@@ -35,6 +36,18 @@ describe("compact abstract graph arrays", () => {
             for (let j = i0; j < i1; j++) {
               expect(graph.regionDistance(i, j)).toBe(ws.g[sector.stateOf(graph.nodeTile[j])]);
               checked++;
+            }
+            // Every tile of the region: the tree's distance is the search's, and the walk ends next to node i.
+            for (let l = 0; l < sector.stateCount; l++) {
+              const t = sector.tileOf(l);
+              if (regionAt(graph.table, t) !== r) continue;
+              expect(graph.treeDistance(i, t)).toBe(ws.g[l]);
+              const out = new Int32Array(300);
+              const end = graph.writeTreeWalk(i, t, out, 0);
+              const last = end > 0 ? out[end - 1] : graph.nodeTile[i];
+              const d = Math.abs(last - graph.nodeTile[i]);
+              const w = graph.table.width;
+              expect(d === 0 || d === 1 || d === w || d === w - 1 || d === w + 1).toBe(true);
             }
           }
         }
