@@ -29,13 +29,13 @@ export function circleScenario(n: number): { rows: string[]; specs: Spec[] } {
   for (let i = 0; i < n; i++) {
     const a = (2 * Math.PI * i) / n;
     // Just past the opposite point (between two starts, which stand until their units set out) and 1.5 tiles
-    // beyond the circle, so that no unit arrived at its goal stands in another's way; on its tile's centre (the
-    // planners end paths on a tile centre within the goal's tolerance).
+    // beyond the circle, so that no unit arrived at its goal stands in another's way. Starts and goals on tile
+    // centres: the line planners start and end paths there (a unit elsewhere would jump to its tile's centre).
     const b = a + Math.PI + Math.PI / n, g = r + 1.5;
     specs.push({
       id: `c${i}`,
-      x: c + r * Math.cos(a),
-      y: c + r * Math.sin(a),
+      x: Math.floor(c + r * Math.cos(a)) + 0.5,
+      y: Math.floor(c + r * Math.sin(a)) + 0.5,
       gx: Math.floor(c + g * Math.cos(b)) + 0.5,
       gy: Math.floor(c + g * Math.sin(b)) + 0.5,
     });
@@ -45,6 +45,6 @@ export function circleScenario(n: number): { rows: string[]; specs: Spec[] } {
 
 /** The note under the circle rows. */
 export const CIRCLE_NOTE =
-  "Circle: soldiers (disc r 0.3, 2 tiles/s) evenly on a circle (1.6 tiles apart, radius at " +
+  "Circle: soldiers (disc r 0.3, 2 tiles/s) evenly on a circle (on tile centres, 1.6 tiles apart, radius at " +
   "least 8) in a walled open field, each through the centre to the tile 1.5 tiles beyond the point just past the " +
   "opposite one, all added at t = 0 over one Fleet stream.";

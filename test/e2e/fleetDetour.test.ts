@@ -1,0 +1,134 @@
+/**
+ * End-to-end Fleet detours over gRPC (issue 12: "units crossing an open field in all directions", makespan within
+ * 1.3x of the slowest unit's solo duration): soldiers on a circle, each through the centre to the far side. With
+ * timing alone (a server with `--fleet-detours 0`, the code before detours) everyone queues for the centre and the
+ * bound fails; with detours (the default) late units replan around the crowd and it holds. Both are checked by the
+ * independent checker (test/helpers/fleetCheck.ts): no overlap, no wall contact, every unit arrives.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { call, startServer, type TestServer } from "../helpers/server.ts";
+import { checkFleet, type CUnit } from "../helpers/fleetCheck.ts";
+import { movingAiText } from "../helpers/warehouse.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+const N = 20, R = 8, SIDE = 26, C = SIDE / 2;
+/** An open field with a wall border. */
+const FIELD = Array.from(
+  { length: SIDE },
+  (_, y) => (y === 0 || y === SIDE - 1 ? "@".repeat(SIDE) : "@" + ".".repeat(SIDE - 2) + "@"),
+);
+/**
+ * N soldiers evenly on a circle, each to the tile 1.5 tiles beyond the point just past the opposite one; starts
+ * and goals on tile centres (the line planners start and end their paths there).
+ */
+const UNITS = Array.from({ length: N }, (_, i) => {
+  const a = (2 * Math.PI * i) / N, b = a + Math.PI + Math.PI / N;
+  return {
+    id: `c${i}`,
+    x: Math.floor(C + R * Math.cos(a)) + 0.5,
+    y: Math.floor(C + R * Math.sin(a)) + 0.5,
+    gx: Math.floor(C + (R + 1.5) * Math.cos(b)) + 0.5,
+    gy: Math.floor(C + (R + 1.5) * Math.sin(b)) + 0.5,
+  };
+});
+
+let detours: TestServer, peer: TestServer;
+
+beforeAll(async () => {
+  [detours, peer] = await Promise.all([
+    startServer(["--no-demo"]),
+    startServer(["--no-demo", "--fleet-detours", "0"]),
+  ]);
+  for (const s of [detours, peer]) {
+    await call(s.client, "PutMap", { id: "field", movingai: movingAiText(FIELD) });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([detours?.stop(), peer?.stop()]);
+});
+
+/** Every unit added at t = 0 over one Fleet stream, then a sync; the checker's report on what was answered. */
+async function crossing(srv: TestServer) {
+  const f = srv.client.Fleet();
+  const updates: Any[] = [];
+  const acked = new Promise<void>((resolve, reject) => {
+    f.on("data", (u: Any) => {
+      updates.push(u);
+      if (u.synced) resolve();
+    });
+    f.on("error", reject);
+  });
+  f.write({ open: { map: { id: "field" } } });
+  for (const u of UNITS) {
+    f.write({
+      unit: {
+        id: u.id,
+        unit: { name: "soldier" },
+        pose: { x: u.x, y: u.y },
+        goal: { x: u.gx, y: u.gy },
+        time: 0,
+      },
+    });
+  }
+  f.write({ sync: { time: 0 } });
+  await acked;
+  f.on("error", () => {});
+  f.end();
+  const units: CUnit[] = UNITS.map((s) => ({
+    id: s.id,
+    radius: 0.3,
+    width: 0,
+    length: 0,
+    start: { x: s.x, y: s.y, heading: 0 },
+    goal: { x: s.gx, y: s.gy },
+    trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === s.id),
+  }));
+  return { report: checkFleet(FIELD, units, { step: 0.02 }), updates };
+}
+
+/** The slowest unit's solo duration: each unit's path planned alone (PlanMany), the longest. */
+async function slowestSolo(srv: TestServer): Promise<number> {
+  const res = await call(srv.client, "PlanMany", {
+    requests: UNITS.map((s) => ({
+      map: { id: "field" },
+      unit: { name: "soldier" },
+      start: { x: s.x, y: s.y },
+      goal: { x: s.gx, y: s.gy },
+    })),
+  });
+  expect(res.results.every((r: Any) => r.code === 0)).toBe(true);
+  return Math.max(...res.results.map((r: Any) => Number(r.response.duration)));
+}
+
+describe("Fleet detours", () => {
+  test(
+    "20 units crossing a field through its centre: makespan within 1.3x the slowest solo drive",
+    async () => {
+      const solo = await slowestSolo(detours);
+      const [withDetours, timingOnly] = await Promise.all([crossing(detours), crossing(peer)]);
+      for (const { report } of [withDetours, timingOnly]) {
+        expect(report.contractErrors).toEqual([]);
+        expect(report.overlaps).toEqual([]);
+        expect(report.wallContacts).toEqual([]);
+      }
+      expect(withDetours.report.arrived.length).toBe(N);
+      // Timing alone queues everyone for the centre (the code before detours): the bound fails there...
+      expect(timingOnly.report.makespan).toBeGreaterThan(1.3 * solo);
+      // ...and holds with detours.
+      expect(withDetours.report.makespan).toBeLessThanOrEqual(1.3 * solo);
+      // Some units really drove another way: their latest path leaves the straight line from start to goal.
+      const latest = new Map<string, Any>();
+      for (const u of withDetours.updates) for (const t of u.trajectories) latest.set(t.unit_id, t);
+      const away = UNITS.filter((s) => {
+        const len = Math.hypot(s.gx - s.x, s.gy - s.y);
+        const off = (p: Any) => Math.abs((s.gx - s.x) * (p.y - s.y) - (s.gy - s.y) * (p.x - s.x)) / len;
+        return latest.get(s.id).segments.some((seg: Any) => off(seg.end) > 1);
+      });
+      expect(away.length).toBeGreaterThan(0);
+    },
+    60_000,
+  );
+});
