@@ -1,6 +1,10 @@
 /**
  * Where a waiting fleet unit can step aside (the article's yielding, done as a plan): tile centres near it
- * that it fits on and that keep clear of every other unit's remaining path and standing poses.
+ * that it fits on and that keep clear of every other unit's remaining path and standing poses. Units yield to
+ * the right (Pinter): a refuge on the unit's right-hand side, seen along the way it is about to drive, comes
+ * before the others when it is at most RIGHT_SLACK tiles farther than the nearest; ties are broken by distance,
+ * then row, then column, so the choice is deterministic. "Right" is as the map is drawn, row 0 at the top (y
+ * grows downward, docs/segments.md): facing +x, the right-hand side is +y.
  *
  * @module
  */
@@ -16,9 +20,48 @@ export const REFUGE_CANDIDATES = 3;
 /** How far (tiles, Chebyshev) a refuge may be from the unit. */
 const REFUGE_REACH = 10;
 
+/** How much farther (tiles) than the nearest refuge a refuge on the right-hand side may be and still go first. */
+export const RIGHT_SLACK = 3;
+
+/** How far (tiles) to the right of the line of travel a refuge's centre must be to count as on the right. */
+const RIGHT_MIN = 0.5;
+
+/**
+ * The heading `w` is about to drive along from `pose`: its path's first segment (turned round when it reverses),
+ * else its pose's heading.
+ */
+export function travelHeading(w: FleetUnitState, pose: Pose): number {
+  const seg = w.path.find((s) => s.length > 0);
+  if (!seg) return pose.heading;
+  return seg.direction < 0 ? seg.start.heading + Math.PI : seg.start.heading;
+}
+
+/**
+ * Orders refuge candidates for a unit at `pose` driving along `heading`: those on its right-hand side (beside or
+ * ahead of it, not behind) within RIGHT_SLACK of the nearest first, then the rest; each group nearest first,
+ * then by row, then by column.
+ */
+export function rightHandFirst(candidates: Pose[], pose: Pose, heading: number): Pose[] {
+  // The right-hand side as drawn (y down): heading + pi/2.
+  const rx = -Math.sin(heading), ry = Math.cos(heading);
+  const keyed = candidates.map((c) => {
+    const d = Math.hypot(c.x - pose.x, c.y - pose.y);
+    const side = (c.x - pose.x) * rx + (c.y - pose.y) * ry;
+    // Aside, not back: a refuge behind the unit sends it back past where it stands now (another unit's goal,
+    // often, once that one has driven through).
+    const ahead = (c.x - pose.x) * ry - (c.y - pose.y) * rx;
+    return { c, d, right: side >= RIGHT_MIN && ahead >= -RIGHT_MIN };
+  });
+  const nearest = keyed.reduce((m, k) => Math.min(m, k.d), Infinity);
+  const rank = (k: (typeof keyed)[number]) => (k.right && k.d <= nearest + RIGHT_SLACK ? 0 : 1);
+  keyed.sort((a, b) => rank(a) - rank(b) || a.d - b.d || a.c.y - b.c.y || a.c.x - b.c.x);
+  return keyed.map((k) => k.c);
+}
+
 /**
  * Refuge candidates for unit `w` standing at `pose`: tile centres within REFUGE_REACH where it fits, farther than
- * both bounding radii plus a margin from every other unit's remaining path and standing poses, nearest first.
+ * both bounding radii plus a margin from every other unit's remaining path and standing poses, right-hand side
+ * first (see {@link rightHandFirst}).
  */
 export function refuges(layer: PassLayer, sched: FleetScheduler, w: FleetUnitState, pose: Pose): Pose[] {
   const { width, height } = layer;
@@ -63,6 +106,5 @@ export function refuges(layer: PassLayer, sched: FleetScheduler, w: FleetUnitSta
       if (heading !== null) out.push({ x, y, heading });
     }
   }
-  out.sort((a, b) => Math.hypot(a.x - pose.x, a.y - pose.y) - Math.hypot(b.x - pose.x, b.y - pose.y));
-  return out.slice(0, REFUGE_CANDIDATES);
+  return rightHandFirst(out, pose, travelHeading(w, pose)).slice(0, REFUGE_CANDIDATES);
 }
