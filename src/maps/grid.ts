@@ -70,7 +70,7 @@ export interface PassLayer {
   clearance: Float32Array;
   /** Smallest cost multiplier among passable codes (for admissible heuristics). */
   minCost: number;
-  /** 1 where the tile is road terrain. */
+  /** 1 where the tile is road terrain (one zero element when the terrain table has no road code). */
   road: Uint8Array;
 }
 

@@ -64,7 +64,11 @@ function minPassableCost(terrain: TerrainTable): number {
   return Number.isFinite(min) ? min : 1;
 }
 
-/** A zero-filled layer of the given size over fresh shared arrays, with the table's minCost. */
+/**
+ * A zero-filled layer of the given size over fresh shared arrays, with the table's minCost. Under a terrain
+ * table without a road code no tile can be road (edits keep the table), so `road` is a one-element zero array
+ * instead of a byte a tile: every reader asks `road[t] === 1`, false for both.
+ */
 function emptyLayer(width: number, height: number, terrain: TerrainTable): PassLayer {
   const size = width * height;
   return {
@@ -73,7 +77,7 @@ function emptyLayer(width: number, height: number, terrain: TerrainTable): PassL
     tileCost: sharedArray(Float32Array, size),
     clearance: sharedArray(Float32Array, size),
     minCost: minPassableCost(terrain),
-    road: sharedArray(Uint8Array, size),
+    road: sharedArray(Uint8Array, terrain.road.includes(1) ? size : 1),
   };
 }
 
@@ -81,11 +85,12 @@ function emptyLayer(width: number, height: number, terrain: TerrainTable): PassL
 function fillCosts(layer: PassLayer, grid: TileGrid, terrain: TerrainTable, rect: TileRect): void {
   const { width, tiles } = grid;
   const { tileCost, road } = layer;
+  const roads = road.length === tileCost.length;
   for (let y = rect.y0; y < rect.y1; y++) {
     for (let t = y * width + rect.x0, end = y * width + rect.x1; t < end; t++) {
       const code = tiles[t];
       tileCost[t] = terrain.impassable[code] ? 0 : terrain.cost[code];
-      road[t] = terrain.road[code];
+      if (roads) road[t] = terrain.road[code];
     }
   }
 }
@@ -243,6 +248,9 @@ export function updatePassLayer(
     throw new RangeError(`updatePassLayer: map is ${map.width}x${map.height}, layer is ${width}x${height}`);
   }
   const next = emptyLayer(width, height, terrain);
+  if (next.road.length !== layer.road.length) {
+    throw new RangeError("updatePassLayer: the terrain table is not the layer's (its road codes differ)");
+  }
   next.tileCost.set(layer.tileCost);
   next.clearance.set(layer.clearance);
   next.road.set(layer.road);

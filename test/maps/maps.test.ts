@@ -621,3 +621,32 @@ describe("clearanceClass", () => {
     }
   });
 });
+
+describe("road flags only where the terrain has a road code", () => {
+  const code = (c: string) => c.charCodeAt(0);
+  const text = ["type octile", "height 3", "width 4", "map", "..W.", ".@..", "...."].join("\n");
+  const limits = { maxWidth: 64, maxHeight: 64, maxTiles: 4096 };
+
+  test("a roadless table's layer holds one zero road byte; a road table's a byte a tile; edits keep both", () => {
+    const grid = parseMovingAi(text, limits);
+    const plain = buildPassLayer(grid, movingAiTerrain());
+    expect(plain.road.length).toBe(1);
+    expect(plain.road[0]).toBe(0);
+    const roads = withOverrides(movingAiTerrain(), [{
+      code: code("W"),
+      cost: 1,
+      impassable: false,
+      road: true,
+    }]);
+    const layer = buildPassLayer(grid, roads);
+    expect(layer.road.length).toBe(12);
+    expect(Array.from(layer.road).map((r, t) => r === 1 ? t : -1).filter((t) => t >= 0)).toEqual([2]);
+    // An edit turns tile 5 ('@') into road: flags follow on the road layer, the plain one stays one byte.
+    grid.tiles[5] = code("W");
+    const edited = updatePassLayer(layer, grid, roads, 1, 1, 2, 2).layer;
+    expect(Array.from(edited.road).map((r, t) => r === 1 ? t : -1).filter((t) => t >= 0)).toEqual([2, 5]);
+    expect(updatePassLayer(plain, grid, movingAiTerrain(), 1, 1, 2, 2).layer.road.length).toBe(1);
+    // A layer updated under another table's road codes is refused, naming why.
+    expect(() => updatePassLayer(plain, grid, roads, 1, 1, 2, 2)).toThrow(/road codes differ/);
+  });
+});
