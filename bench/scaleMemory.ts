@@ -5,7 +5,7 @@
  * graph and landmarks, directional and hybrid state). Sizes are the typed arrays reachable from each part
  * (each buffer counted once); per-worker rows are the growth of the process's resident set over each planner's
  * first queries (state kept where no walk reaches it counts too), with walk-based detail rows inside them.
- * The directional tables every worker uses (D-24 and D-48 of the built-in turning units) are read once into
+ * The directional tables every worker uses (D-8, D-24 and D-48 of the built-in turning units) are read once into
  * shared memory by the pool's thread and adopted by the workers (service/pool.ts): one shared row. A worker lets
  * go of its query scratch after 1 s idle (planning/scratch.ts): the last rows show what it holds then.
  *
@@ -24,7 +24,7 @@ import { type PlannerName, planTask } from "../src/planning/task.ts";
 import { abstractGraphFor } from "../src/planning/hierarchical.ts";
 import { straightJumps } from "../src/search/jumpPointSpace.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
-import { warmTableProfiles } from "../src/service/warmUp.ts";
+import { SHARED_NEIGHBORHOODS, warmTableProfiles } from "../src/service/warmUp.ts";
 import { releaseScratch } from "../src/planning/scratch.ts";
 import { trimMalloc } from "../src/service/mallocTrim.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
@@ -76,9 +76,9 @@ export function memoryBreakdown(side: number): string {
   ];
 
   // What the pool does at start: the warm tables once, in shared memory (held once, whatever the workers).
-  tableStore.loadShared(warmTableProfiles());
+  tableStore.loadShared(warmTableProfiles(SHARED_NEIGHBORHOODS));
   rows.push([
-    "directional tables (D-24, D-48 of the built-in turning units)",
+    "directional tables (D-8, D-24, D-48 of the built-in turning units)",
     tableStore.sharedBytes,
     "shared",
   ]);

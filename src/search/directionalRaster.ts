@@ -52,12 +52,15 @@ const BLOCK = 32;
 export const EAGER_AREA = 128 * 128;
 
 const strideCaches = new WeakMap<HitCheckTable, Map<number, StrideCache>>();
+/** Window widths whose offsets are kept per table (see localOffsets). */
+const STRIDES_KEPT = 4;
 const rowMaskCache = new WeakMap<HitCheckTable, RowMasks | null>();
 
 /** Largest maxReach the row bitmasks support (2 * 15 + 1 bits fit a signed 32-bit word). */
 const ROW_MASK_REACH = 15;
 
 function rowMasksOf(hit: HitCheckTable): RowMasks | null {
+  if (hit.derived !== undefined) return hit.derived.rows;
   if (rowMaskCache.has(hit)) return rowMaskCache.get(hit)!;
   const R = hit.maxReach;
   let out: RowMasks | null = null;
@@ -97,6 +100,7 @@ const reachCache = new WeakMap<HitCheckTable, Uint8Array>();
 
 /** Per transition: the largest |dx| or |dy| of its cells (stride-independent, cached per table). */
 function reachOf(hit: HitCheckTable): Uint8Array {
+  if (hit.derived !== undefined) return hit.derived.reach;
   const cached = reachCache.get(hit);
   if (cached) return cached;
   const n = hit.dx.length;
@@ -111,6 +115,38 @@ function reachOf(hit: HitCheckTable): Uint8Array {
   }
   reachCache.set(hit, reach);
   return reach;
+}
+
+/** A copy of `a` over a SharedArrayBuffer. */
+function sharedCopy<T extends Uint32Array | Int8Array | Int32Array | Uint8Array>(a: T): T {
+  const C = a.constructor as new (b: SharedArrayBuffer) => T;
+  const out = new C(new SharedArrayBuffer(a.byteLength));
+  out.set(a as never);
+  return out;
+}
+
+/**
+ * Derives a table's row bitmasks and reaches once, over shared memory, and attaches them to the table
+ * ({@link HitCheckTable.derived}): threads that adopt the table then use them instead of deriving their own
+ * (~1 MB for a Directional-48 set). Returns their bytes.
+ */
+export function shareDerivedCells(hit: HitCheckTable): number {
+  if (hit.derived !== undefined) return 0;
+  const rows = rowMasksOf(hit);
+  const reach = reachOf(hit);
+  hit.derived = {
+    rows: rows && {
+      rowStart: sharedCopy(rows.rowStart),
+      rowDy: sharedCopy(rows.rowDy),
+      rowMask: sharedCopy(rows.rowMask),
+    },
+    reach: sharedCopy(reach),
+  };
+  rowMaskCache.delete(hit);
+  reachCache.delete(hit);
+  const r = hit.derived.rows;
+  return hit.derived.reach.byteLength +
+    (r ? r.rowStart.byteLength + r.rowDy.byteLength + r.rowMask.byteLength : 0);
 }
 
 function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
@@ -132,8 +168,9 @@ function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
   const rowLocal = new Int32Array(rows ? rows.rowDy.length : 0);
   for (let k = 0; k < rowLocal.length; k++) rowLocal[k] = rows!.rowDy[k] * stride;
   const out = { stride, transitionLocal, cellLocal, reach: reachOf(hit), rowLocal };
-  // A few window widths recur (one per query shape); keep the cache small.
-  if (byStride.size > 32) byStride.clear();
+  // A few window widths recur (one per query shape); keep the cache small: each entry is ~0.7 MB for a
+  // Directional-48 table (its row offsets), per worker, so the oldest goes past STRIDES_KEPT (was 32: up to 23 MB).
+  if (byStride.size >= STRIDES_KEPT) byStride.delete(byStride.keys().next().value!);
   byStride.set(stride, out);
   return out;
 }

@@ -83,6 +83,19 @@ export interface HitCheckTable {
   cells: Int8Array | Int16Array;
   /** Largest |x| or |y| of any cell: how far a transition may reach from its origin tile. */
   maxReach: number;
+  /**
+   * Search-side forms derived from the cells (src/search/directionalRaster.ts), when computed once over shared
+   * memory for tables every worker adopts (else each thread derives and caches its own).
+   */
+  derived?: DerivedCells;
+}
+
+/** See {@link HitCheckTable.derived}: row bitmasks (null when the reach is too wide for them) and reaches. */
+export interface DerivedCells {
+  /** Row entries per transition, CSR offsets (length transitions + 1). */
+  rows: { rowStart: Uint32Array; rowDy: Int8Array; rowMask: Int32Array } | null;
+  /** Per transition: the largest |dx| or |dy| of its cells. */
+  reach: Uint8Array;
 }
 
 /** The cache/file key of a profile: every parameter the tables depend on. */

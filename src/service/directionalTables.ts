@@ -4,7 +4,7 @@
  * request's stop condition) and cached. It is the {@link DirectionalTableSource} handed to planning, which does
  * no I/O itself.
  *
- * Tables every worker needs (the warm set: AUTO's D-24 and D-48 of the built-in turning units, ~15 MB) are read
+ * Tables every worker needs (D-8 and AUTO's D-24 and D-48 of the built-in turning units, ~15 MB) are read
  * once by the service's thread into SharedArrayBuffers ({@link DirectionalTableStore.loadShared}) and posted to
  * each worker, which adopts them ({@link DirectionalTableStore.adopt}): N workers hold one copy.
  *
@@ -14,6 +14,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { DirectionalTableSource, TableSet } from "../planning/tableSource.ts";
 import { ByteLru } from "../search/byteLru.ts";
 import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
+import { shareDerivedCells } from "../search/directionalRaster.ts";
 import {
   HitCheckBuilder,
   type HitCheckTable,
@@ -136,7 +137,9 @@ export class DirectionalTableStore implements DirectionalTableSource {
         continue;
       }
       const { hit, heur } = unpackTables(new Uint8Array(gunzipSync(file)), true);
-      this.#shared.set(key, { key, hit, heur, bytes: tableSetBytes(hit, heur) });
+      // The search's row bitmasks too: derived once here instead of in every worker.
+      const derived = shareDerivedCells(hit);
+      this.#shared.set(key, { key, hit, heur, bytes: tableSetBytes(hit, heur) + derived });
       // A copy cached before (a query here) goes: the shared one answers from now on.
       this.#cache.delete(key);
     }

@@ -21,7 +21,7 @@ import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { adoptJumpTables, forgetJumpTables } from "../search/jumpPointSpace.ts";
 import { type SharedTableSet, tableStore } from "./directionalTables.ts";
-import { warmTableProfiles } from "./warmUp.ts";
+import { SHARED_NEIGHBORHOODS, warmTableProfiles } from "./warmUp.ts";
 
 /** Options of the pool. */
 export interface PoolOptions {
@@ -119,7 +119,7 @@ export class WorkerPool {
   /** Starts `size` workers. */
   constructor(opts: PoolOptions) {
     this.#opts = opts;
-    this.#tables = tableStore.loadShared(warmTableProfiles());
+    this.#tables = tableStore.loadShared(warmTableProfiles(SHARED_NEIGHBORHOODS));
     for (let i = 0; i < opts.size; i++) this.#slots.push(this.#spawn());
   }
 

@@ -69,14 +69,23 @@ function warmUpTask(
 export const WARM_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [24, 48];
 
 /**
- * The table profiles of the warm set: {@link WARM_NEIGHBORHOODS} for every built-in turning unit. The pool reads
- * them once into shared memory and posts them to its workers (service/directionalTables.ts).
+ * Neighbourhoods whose committed tables the pool shares with its workers: the warm set and Directional-8 (the
+ * hybrid's, ~0.1 MB a unit), so that no worker reads a copy of its own.
  */
-export function warmTableProfiles(): TableProfile[] {
+export const SHARED_NEIGHBORHOODS: readonly DirectionalNeighborhood[] = [8, 24, 48];
+
+/**
+ * The table profiles of `neighborhoods` (default {@link WARM_NEIGHBORHOODS}) for every built-in turning unit.
+ * The pool reads those of {@link SHARED_NEIGHBORHOODS} once into shared memory and posts them to its workers
+ * (service/directionalTables.ts).
+ */
+export function warmTableProfiles(
+  neighborhoods: readonly DirectionalNeighborhood[] = WARM_NEIGHBORHOODS,
+): TableProfile[] {
   const out: TableProfile[] = [];
   for (const unit of Object.values(BUILTIN_PROFILES)) {
     if (!(unit.turningRadius > 0)) continue;
-    for (const n of WARM_NEIGHBORHOODS) out.push(tableProfileOf(unit, n));
+    for (const n of neighborhoods) out.push(tableProfileOf(unit, n));
   }
   return out;
 }

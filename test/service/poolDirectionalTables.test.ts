@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WorkerPool } from "../../src/service/pool.ts";
 import { tableStore } from "../../src/service/directionalTables.ts";
-import { warmTableProfiles } from "../../src/service/warmUp.ts";
+import { SHARED_NEIGHBORHOODS, warmTableProfiles } from "../../src/service/warmUp.ts";
 import { tableKey } from "../../src/search/hitCheckTable.ts";
 
 describe("directional tables shared by the workers", () => {
@@ -17,8 +17,8 @@ describe("directional tables shared by the workers", () => {
   afterAll(() => pool.close());
 
   test("every worker adopts the warm set over shared memory and loads no copy of its own", async () => {
-    const keys = warmTableProfiles().map(tableKey).sort();
-    expect(keys.length).toBeGreaterThanOrEqual(8);
+    const keys = warmTableProfiles(SHARED_NEIGHBORHOODS).map(tableKey).sort();
+    expect(keys.length).toBeGreaterThanOrEqual(12);
     const stats = await pool.tableStats();
     expect(stats.length).toBe(2);
     for (const s of stats) {
