@@ -25,11 +25,12 @@ import { formatValue, ServiceError } from "./errors.ts";
 import { type LayerEntry, type MapVersion, VersionCache } from "./mapCache.ts";
 import { applyEdits, type PatchEvent, patchLayers, type TileEditSpec } from "./mapPatch.ts";
 import { MapFiles, type MapFs, type StoredMap } from "./mapPersistence.ts";
-import { type CommitResult, LocalBackend, type MapBackend, type WriteNote } from "./mapBackend.ts";
+import { LocalBackend, type MapBackend } from "./mapBackend.ts";
 import { SharedSync, type SyncHost } from "./mapSync.ts";
 import { checkMapKey, displayId } from "./mapKeys.ts";
 import { MapBuilder } from "./mapBuild.ts";
 import { type RegionsReady, VersionTables } from "./mapTables.ts";
+import { VersionWriter, WriteQueue } from "./mapVersions.ts";
 
 export type { LayerEntry, MapVersion } from "./mapCache.ts";
 export { builtinClasses, SECTOR_SIZE } from "./mapLayers.ts";
@@ -64,12 +65,6 @@ export interface MapStoreOptions {
   backend?: MapBackend;
 }
 
-/** How a new version is flagged. */
-interface VersionFlags {
-  builtin?: boolean;
-  ephemeral?: boolean;
-}
-
 /** The map store. */
 export class MapStore {
   readonly #opts: MapStoreOptions;
@@ -80,8 +75,10 @@ export class MapStore {
   readonly #sync: SharedSync | null;
   readonly #patchListeners = new Set<(e: PatchEvent) => void>();
   readonly #deleteListeners = new Set<(id: string) => void>();
-  /** The tail of each map id's queue of writes. */
-  readonly #queues = new Map<string, Promise<void>>();
+  /** Writes to one map id, one at a time. */
+  readonly #queue = new WriteQueue();
+  /** How versions are made, written and made the latest. */
+  readonly #versions: VersionWriter;
   /** Keys whose latest version is a built-in map (shared read-only with every tenant, see tenancy.ts). */
   readonly #builtins = new Set<string>();
   /** Hashes and builds big maps off this thread (started on first use). */
@@ -100,6 +97,7 @@ export class MapStore {
     this.#cache = new VersionCache(opts.budgetBytes, this.#backend !== null, opts.log);
     this.#tables = new VersionTables(this.#cache, this.#builder, opts.log);
     this.#sync = this.#backend?.shared ? new SharedSync(this.#syncHost(this.#backend)) : null;
+    this.#versions = new VersionWriter(this.#cache, this.#backend, this.#sync);
     // An ephemeral map dropped for room no longer exists: streams on it end as on a delete.
     this.#cache.onDropMap((id) => {
       for (const cb of this.#deleteListeners) cb(id);
@@ -176,7 +174,7 @@ export class MapStore {
     terrainInput: TerrainEntry[],
     flags: { builtin?: boolean; ephemeral?: boolean; persist?: boolean } = {},
   ): Promise<MapVersion> {
-    return this.#serial(id, () => this.#putNow(id, map, terrainInput, flags));
+    return this.#queue.serial(id, () => this.#putNow(id, map, terrainInput, flags));
   }
 
   async #putNow(
@@ -193,19 +191,19 @@ export class MapStore {
     let mv = this.#cache.peek(id, version);
     if (mv) {
       this.#cache.touch(mv);
-      await this.#makeLatest(mv, persist, null, { kind: "put" });
+      await this.#versions.makeLatest(mv, persist, null, { kind: "put" });
     } else {
-      const fresh = this.#record(id, version, map, terrainInput, flags);
+      const fresh = this.#versions.record(id, version, map, terrainInput, flags);
       // Refused for the budget before anything is written; tiles and the default layer (9 bytes a tile).
       this.#cache.roomFor(id, version, map.tiles.byteLength + 9 * map.width * map.height);
       // The layer builds while the map is written (the answer needs both); region tables of a big map follow
       // in the background (mapTables.ts).
       const [layer] = await Promise.all([
         this.#builder.layer(map),
-        this.#commit(fresh, persist, null, { kind: "put" }),
+        this.#versions.commit(fresh, persist, null, { kind: "put" }),
       ]);
       const t1 = performance.now();
-      mv = this.#newVersion(id, version, map, terrainInput, flags, (v) => {
+      mv = this.#versions.newVersion(id, version, map, terrainInput, flags, (v) => {
         this.#tables.addBuiltinRegions(v, this.#tables.buildLayer(v, map.terrain, layer));
       }, fresh);
       this.#cache.touch(mv);
@@ -221,21 +219,6 @@ export class MapStore {
   }
 
   /**
-   * Runs `fn` after every earlier write to map `id` settled (a per-id queue): concurrent patches apply in order
-   * and the file on disk always holds the latest acknowledged version; a delete waits for the write before it.
-   */
-  #serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.#queues.get(id) ?? Promise.resolve();
-    const run = prev.then(fn);
-    const tail = run.then(() => {}, () => {});
-    this.#queues.set(id, tail);
-    void tail.then(() => {
-      if (this.#queues.get(id) === tail) this.#queues.delete(id);
-    });
-    return run;
-  }
-
-  /**
    * Applies tile edits to the latest version of `id`, making a new version. Pass layers and region tables are
    * updated only where the edits reach. With `expectedVersion` the patch is conditional (FAILED_PRECONDITION
    * unless it is the latest when its turn in the map's write queue comes). Running requests keep the version
@@ -243,7 +226,7 @@ export class MapStore {
    */
   async patch(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
     checkMapKey(id, "map.id");
-    return await this.#serial(id, () => this.#patchNow(id, expectedVersion, edits));
+    return await this.#queue.serial(id, () => this.#patchNow(id, expectedVersion, edits));
   }
 
   async #patchNow(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
@@ -283,7 +266,7 @@ export class MapStore {
     const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
     const t0 = performance.now();
     const flags = { ephemeral: from.ephemeral };
-    const to = this.#newVersion(
+    const to = this.#versions.newVersion(
       id,
       version,
       map,
@@ -291,7 +274,7 @@ export class MapStore {
       flags,
       (to) => patchLayers(from, to, rects),
     );
-    const seq = await this.#makeLatest(to, true, from.version, { kind: "patch", rects });
+    const seq = await this.#versions.makeLatest(to, true, from.version, { kind: "patch", rects });
     if (seq === null) {
       if (expectedVersion !== "") {
         throw new ServiceError(
@@ -337,7 +320,7 @@ export class MapStore {
     const reload = latest !== undefined && (version === "" || version === latest || this.#backend?.shared) &&
       !cached && this.#backend;
     return reload
-      ? await this.#serial(id, () => this.#getNow(id, version, field))
+      ? await this.#queue.serial(id, () => this.#getNow(id, version, field))
       : await this.#getNow(id, version, field);
   }
 
@@ -423,7 +406,7 @@ export class MapStore {
    */
   async delete(id: string): Promise<boolean> {
     checkMapKey(id, "map.id");
-    return await this.#serial(id, async () => {
+    return await this.#queue.serial(id, async () => {
       await this.#sync?.catchUpNow(id, true);
       const latest = this.#cache.latest(id);
       if (latest === undefined) return false;
@@ -480,104 +463,12 @@ export class MapStore {
     await this.#backend?.close();
   }
 
-  /**
-   * The one way a version enters the cache (uploads, patches, reloads): the cached version if this content
-   * (`version`, its hash) is known, else a new record that `fill` gives its layers and tables, timed and added
-   * under the budget.
-   */
-  #newVersion(
-    id: string,
-    version: string,
-    map: GridMap,
-    terrainInput: TerrainEntry[],
-    flags: VersionFlags,
-    fill: (mv: MapVersion) => void,
-    record?: MapVersion,
-  ): MapVersion {
-    const known = this.#cache.peek(id, version);
-    if (known) return known;
-    const t0 = performance.now();
-    const mv = record ?? this.#record(id, version, map, terrainInput, flags);
-    fill(mv);
-    mv.buildMicros = Math.round((performance.now() - t0) * 1000);
-    this.#cache.add(mv);
-    return mv;
-  }
-
-  /** A new version's record, with no layers yet and not cached. */
-  #record(
-    id: string,
-    version: string,
-    map: GridMap,
-    terrainInput: TerrainEntry[],
-    flags: VersionFlags,
-  ): MapVersion {
-    return {
-      id,
-      version,
-      map,
-      terrainInput,
-      builtin: !!flags.builtin,
-      ephemeral: !!flags.ephemeral,
-      layers: new Map(),
-      overrideLayers: new Map(),
-      pins: 0,
-      lastUsed: this.#cache.tick(),
-      bytes: map.tiles.byteLength,
-      buildMicros: 0,
-    };
-  }
-
-  /**
-   * Persists a version when asked (unless built-in or ephemeral), then makes it the latest of its map. If the
-   * write fails the version is dropped (unless it was cached before) and the error thrown. With a shared
-   * backend the write is a compare-and-set against `expected` (null: any): null is returned, and nothing
-   * changed, if another process changed the latest version first. Otherwise the change counter (0 unshared).
-   */
-  async #makeLatest(
-    mv: MapVersion,
-    persist: boolean,
-    expected: string | null,
-    note: WriteNote,
-  ): Promise<number | null> {
-    let seq: number | null;
-    try {
-      seq = await this.#commit(mv, persist, expected, note);
-    } catch (e) {
-      if (mv.pins === 0) this.#cache.dropVersion(mv);
-      throw e;
-    }
-    if (seq === null) {
-      if (mv.pins === 0) this.#cache.dropVersion(mv);
-      return null;
-    }
-    this.#cache.setLatest(mv.id, mv.version);
-    return seq;
-  }
-
-  /**
-   * Writes a version to the backend when asked (unless built-in or ephemeral); the change counter (0 when
-   * nothing was written), or null if a shared backend's latest version was not `expected` (nothing written).
-   */
-  async #commit(
-    mv: MapVersion,
-    persist: boolean,
-    expected: string | null,
-    note: WriteNote,
-  ): Promise<number | null> {
-    if (!persist || mv.builtin || mv.ephemeral || !this.#backend) return 0;
-    const result: CommitResult = await this.#backend.commit(mv, expected, note);
-    if (!result.ok) return null;
-    this.#sync?.committed(mv.id, result.seq);
-    return result.seq;
-  }
-
   /** What the shared-store sync may do to this store. */
   #syncHost(backend: MapBackend): SyncHost {
     return {
       backend,
       cache: this.#cache,
-      serial: (id, fn) => this.#serial(id, fn),
+      serial: (id, fn) => this.#queue.serial(id, fn),
       pointTo: (id, version) => {
         this.#cache.setLatest(id, version);
         this.#builtins.delete(id);
@@ -599,7 +490,7 @@ export class MapStore {
       patchedVersion: (from, stored, rects) => {
         const { map, terrainInput } = stored;
         const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
-        const to = this.#newVersion(
+        const to = this.#versions.newVersion(
           from.id,
           version,
           map,
@@ -618,7 +509,7 @@ export class MapStore {
   #loadStored(stored: StoredMap, latest: boolean): MapVersion {
     const { id, map, terrainInput } = stored;
     const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
-    const mv = this.#newVersion(id, version, map, terrainInput, {}, (mv) => {
+    const mv = this.#versions.newVersion(id, version, map, terrainInput, {}, (mv) => {
       this.#tables.addBuiltinRegions(mv, this.#tables.buildLayer(mv, map.terrain));
     });
     this.#cache.touch(mv);
