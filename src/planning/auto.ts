@@ -22,7 +22,7 @@
  */
 import { dubinsLength } from "../geometry/dubins.ts";
 import { reedsSheppLength } from "../geometry/reedsShepp.ts";
-import { pathCost } from "../motion/pathCost.ts";
+import { type PathCost, pathCost } from "../motion/pathCost.ts";
 import { PlanBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
 import { directCurve, planCurved } from "./curved.ts";
@@ -93,18 +93,16 @@ export function costLowerBound(task: PlanTask, minCost: number): number {
   return Math.max(0, len - goal.tolerance) * minCost;
 }
 
-/** Why an answer is not provably good enough (for the message), or null when it is. */
-function notGoodEnough(out: PlanOutcome, ctx: PlanContext, task: PlanTask, bound: number): string | null {
-  const c = pathCost(out.segments, task.unit, ctx.layer(task.layerKey));
+/** Why an answer costing `c` is not provably good enough (for the message), or null when it is. */
+function notGoodEnough(c: PathCost, bound: number): string | null {
   if (c.reverseLength > 0) return `it reverses ${c.reverseLength.toFixed(1)} tiles`;
   if (c.cusps > 0) return `it has ${c.cusps} cusps`;
   if (c.total > bound * GOOD_ENOUGH) return `its cost is ${(c.total / bound).toFixed(2)}x a lower bound`;
   return null;
 }
 
-/** True when the answer neither reverses nor has cusps. */
-function drivesForward(out: PlanOutcome, ctx: PlanContext, task: PlanTask): boolean {
-  const c = pathCost(out.segments, task.unit, ctx.layer(task.layerKey));
+/** True when an answer costing `c` neither reverses nor has cusps. */
+function drivesForward(c: PathCost): boolean {
   return c.reverseLength === 0 && c.cusps === 0;
 }
 
@@ -181,9 +179,16 @@ function portfolio(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOu
   // pairs answered NO_LEGAL_PATH that Directional-48 solves). The fast lane does not run searches.
   if (hybrid.status === "cancelled" || (!found(hybrid) && task.fastLaneOnly)) return hybrid;
   const layer = ctx.layer(task.layerKey);
+  // Each answer is priced once (a 1,000-tile path costs ~0.1 ms a pricing; the loop asks several times).
+  const priced = new Map<PlanOutcome, PathCost>();
+  const costOf = (o: PlanOutcome) => {
+    let c = priced.get(o);
+    if (c === undefined) priced.set(o, c = pathCost(o.segments, task.unit, layer));
+    return c;
+  };
   const bound = costLowerBound(task, layer.minCost);
   const why = found(hybrid)
-    ? notGoodEnough(hybrid, ctx, task, bound)
+    ? notGoodEnough(costOf(hybrid), bound)
     : hybrid.status === "unreachable"
     ? "it found no grid route"
     : `it answered ${hybrid.status}`;
@@ -194,7 +199,7 @@ function portfolio(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOu
     return { ...hybrid, status: "budget", segments: [], message: `AUTO compares planners (${why})` };
   }
   let best = hybrid, bestN = 0;
-  let bestCost = found(hybrid) ? pathCost(hybrid.segments, task.unit, layer).total : Infinity;
+  let bestCost = found(hybrid) ? costOf(hybrid).total : Infinity;
   let expansions = hybrid.expansions;
   const tried: string[] = [`PLANNER_HYBRID ${found(hybrid) ? bestCost.toFixed(2) : hybrid.status} (${why})`];
   const neighborhoods = portfolioNeighborhoods(task.unit.turningRadius);
@@ -203,14 +208,14 @@ function portfolio(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOu
     const left = budget.expansionsLeft(expansions);
     if (budget.cancelled() || millis <= 0 || left <= 0) break;
     // A second neighbourhood (Directional-48, slower) only while the best answer still backs up.
-    if (n !== neighborhoods[0] && found(best) && drivesForward(best, ctx, task)) break;
+    if (n !== neighborhoods[0] && found(best) && drivesForward(costOf(best))) break;
     if (n === searched) {
       tried.push(`Directional-${n} (the hybrid's own last resort)`);
       continue;
     }
     const sub = new PlanBudget(left, Number.isFinite(millis) ? millis : 0, budget.cancel);
     // Any cheaper answer replaces one that backs up (no reverse where a forward path costs less).
-    const gain = found(best) && drivesForward(best, ctx, task) ? MIN_GAIN : 0;
+    const gain = found(best) && drivesForward(costOf(best)) ? MIN_GAIN : 0;
     const cap = Number.isFinite(bestCost) ? bestCost * (1 - gain) : undefined;
     const d = planDirectional(ctx, { ...task, planner: "directional", neighborhood: n }, sub, cap);
     expansions += d.expansions;
@@ -221,7 +226,7 @@ function portfolio(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOu
       );
       continue;
     }
-    const c = pathCost(d.segments, task.unit, layer).total;
+    const c = costOf(d).total;
     tried.push(`Directional-${n} ${c.toFixed(2)}`);
     if (c < bestCost - 1e-9) {
       best = d, bestN = n, bestCost = c;
@@ -234,7 +239,7 @@ function portfolio(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOu
   // No reverse where a forward path is cheaper: only an answer that still backs up pays for CURVED's forward
   // fit (grid route + curves, milliseconds). Run after the portfolio, it displaces no candidate and takes no
   // budget from them, so the cheapest by pathCost can only get cheaper.
-  if (pathCost(best.segments, task.unit, layer).reverseLength > 0) {
+  if (costOf(best).reverseLength > 0) {
     const fwd = forwardCandidate(ctx, task, budget, expansions);
     if (fwd !== null) {
       expansions += fwd.expansions;
@@ -242,7 +247,7 @@ function portfolio(ctx: PlanContext, task: PlanTask, budget: PlanBudget): PlanOu
       if (fwd.status !== "found" || fwd.segments.length === 0) {
         tried.push(`PLANNER_CURVED forward ${fwd.status}`);
       } else {
-        const c = pathCost(fwd.segments, task.unit, layer).total;
+        const c = costOf(fwd).total;
         tried.push(`PLANNER_CURVED forward ${c.toFixed(2)}`);
         if (c < bestCost - 1e-9) best = fwd, bestN = 0, bestCost = c;
       }
