@@ -102,6 +102,18 @@ export function timePath(
   const waitAt = (i: number, w: number): Segment[] => w > 0 ? [waitSegment(pieces[i].start, w)] : [];
   let budget = stops ? STOP_TRIES : 0;
   let lastHit: Conflict | null = null;
+  /**
+   * A unit standing for good in the way since now or before (one that arrived, or waits where it stands): no
+   * start delay gets past it. After the horizon nothing moves, so a check there meets only units standing for
+   * good: asked once the first start fails (before stops are tried), it spares the walk over delays up to the
+   * horizon (~35 checks) without costing a unit that can start at once a whole walk of its path.
+   */
+  const blockedForGood = (): Conflict | null => {
+    const late = check({ startTime: horizon, startPose: pose, segments: path }, horizon);
+    if (!late?.forever) return null;
+    const other = table.get(late.id)?.traj;
+    return other && (other.segments.length === 0 || trajectoryEnd(other) <= time) ? late : null;
+  };
 
   /** From rest at point i at `arrive` (having driven `prefix` from `start`): waits there, then drives on. */
   const from = (
@@ -133,6 +145,13 @@ export function timePath(
       if (hit.forever) return null;
       // Hit while standing here (a sample a whole step before it moves): waiting longer cannot help.
       if (hit.time < moveAt - dt || moveAt > horizon) return null;
+      if (depth === 0 && failed < 0) {
+        const stuck = blockedForGood();
+        if (stuck) {
+          lastHit = stuck;
+          return null;
+        }
+      }
       failed = w;
       if (depth >= MAX_STOPS) continue;
       // Stop short of the conflict and wait there.
@@ -171,18 +190,9 @@ export function timePath(
       }
     }
   };
-  // A unit standing for good in the way since now or before (one that arrived, or waits where it stands): no
-  // start delay gets past it, so the walk over delays up to the horizon (~35 checks) is skipped. After the
-  // horizon nothing moves, so a check there meets only units standing for good.
-  const late = check({ startTime: horizon, startPose: pose, segments: path }, horizon);
-  if (late?.forever) {
-    const other = table.get(late.id)?.traj;
-    if (other && (other.segments.length === 0 || trajectoryEnd(other) <= time)) {
-      return { traj: null, hit: late };
-    }
-  }
   const traj = from(0, time, time, [], 0);
-  // Each leg was checked from its own start on; the whole once more (cheap next to the search, and exact).
-  if (traj && check(traj, time) !== null) return { traj: null, hit: lastHit };
+  // Each leg was checked from its own start on; the whole once more (cheap next to the search, and exact). A
+  // timing without stops (the path itself) was checked whole from `time` already.
+  if (traj && traj.segments !== path && check(traj, time) !== null) return { traj: null, hit: lastHit };
   return { traj, hit: traj ? null : lastHit };
 }
