@@ -18,8 +18,9 @@ export interface Spec {
 
 /** The open field (bordered by walls) and the specs of the circle crossing with `n` soldiers. */
 export function circleScenario(n: number): { rows: string[]; specs: Spec[] } {
-  // 1.6 tiles between neighbours on the circle, radius at least 8.
-  const r = Math.max(8, (n * 1.6) / (2 * Math.PI));
+  // 2 tiles between neighbours on the circle (at least 1.3 once on tile centres: room to pass between two), radius
+  // at least 8.
+  const r = Math.max(8, (n * 2) / (2 * Math.PI));
   const side = Math.ceil(2 * r + 10), c = side / 2;
   const rows = Array.from(
     { length: side },
@@ -45,6 +46,6 @@ export function circleScenario(n: number): { rows: string[]; specs: Spec[] } {
 
 /** The note under the circle rows. */
 export const CIRCLE_NOTE =
-  "Circle: soldiers (disc r 0.3, 2 tiles/s) evenly on a circle (on tile centres, 1.6 tiles apart, radius at " +
+  "Circle: soldiers (disc r 0.3, 2 tiles/s) evenly on a circle (on tile centres, 2 tiles apart, radius at " +
   "least 8) in a walled open field, each through the centre to the tile 1.5 tiles beyond the point just past the " +
   "opposite one, all added at t = 0 over one Fleet stream.";

@@ -2,15 +2,16 @@
  * Detours around congestion (issue 12; the article's unit that "decelerates and replans around the problem
  * tile"). Timing alone (fleetScheduler.ts) keeps each unit's geometric path, so units whose paths all meet in
  * one place queue there. A unit that has not set out yet and would arrive much later than driving its path alone
- * gets alternative geometry: the places where its path meets the others when it sets out now (the reservation
- * table's first conflicts) are its problem spots; via points beside a spot, right-hand side first (the same side
- * for every unit, so crossing flows turn the same way, as on a roundabout: the article's "yield to the right"),
- * are planned by the fleet's planners in two legs (start to via, then via to goal from the first leg's end pose;
- * the planning layer takes no per-tile cost overlay, so "around these tiles" is asked as an intermediate goal),
- * the joined path is profiled as one drive and timed by the same scheduler against every reservation, and the
- * variant with the earliest arrival is kept (the current path re-timed included). Each committed trajectory is
- * checked against the whole table, so the fleet stays conflict-free whatever is kept. Bounded: units per round,
- * via points per unit, rounds.
+ * gets alternative geometry. Where its path meets the others when it sets out now (the middle of the reservation
+ * table's first conflicts) is its problem spot. Via points beside it at several offsets, on the right-hand side
+ * (the same side for every unit, so crossing flows turn one way, as on a roundabout: the article's "yield to the
+ * right"; the left only where the right is blocked), are planned by the fleet's planners in two legs (start to
+ * via, then via to goal from the first leg's end pose; the planning layer takes no per-tile cost overlay, so
+ * "around these tiles" is asked as an intermediate goal). The joined path is profiled as one drive and timed by
+ * the same scheduler against every reservation; the late units are re-timed in priority order, each taking its
+ * earliest-arriving variant (its current path included), and the round is kept only when the makespan they promise
+ * is shorter. Each committed trajectory is checked against the whole table, so the fleet stays conflict-free
+ * whatever is kept. Bounded: units per round, via points per unit, rounds, legs planned per pass.
  *
  * @module
  */
@@ -34,7 +35,7 @@ export type LegPlanner = (legs: DetourLeg[]) => Promise<(Segment[] | null)[]>;
 
 /** Bounds and map access of a detour pass. */
 export interface DetourOptions {
-  /** Late units given via points per round (0: no detours). */
+  /** Late units given via points per round (0: no detours; halved after a round that did not help). */
   maxUnits: number;
   /** Whether the unit's footprint fits at (x, y) on the map (some heading). */
   fits: (u: FleetUnitState, x: number, y: number) => boolean;
@@ -63,17 +64,17 @@ const LATE_SECONDS = 0.5;
  * straight distance from start to goal (a crowd where many paths meet grows with the distances they come from),
  * at least MIN_OFFSET tiles.
  */
-const OFFSETS = [0.15, 0.3, 0.5, 0.75];
+const OFFSETS = [0.1, 0.2, 0.3, 0.45, 0.6, 0.8];
 /** The smallest offset, tiles. */
 const MIN_OFFSET = 1.5;
-/** Most via points planned per unit and round. */
-const MAX_VIAS = 8;
 /** Conflicts (with distinct units) looked at to find a problem spot. */
 const SPOT_TRIES = 8;
 /** A variant must arrive at least this much earlier (seconds) to replace the current trajectory. */
 const GAIN = 0.05;
 /** Default rounds. */
 const ROUNDS = 8;
+/** Legs planned per pass: no round starts once this many were planned. */
+const MAX_PLANS = 4096;
 
 /** Sum of segment durations. */
 function duration(segs: readonly Segment[]): number {
@@ -121,9 +122,11 @@ function problemSpot(sched: FleetScheduler, u: FleetUnitState, pose: Pose, time:
 }
 
 /**
- * Via points beside `spot`, right-hand side first at each offset (y grows down the map, so the right of heading
- * h is h + pi/2), kept when the footprint fits there and the straight way through it could still arrive
- * before `late` (seconds of driving at top speed).
+ * Via points beside `spot`, one per offset: on the right-hand side (y grows down the map, so the right of heading h
+ * is h + pi/2; every unit passing a crowd on the same side makes the crossing flows turn one way, as on a
+ * roundabout, where passing on either side makes them cut through each other), on the left where the right one
+ * does not fit; kept when the footprint fits there and the straight way through it could still arrive before
+ * `late` (seconds of driving at top speed).
  */
 function viaPoints(
   u: FleetUnitState,
@@ -143,7 +146,7 @@ function viaPoints(
         u.unit.maxSpeed;
       if (drive >= late || !fits(u, v.x, v.y)) continue;
       out.push(v);
-      if (out.length >= MAX_VIAS) return out;
+      break;
     }
   }
   return out;
@@ -171,8 +174,10 @@ export async function detourLate(
   const stats: DetourStats = { tried: 0, plans: 0, improved: 0, detoured: 0 };
   if (opts.maxUnits <= 0) return { changed, stats };
   const detoured = new Set<string>();
-  for (let round = 0; round < (opts.rounds ?? ROUNDS); round++) {
-    // The latest units first when there are more than the bound; then re-timed in priority order.
+  let cap = opts.maxUnits;
+  for (let round = 0; round < (opts.rounds ?? ROUNDS) && cap > 0 && stats.plans < MAX_PLANS; round++) {
+    // The latest units (at most `cap`: halved after a round that did not help, to focus on the worst), then
+    // re-timed in priority order.
     const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number }[] = [];
     for (const u of sched.units.values()) {
       const pose = notSetOut(u, time);
@@ -184,7 +189,7 @@ export async function detourLate(
     }
     if (late.length === 0) break;
     late.sort((a, b) => b.by - a.by);
-    late.length = Math.min(late.length, opts.maxUnits);
+    late.length = Math.min(late.length, cap);
     late.sort((a, b) => a.u.order - b.u.order);
     stats.tried += late.length;
     const vias = late.map((l) => viaPoints(l.u, l.spot, l.pose, l.by, opts.fits));
@@ -210,7 +215,7 @@ export async function detourLate(
       const two = twos[j];
       if (two && two.length > 0) variants[p.i].push(joined(late[p.i].u, p.one, two));
     });
-    if (!resettle(sched, time, late, variants, changed, detoured)) break;
+    if (!resettle(sched, time, late, variants, changed, detoured)) cap = Math.floor(late.length / 2);
   }
   stats.improved = changed.size;
   stats.detoured = detoured.size;
