@@ -38,10 +38,12 @@ export class PlanContext {
   maxBuildTiles = Infinity;
 
   /**
-   * Complete grid routes of the task being planned, by search key (see gridRoute.ts's gridSearch), or null when
-   * routes are not shared. AUTO turns it on for its task: its hybrid, capped directional search and forward
-   * CURVED fit each ask for the same 4-connected route (a ~1,000-tile route on 1024^2 costs 3-8 ms a search).
-   * Only for one task at a time: the layer may be patched between tasks.
+   * Routes of the task being planned, by key, or null when routes are not shared: complete grid routes (see
+   * gridRoute.ts's gridSearch) and the hybrid's corridor refinement (directional.ts's corridorKey). AUTO turns
+   * it on for its task: its hybrid, capped directional search and forward CURVED fit each ask for the same
+   * 4-connected route (a ~1,000-tile route on 1024^2 costs 3-8 ms a search), and on long queries the hybrid's
+   * fallback and the capped search refine the same corridor. Only for one task at a time: the layer may be
+   * patched between tasks.
    */
   routes: Map<string, unknown> | null = null;
 

@@ -44,11 +44,11 @@ export function gridSearch(
   // Shared within one task (PlanContext.sharingRoutes): a complete answer (a path or none) does not depend on
   // the budget, so a later search for the same route takes it without expansions.
   const key = `${task.layerKey}|${clearance}|${neighborhood}|${task.startTile}|${task.goalTile}`;
-  const known = routes.get(key) as GridSearch | undefined;
-  if (known !== undefined) return { ...known, expansions: 0 };
-  const r = search(ctx, layer, task, neighborhood, clearance, budget);
-  if (r.status === "found" || r.status === "unreachable") routes.set(key, r);
-  return r;
+  const known = routes.get(key) as { layer: PassLayer; route: GridSearch } | undefined;
+  if (known !== undefined && known.layer === layer) return { ...known.route, expansions: 0 };
+  const route = search(ctx, layer, task, neighborhood, clearance, budget);
+  if (route.status === "found" || route.status === "unreachable") routes.set(key, { layer, route });
+  return route;
 }
 
 /** {@link gridSearch} without sharing. */

@@ -47,6 +47,8 @@ describe("grid routes shared within one task", () => {
       expect(gridSearch(ctx, layer, task, 8, big()).expansions).toBeGreaterThan(0);
       const near = taskOf(layer, tank, start, { x: 10.5, y: 3.5 });
       expect(gridSearch(ctx, layer, near, 4, big()).expansions).toBeGreaterThan(0);
+      // Another layer under the same key (a patched version, say) is searched, not answered from the first.
+      expect(gridSearch(ctx, layerOf(doorRows()), task, 4, big()).expansions).toBeGreaterThan(0);
     });
     expect(ctx.routes).toBeNull();
   });
