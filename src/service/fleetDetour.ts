@@ -72,7 +72,7 @@ const SPOT_TRIES = 8;
 /** A variant must arrive at least this much earlier (seconds) to replace the current trajectory. */
 const GAIN = 0.05;
 /** Default rounds. */
-const ROUNDS = 8;
+const ROUNDS = 4;
 /** Legs planned per pass: no round starts once this many were planned. */
 const MAX_PLANS = 4096;
 
