@@ -5,8 +5,10 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 
 const SHARED = resolve(import.meta.dirname ?? ".", "../../shared/data/movingai");
 
@@ -124,4 +126,41 @@ export function longestPair(tiles: Uint8Array, side: number, nearSteps = 1000): 
     near: xy(near < 0 ? last : near),
     short: xy(short < 0 ? last : short),
   };
+}
+
+/** A hash of every file under src/ (what a planner's result can depend on), computed once per process. */
+let sourceHash: string | undefined;
+function srcHash(): string {
+  if (sourceHash) return sourceHash;
+  const root = resolve(import.meta.dirname ?? ".", "../src");
+  const h = createHash("sha256");
+  const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).sort();
+  for (const f of files) h.update(f).update(readFileSync(join(root, f)));
+  return (sourceHash = h.digest("hex").slice(0, 16));
+}
+
+/**
+ * `compute()`'s JSON value, kept under the OS temp dir (arcpath-bench-cache/) per content of src/ and `key`:
+ * a deterministic result that takes long (a full-search cost reference: 10-30 s) is computed again only when
+ * the code changes; values `keep` refuses (a search cut by its time budget) are not kept. `cached` says whether
+ * it came from an earlier run.
+ */
+export function cachedBySource<T>(
+  key: string,
+  compute: () => T,
+  keep: (value: T) => boolean = () => true,
+): { value: T; cached: boolean } {
+  const dir = join(tmpdir(), "arcpath-bench-cache");
+  const file = join(dir, `${key.replace(/[^A-Za-z0-9._-]/g, "_")}-${srcHash()}.json`);
+  try {
+    return { value: JSON.parse(readFileSync(file, "utf8")) as T, cached: true };
+  } catch {
+    // Not cached yet (or unreadable): compute it.
+  }
+  const value = compute();
+  if (!keep(value)) return { value, cached: false };
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${file}.tmp-${Deno.pid}`, JSON.stringify(value));
+  renameSync(`${file}.tmp-${Deno.pid}`, file);
+  return { value, cached: false };
 }
