@@ -104,7 +104,7 @@ async function whenPrepared(srv: TestServer, mapId: string): Promise<number> {
   for (let i = 0; i < 6000; i++) {
     const info = await call(srv.client, "GetMap", { map: { id: mapId } });
     if (!info.preparing) return performance.now();
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`map ${mapId} still preparing after 120 s`);
 }

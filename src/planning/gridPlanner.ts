@@ -38,7 +38,12 @@ export function planGridOrSmooth(
     return planOutcome(task.planner, {
       status: search.status === "budget" ? "budget" : "unreachable",
       expansions: search.expansions,
-      message: search.status === "budget" ? "search budget exhausted before any progress" : "no path",
+      message: search.status !== "budget"
+        ? "no path"
+        : search.preparing
+        ? `time budget exhausted while ${search.preparing} (a one-off per worker; the next request goes on ` +
+          "from where this one stopped)"
+        : "search budget exhausted before any progress",
     });
   }
   const path = search.path;

@@ -22,6 +22,8 @@ export interface GridSearch {
   status: "found" | "budget" | "cancelled" | "unreachable";
   /** Expansions. */
   expansions: number;
+  /** What the budget went to when it ran out before the search began (a one-off table build), if so. */
+  preparing?: string;
 }
 
 /**
@@ -69,7 +71,13 @@ function search(
       : null)
     : ctx.grid.configure(layer, clearance, neighborhood, task.goalTile);
   if (space === null) {
-    return { path: null, status: budget.cancelled() ? "cancelled" : "budget", expansions: 0 };
+    const status = budget.cancelled() ? "cancelled" : "budget";
+    // Stopped in the build, or (inline lane) not allowed to build: only the first is worth telling.
+    const built = layer.width * layer.height <= ctx.maxBuildTiles || hasJumpTables(layer, clearance);
+    const preparing = built
+      ? `preparing this map version's jump tables for clearance class ${clearance}`
+      : undefined;
+    return { path: null, status, expansions: 0, ...(preparing ? { preparing } : {}) };
   }
   const r = astar(space, ctx.workspace, [task.startTile], budget.limits(), ctx.result);
   const tilePath = (state: number) => {
