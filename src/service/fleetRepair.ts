@@ -25,9 +25,13 @@ import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 /** The ways tried in turn: the late unit drives on after this many seconds, or ("stand") stands where it is. */
 const WAYS: readonly (number | "stand")[] = [0, "stand", 2, 4, 8];
 
-/** Units of a way that may find no start before the way is given up as a cascade (and a share of the fleet). */
-const MAX_STUCK = 12;
-const MAX_STUCK_SHARE = 0.04;
+/**
+ * Units of a way that may find no start before the way is given up as a cascade (or this share of the fleet, if
+ * more). Warehouse, 300 robots, 30 delays in-process: 6 and 12 leave the same units waiting; 6 gives a cascade up
+ * sooner (worst repair 517 vs 817 ms CPU, 90th percentile 113 vs 131 ms).
+ */
+const MAX_STUCK = 6;
+const MAX_STUCK_SHARE = 0.02;
 
 /**
  * Repairs the schedule for late unit `u`, standing at `at` on its path at `time` with `u.path` what is left of it;
