@@ -176,7 +176,8 @@ export class SearchWorkspace {
    * flat arrays and the page pool regrow on the next search that needs them. Returns the bytes let go.
    */
   release(keepBytes: number): number {
-    let freed = this.pages.release(keepBytes);
+    let freed = this.pages.release(keepBytes) + this.heap.release(keepBytes) +
+      this.pagedHeap.release(keepBytes);
     const flat = 32 * this.g.length;
     if (flat > keepBytes) {
       this.g = new Float64Array(0);

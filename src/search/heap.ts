@@ -37,6 +37,19 @@ export class IndexedMinHeap {
     this.pos = pos;
   }
 
+  /**
+   * Between searches: empties the heap and, when its slots hold more than `keepBytes`, goes back to the initial
+   * capacity (a long search's open list can reach millions of slots). Returns the bytes let go.
+   */
+  release(keepBytes: number): number {
+    this.size = 0;
+    const bytes = this.items.byteLength + this.keys.byteLength;
+    if (bytes <= keepBytes || this.items.length <= INITIAL_CAPACITY) return 0;
+    this.items = new Int32Array(INITIAL_CAPACITY);
+    this.keys = new Float64Array(2 * INITIAL_CAPACITY);
+    return bytes - this.items.byteLength - this.keys.byteLength;
+  }
+
   /** Empties the heap in O(1); stale `pos` entries are never read for states not pushed again. */
   clear(): void {
     this.size = 0;
