@@ -7,7 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, MapStore } from "../../src/service/mapStore.ts";
-import { checkMapId, MapFiles } from "../../src/service/mapPersistence.ts";
+import { checkMapId, encodeMap, encodeMapBytes, MapFiles } from "../../src/service/mapPersistence.ts";
+import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
+import type { MapVersion } from "../../src/service/mapCache.ts";
 import { ServiceError } from "../../src/service/errors.ts";
 
 const TEXT = "type octile\nheight 3\nwidth 4\nmap\n..@.\n.T..\n....\n";
@@ -79,6 +81,21 @@ describe("MapFiles", () => {
     expect(await store.loadPersisted()).toBe(1);
     expect(store.ids()).toEqual(["small"]);
     expect(logged).toContain(`skipping unreadable persisted map ${join(dir, "maps", "bad.json")}`);
+  });
+
+  test("the file's bytes are the record's text as UTF-8, byte for byte", () => {
+    for (const side of [1, 3, 64]) {
+      const tiles = new Uint8Array(side * side).map((_, i) => (i % 7 === 0 ? 64 : 46 + (i % 3)));
+      const terrainInput = [{ code: 47, cost: 2.5 }];
+      const terrain = withOverrides(movingAiTerrain(), terrainInput);
+      const mv = {
+        id: 'tenants/t\u00e9/x"y',
+        version: "0123456789abcdef",
+        map: { width: side, height: side, tiles, terrain },
+        terrainInput,
+      } as unknown as MapVersion;
+      expect(encodeMapBytes(mv)).toEqual(new TextEncoder().encode(encodeMap(mv)));
+    }
   });
 
   test("map ids are 1-128 characters of [A-Za-z0-9._-], never . or ..", () => {
