@@ -69,12 +69,12 @@ interface Job {
   trace?: JobTrace | null;
 }
 
-/** A worker's directional tables (see WorkerReply "tableStats"). */
-export type WorkerTableStats = Omit<Extract<WorkerReply, { type: "tableStats" }>, "type">;
+/** A worker's directional tables and idle releases (see WorkerReply "stats"). */
+export type WorkerStats = Omit<Extract<WorkerReply, { type: "stats" }>, "type">;
 
 interface Slot {
-  /** Answers to "tableStats" requests, in order. */
-  statsWaiting: ((s: WorkerTableStats) => void)[];
+  /** Answers to "stats" requests, in order. */
+  statsWaiting: ((s: WorkerStats) => void)[];
   /** Preparations posted to this worker and not answered yet, by id (resolved with the bytes built). */
   preparing: Map<number, (bytes: number) => void>;
   worker: Worker;
@@ -151,13 +151,13 @@ export class WorkerPool {
     return this.#tables.reduce((n, t) => n + t.bytes, 0);
   }
 
-  /** Each live worker's directional tables (stats and tests). */
-  tableStats(): Promise<WorkerTableStats[]> {
+  /** Each live worker's directional tables and idle releases (stats and tests). */
+  workerStats(): Promise<WorkerStats[]> {
     return Promise.all(
       this.#slots.filter((s) => s.alive).map((s) =>
-        new Promise<WorkerTableStats>((resolve) => {
+        new Promise<WorkerStats>((resolve) => {
           s.statsWaiting.push(resolve);
-          s.worker.postMessage({ type: "tableStats" } satisfies WorkerRequest);
+          s.worker.postMessage({ type: "stats" } satisfies WorkerRequest);
         })
       ),
     );
@@ -397,7 +397,7 @@ export class WorkerPool {
 
   #onReply(slot: Slot, msg: WorkerReply): void {
     if (msg.type === "publish") return this.#onPublished(slot, msg);
-    if (msg.type === "tableStats") {
+    if (msg.type === "stats") {
       const { type: _, ...stats } = msg;
       slot.statsWaiting.shift()?.(stats);
       return;

@@ -87,13 +87,17 @@ const IDLE_RELEASE_MS = 1000;
 /** Scratch let go beyond which the release also collects now (the arrays are freed only by a collection). */
 const COLLECT_AFTER_BYTES = 4 << 20;
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
+/** Bytes of query scratch the idle releases let go so far (stats). */
+let scratchReleased = 0;
 
 /** (Re)starts the idle countdown after a job. */
 function releaseWhenIdle(): void {
   clearTimeout(idleTimer);
   idleTimer = setTimeout(() => {
     idleTimer = undefined;
-    if (releaseScratch(ctx) <= COLLECT_AFTER_BYTES) return;
+    const released = releaseScratch(ctx);
+    scratchReleased += released;
+    if (released <= COLLECT_AFTER_BYTES) return;
     collectNow();
     // The arrays are freed by V8's background sweeper after the collection; then malloc may give them back.
     idleTimer = setTimeout(() => {
@@ -106,8 +110,8 @@ function releaseWhenIdle(): void {
 /** True once the warm-up ran (on the first message: the pool's shared tables come first). */
 let warmed = false;
 
-/** This worker's directional tables, for the pool's stats and tests. */
-function tableStats(): WorkerReply {
+/** This worker's directional tables and idle releases, for the pool's stats and tests. */
+function workerStats(): WorkerReply {
   const shared = tableStore.sharedSets().map((set) => ({
     key: set.key,
     sharedMemory: [set.heur.values, ...Object.values(set.hit)].every((v) =>
@@ -115,7 +119,7 @@ function tableStats(): WorkerReply {
     ),
     firstHeuristic: set.heur.values[0],
   }));
-  return { type: "tableStats", ownBytes: tableStore.bytes, shared };
+  return { type: "stats", ownBytes: tableStore.bytes, shared, scratchReleased };
 }
 
 self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
@@ -126,8 +130,8 @@ self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
     warmed = true;
     warmUpPlanners(tableStore);
   }
-  if (msg.type === "tableStats") {
-    self.postMessage(tableStats());
+  if (msg.type === "stats") {
+    self.postMessage(workerStats());
   } else if (msg.type === "share") {
     const data = msg.data as { kind?: string } | null;
     if (data && (data.kind === "graph" || data.kind === "jumps")) adopt(data as PublishedTable);

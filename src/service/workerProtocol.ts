@@ -24,8 +24,8 @@ export type WorkerRequest =
   | { type: "drop"; keys: string[] }
   /** The directional tables read once over shared memory (the pool's first message; the warm-up waits for it). */
   | { type: "tables"; sets: SharedTableSet[] }
-  /** Test and stats hook: answer "tableStats". */
-  | { type: "tableStats" }
+  /** Stats and test hook: answer "stats". */
+  | { type: "stats" }
   | { type: "job"; jobId: number; cancel: Int32Array; task: PlanTask }
   /** Build the search tables of a layer's region tables now (hierarchy, landmarks, jump tables). */
   | { type: "prepare"; prepareId: number; layerKey: string; regionKeys: string[] };
@@ -38,12 +38,14 @@ export type WorkerReply =
   | { type: "prepared"; prepareId: number; millis: number; bytes: number; error?: string }
   /**
    * The worker's directional tables: `ownBytes` in its own cache, `shared` the adopted sets (key, whether every
-   * array is a view of a SharedArrayBuffer, the first heuristic value: tests see a write made elsewhere).
+   * array is a view of a SharedArrayBuffer, the first heuristic value: tests see a write made elsewhere); and
+   * `scratchReleased`, the query scratch its idle releases let go so far (bytes).
    */
   | {
-    type: "tableStats";
+    type: "stats";
     ownBytes: number;
     shared: { key: string; sharedMemory: boolean; firstHeuristic: number }[];
+    scratchReleased: number;
   }
   /**
    * A table this worker built (for a job or a preparation), to share with the others under `key`; `deps` are
