@@ -51,6 +51,13 @@ export class AbstractSpace implements SearchSpace {
   private activeLandmarks = new Int32Array(0);
   private activeCount = 0;
   private landmarkToGoal = new Float64Array(0);
+  /**
+   * landmarkToGoal less the landmarks' base distances of region {@link baseRegion} (the graph stores each
+   * landmark distance as region base + node delta): the heuristic of that region's nodes then reads only the
+   * deltas. Successive calls are mostly for one region (a node's successors are its region mates).
+   */
+  private toGoalLessBase = new Float64Array(0);
+  private baseRegion = -1;
   /** Also use the reverse landmark bound (symmetric costs only). */
   private symmetric = false;
   /**
@@ -138,9 +145,11 @@ export class AbstractSpace implements SearchSpace {
     this.activeCount = 0;
     this.symmetric = graph.uniformCost;
     if (count === 0) return;
+    this.baseRegion = -1;
     if (this.activeLandmarks.length < count) {
       this.activeLandmarks = new Int32Array(count);
       this.landmarkToGoal = new Float64Array(count);
+      this.toGoalLessBase = new Float64Array(count);
     }
     const d = graph.landmarkDistance;
     const base = graph.landmarkBase;
@@ -241,14 +250,21 @@ export class AbstractSpace implements SearchSpace {
     const graph = this.graph!;
     const count = graph.landmarkCount;
     const d = graph.landmarkDistance;
-    const base = graph.landmarkBase;
     const row = state * count;
-    const regionRow = graph.nodeRegion[state] * count;
-    const toGoal = this.landmarkToGoal;
     const landmarks = this.activeLandmarks;
+    const lessBase = this.toGoalLessBase;
+    const region = graph.nodeRegion[state];
+    if (region !== this.baseRegion) {
+      // Integers below 2^53 (or -Infinity for a region a landmark misses): (toGoal - base) - delta is exactly
+      // toGoal - (base + delta).
+      const base = graph.landmarkBase;
+      const toGoal = this.landmarkToGoal;
+      const regionRow = region * count;
+      for (let a = 0; a < active; a++) lessBase[a] = toGoal[a] - base[regionRow + landmarks[a]];
+      this.baseRegion = region;
+    }
     for (let a = 0; a < active; a++) {
-      const l = landmarks[a];
-      const diff = toGoal[a] - (base[regionRow + l] + d[row + l]);
+      const diff = lessBase[a] - d[row + landmarks[a]];
       if (diff > h) h = diff;
       else if (this.symmetric && -diff > h) h = -diff;
     }
