@@ -199,7 +199,14 @@ export class MapStore {
       // The layer builds while the map is written (the answer needs both); region tables of a big map follow
       // in the background (mapTables.ts).
       const [layer] = await Promise.all([
-        this.#builder.layer(map),
+        // A builder that failed must not fail an upload whose write may have landed: built inline instead.
+        this.#builder.layer(map).catch((e) => {
+          this.#opts.log?.(
+            { map: id, version, err: String(e) },
+            "map builder failed; building the layer here",
+          );
+          return null;
+        }),
         this.#versions.commit(fresh, persist, null, { kind: "put" }),
       ]);
       const t1 = performance.now();

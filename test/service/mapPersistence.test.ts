@@ -86,7 +86,7 @@ describe("MapFiles", () => {
   test("the file's bytes are the record's text as UTF-8, byte for byte", () => {
     for (const side of [1, 3, 64]) {
       const tiles = new Uint8Array(side * side).map((_, i) => (i % 7 === 0 ? 64 : 46 + (i % 3)));
-      const terrainInput = [{ code: 47, cost: 2.5 }];
+      const terrainInput = [{ code: 47, cost: 2.5, impassable: false, road: true }];
       const terrain = withOverrides(movingAiTerrain(), terrainInput);
       const mv = {
         id: 'tenants/t\u00e9/x"y',
