@@ -239,7 +239,7 @@ function makespan(units: readonly FleetUnitState[]): number {
  * Prioritised planning among the late units with their alternatives: each stands at its start, then in order of
  * addition each takes the earliest-arriving timing of its path or a variant against the whole table (or, with
  * none, its trajectory from before if that still keeps clear). When the makespan they promise (see makespan) is
- * not shorter than before, everything is put back. Returns whether
+ * not shorter than before, or more of them are left standing, everything is put back. Returns whether
  * anything changed.
  */
 function resettle(
@@ -252,7 +252,7 @@ function resettle(
 ): boolean {
   const units = late.map((l) => l.u);
   const saved = units.map((u) => ({ traj: u.traj, path: u.path, status: u.status, message: u.message }));
-  const before = makespan(units);
+  const before = makespan(units), waitingBefore = units.filter((u) => u.traj.segments.length === 0).length;
   for (const l of late) {
     sched.table.remove(l.u.id);
     sched.commit(l.u, standing(l.pose, time));
@@ -277,7 +277,9 @@ function resettle(
     sched.commit(u, best ?? standing(l.pose, time));
   });
   const after = makespan(units);
-  const better = after < before - GAIN;
+  // Never more units left standing (they are retried after everyone, at times no estimate knows).
+  const better = after < before - GAIN &&
+    units.filter((u) => u.traj.segments.length === 0).length <= waitingBefore;
   units.forEach((u, i) => {
     if (!better) {
       sched.table.remove(u.id);
