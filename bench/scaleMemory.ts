@@ -7,7 +7,8 @@
  * first queries (state kept where no walk reaches it counts too), with walk-based detail rows inside them.
  * The directional tables every worker uses (D-8, D-24 and D-48 of the built-in turning units) are read once into
  * shared memory by the pool's thread and adopted by the workers (service/pool.ts): one shared row. A worker lets
- * go of its query scratch after 1 s idle (planning/scratch.ts): the last rows show what it holds then.
+ * go of its query scratch after 1 s idle (planning/scratch.ts): the last rows show what it holds then. The
+ * planners are warmed up first, as a worker does before its first job.
  *
  * @module
  */
@@ -24,7 +25,7 @@ import { type PlannerName, planTask } from "../src/planning/task.ts";
 import { abstractGraphFor } from "../src/planning/hierarchical.ts";
 import { straightJumps } from "../src/search/jumpPointSpace.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
-import { SHARED_NEIGHBORHOODS, warmTableProfiles } from "../src/service/warmUp.ts";
+import { SHARED_NEIGHBORHOODS, warmTableProfiles, warmUpPlanners } from "../src/service/warmUp.ts";
 import { releaseScratch } from "../src/planning/scratch.ts";
 import { trimMalloc } from "../src/service/mallocTrim.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
@@ -77,6 +78,11 @@ export function memoryBreakdown(side: number): string {
 
   // What the pool does at start: the warm tables once, in shared memory (held once, whatever the workers).
   tableStore.loadShared(warmTableProfiles(SHARED_NEIGHBORHOODS));
+  // A worker warms up before its first job (service/worker.ts): the planning code compiled then (several MB of
+  // code and heap, the same on any map) is not the map's, so it is not in the growth rows below.
+  warmUpPlanners(tableStore);
+  resident();
+  const external0 = Deno.memoryUsage().external;
   rows.push([
     "directional tables (D-8, D-24, D-48 of the built-in turning units)",
     tableStore.sharedBytes,
@@ -152,6 +158,14 @@ export function memoryBreakdown(side: number): string {
     "per worker",
   ]);
   const idleBytes = Math.max(0, workerBytes - fall);
+  // Array buffers are external memory: what the worker still holds in them after the release (the shared jump
+  // tables and graphs built meanwhile left out), without the resident set's noise (V8 heap, code, malloc).
+  const arraysHeld = Deno.memoryUsage().external - external0 - jumps - graphs;
+  rows.push([
+    "per-worker array buffers still held after the release (external memory)",
+    arraysHeld,
+    "detail",
+  ]);
   const lines = [
     `Memory by part, ${side}x${side} tiled city map (${n} tiles), one worker's planning state after GRID and ` +
     "HIERARCHICAL queries (agent and tank, longest pair) and DIRECTIONAL and HYBRID (tank, ~1000 steps).",

@@ -54,6 +54,8 @@ export const EAGER_AREA = 128 * 128;
 const strideCaches = new WeakMap<HitCheckTable, Map<number, StrideCache>>();
 /** Window widths whose offsets are kept per table (see localOffsets). */
 const STRIDES_KEPT = 4;
+/** Every table's offset cache, so that an idle release can empty them (a WeakMap cannot be walked). */
+const strideCacheMaps = new Set<Map<number, StrideCache>>();
 const rowMaskCache = new WeakMap<HitCheckTable, RowMasks | null>();
 
 /** Largest maxReach the row bitmasks support (2 * 15 + 1 bits fit a signed 32-bit word). */
@@ -172,6 +174,7 @@ function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
   // Directional-48 table (its row offsets), per worker, so the oldest goes past STRIDES_KEPT (was 32: up to 23 MB).
   if (byStride.size >= STRIDES_KEPT) byStride.delete(byStride.keys().next().value!);
   byStride.set(stride, out);
+  strideCacheMaps.add(byStride);
   return out;
 }
 
@@ -257,8 +260,15 @@ export class WindowRaster {
    * (the next query regrows them). Returns the bytes let go.
    */
   release(keepBytes: number): number {
+    // The tables' window offsets too (up to STRIDES_KEPT widths per table, ~0.7 MB each for Directional-48).
+    let offsets = 0;
+    for (const byStride of strideCacheMaps) {
+      for (const c of byStride.values()) offsets += c.transitionLocal.byteLength + c.rowLocal.byteLength;
+      byStride.clear();
+    }
+    strideCacheMaps.clear();
     const before = this.bytes;
-    if (before <= keepBytes) return 0;
+    if (before <= keepBytes) return offsets;
     this.open = new Uint8Array(0);
     this.cost = new Float32Array(0);
     this.nodeOk = new Uint8Array(0);
@@ -275,7 +285,7 @@ export class WindowRaster {
     this.roadOpen = new Uint8Array(0);
     this.roadClearance = new Float32Array(0);
     this.roadWindow = null;
-    return before - this.bytes;
+    return offsets + before - this.bytes;
   }
 
   /** Rasters the query's window lazily: O(1) here, each block of tiles on first use (see {@link ensureAround}). */
