@@ -264,9 +264,11 @@ export class WindowRaster {
     let offsets = 0;
     for (const byStride of strideCacheMaps) {
       for (const c of byStride.values()) offsets += c.transitionLocal.byteLength + c.rowLocal.byteLength;
-      byStride.clear();
     }
-    strideCacheMaps.clear();
+    if (offsets > keepBytes) {
+      for (const byStride of strideCacheMaps) byStride.clear();
+      strideCacheMaps.clear();
+    } else offsets = 0;
     const before = this.bytes;
     if (before <= keepBytes) return offsets;
     this.open = new Uint8Array(0);
