@@ -1,7 +1,7 @@
 /**
  * Stream benchmarks over real gRPC: time to the first and the refined update on long queries, and replans per
- * second while patches land on a map many streams are following, and a long tank stream's PARTIAL first part
- * against its whole path and against one Plan of the same query (issue 13 item 1).
+ * second while patches land on a map many streams are following, and long tank streams (DIRECTIONAL, HYBRID,
+ * AUTO): their first update (drivable or not) and last against one Plan of the same query (issue 13 item 1).
  *
  * @module
  */
@@ -63,8 +63,8 @@ export async function benchStream(seconds = 5): Promise<string> {
       "",
     );
 
-    // 1b. A long tank stream (issue 13 item 1): the PARTIAL first part, the whole after the appended rest, and
-    // the peer, one Plan (PLANNER_DIRECTIONAL) of the same query, in the same run; quality: the whole's cost over the Plan's.
+    // 1b. Long tank streams (issue 13 item 1): the first update, the last, and the peer, one Plan of the same
+    // request, in the same run; quality: the final path's cost over the Plan's.
     out.push(await tankPrefix(srv.client));
 
     // 2. Replans per second: 100 streams cross a 128x128 field; walls appear and vanish across their paths.
@@ -123,7 +123,41 @@ export async function benchStream(seconds = 5): Promise<string> {
   return out.join("\n");
 }
 
-/** Long tank streams on tiled room maps: time to the PARTIAL first update and to the whole, against a Plan. */
+/**
+ * True when wire segments are drivable by a unit of turning radius `r`: every curvature within 1/r and every
+ * joint continuous in position and heading (a grid path's corners are turns in place: not drivable).
+ */
+function drivable(segs: Any[], r: number): boolean {
+  const wrap = (a: number) => Math.atan2(Math.sin(a), Math.cos(a));
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i],
+      k = s.curvature ?? 0,
+      d = s.direction ?? 1,
+      h0 = s.start.heading ?? 0,
+      len = s.length ?? 0;
+    if (Math.abs(k) > 1 / r + 1e-9) return false;
+    if (i + 1 === segs.length) break;
+    const h = h0 + d * k * len;
+    const x = k === 0
+      ? (s.start.x ?? 0) + d * len * Math.cos(h0)
+      : (s.start.x ?? 0) + (Math.sin(h) - Math.sin(h0)) / k;
+    const y = k === 0
+      ? (s.start.y ?? 0) + d * len * Math.sin(h0)
+      : (s.start.y ?? 0) - (Math.cos(h) - Math.cos(h0)) / k;
+    const n = segs[i + 1].start;
+    if (Math.hypot(x - (n.x ?? 0), y - (n.y ?? 0)) > 1e-3 || Math.abs(wrap(h - (n.heading ?? 0))) > 1e-3) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Long tank streams on tiled room maps, for DIRECTIONAL, HYBRID and AUTO (issue 13 item 1): time to the first
+ * update (is it drivable, whose is it) and to the last, against one Plan of the same request in the same run
+ * (the peer); quality: the stream's final path cost over the Plan's. A stream's last update is the one after
+ * which it stays quiet for {@link QUIET_MS}.
+ */
 async function tankPrefix(client: Any): Promise<string> {
   const maps = [
     {
@@ -139,62 +173,68 @@ async function tankPrefix(client: Any): Promise<string> {
       goal: { x: 1007.5, y: 1007.5 },
     },
   ];
+  const r = 1.5; // the tank's turning radius (src/units/profiles.ts)
   const lines = [
-    "| long tank stream (PLANNER_DIRECTIONAL), 5 runs | first update ms | whole path ms | Plan ms (peer) | first / Plan | " +
-    "first part tiles | whole cost / Plan cost |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| long tank stream, 5 runs (medians) | first update | first drivable | first ms | last ms | Plan ms (peer) | " +
+    "first / Plan | last cost / Plan cost |",
+    "|---|---|---|---:|---:|---:|---:|---:|",
   ];
   for (const m of maps) {
     const text = `type octile\nheight ${m.rows.length}\nwidth ${m.rows[0].length}\nmap\n${
       m.rows.join("\n")
     }\n`;
     await unary(client, "PutMap", { id: m.id, movingai: text });
-    const req = {
-      map: { id: m.id },
-      unit: { name: "tank" },
-      start: m.start,
-      goal: m.goal,
-      planner: "PLANNER_DIRECTIONAL",
-    };
-    const first: number[] = [],
-      whole: number[] = [],
-      plan: number[] = [],
-      ratio: number[] = [],
-      part: number[] = [];
-    let status = "";
-    // One warm-up round (tables, JIT), dropped.
-    for (let i = 0; i < 6; i++) {
-      const t0 = performance.now();
-      const us = await new Promise<{ t: number; u: Any }[]>((resolve, reject) => {
-        const st = client.Stream();
-        const got: { t: number; u: Any }[] = [];
-        st.on("data", (u: Any) => {
-          got.push({ t: performance.now() - t0, u });
-          if (got.length === 2) st.end();
+    for (const planner of ["PLANNER_DIRECTIONAL", "PLANNER_HYBRID", "PLANNER_AUTO"]) {
+      const req = { map: { id: m.id }, unit: { name: "tank" }, start: m.start, goal: m.goal, planner };
+      const first: number[] = [], last: number[] = [], plan: number[] = [], ratio: number[] = [];
+      let what = "", ok = true;
+      // One warm-up round (tables, JIT), dropped.
+      for (let i = 0; i < 6; i++) {
+        const t0 = performance.now();
+        const us = await new Promise<{ t: number; u: Any }[]>((resolve, reject) => {
+          const st = client.Stream();
+          const got: { t: number; u: Any }[] = [];
+          let quiet: ReturnType<typeof setTimeout> | undefined;
+          st.on("data", (u: Any) => {
+            got.push({ t: performance.now() - t0, u });
+            clearTimeout(quiet);
+            quiet = setTimeout(() => st.end(), QUIET_MS);
+          });
+          st.on("end", () => resolve(got));
+          st.on("error", reject);
+          st.write({ plan: req });
         });
-        st.on("end", () => resolve(got));
-        st.on("error", reject);
-        st.write({ plan: req });
-      });
-      const t1 = performance.now();
-      const p = await unary(client, "Plan", req);
-      const tp = performance.now() - t1;
-      if (i === 0) continue;
-      status = us[0].u.plan.status;
-      first.push(us[0].t);
-      whole.push(us[1].t);
-      plan.push(tp);
-      part.push(us[0].u.plan.length);
-      ratio.push((us[0].u.plan.cost + us[1].u.plan.cost) / p.cost);
+        const t1 = performance.now();
+        const p = await unary(client, "Plan", req);
+        const tp = performance.now() - t1;
+        if (i === 0) continue;
+        const u0 = us[0].u;
+        what = `${u0.plan.status.replace("PLAN_STATUS_", "")} ${
+          u0.plan.stats.planner.replace("PLANNER_", "")
+        }`;
+        ok &&= drivable(u0.plan.segments, r);
+        // The final path's cost: a whole path's, or the prefix's plus the appended parts'.
+        let cost = 0;
+        for (const { u } of us) cost = u.replace_from_segment >= 0 ? cost + u.plan.cost : u.plan.cost;
+        first.push(us[0].t);
+        last.push(us[us.length - 1].t);
+        plan.push(tp);
+        ratio.push(cost / p.cost);
+      }
+      const med = (xs: number[]) => medianP95(xs).median;
+      lines.push(
+        `| ${m.id} (${m.rows[0].length}x${m.rows.length}) ${planner.replace("PLANNER_", "")} | ${what} | ` +
+          `${ok ? "yes" : "no"} | ${med(first).toFixed(1)} | ${med(last).toFixed(1)} | ${
+            med(plan).toFixed(1)
+          } | ` +
+          `${(med(first) / med(plan)).toFixed(2)} | ${med(ratio).toFixed(3)} |`,
+      );
     }
-    const med = (xs: number[]) => medianP95(xs).median;
-    lines.push(
-      `| ${m.id} (${m.rows[0].length}x${m.rows.length}), first ${status} | ${med(first).toFixed(1)} | ` +
-        `${med(whole).toFixed(1)} | ${med(plan).toFixed(1)} | ${(med(first) / med(plan)).toFixed(2)} | ` +
-        `${med(part).toFixed(0)} | ${med(ratio).toFixed(3)} |`,
-    );
   }
   return lines.join("\n") + "\n";
 }
+
+/** Quiet time after which a stream's last update is taken as its last (its first updates come within it). */
+const QUIET_MS = 800;
 
 if (import.meta.main) console.log(await benchStream());
