@@ -1,11 +1,12 @@
 /**
  * The repair after one reported delay, over gRPC, several times: the warehouse aisle grid of bench/fleet.ts
  * (95 x 82, one-tile aisles, soldiers from pick bay to pick bay), all added at t = 0 and synced; then one unit
- * that is moving at t = 4 and arrives after t = 10 reports at t = 6 the pose it should have had at t = 4, and
- * the sync after it is awaited (a unit driving at t = 4, not one still waiting at its start). Each run takes a different late unit (a fresh fleet each time). Reported per
- * size: units arrived after the delay (the independent checker, test/helpers/fleetCheck.ts, on the latest
- * trajectories: 0 overlaps and wall contacts required) and the server's time for the repair (the update's
- * `micros`), median and worst. Usage: `node_modules/deno/deno run -A bench/fleetDelay.ts [runs] [sizes...]`.
+ * that drives at t = 4 (not one still waiting at its start) and arrives after t = 10 reports at t = 6 the pose
+ * it should have had at t = 4, and the sync after it is awaited. Each run takes a different late unit (a fresh
+ * fleet each time). Reported per size: units arrived after the delay (the independent checker,
+ * test/helpers/fleetCheck.ts, on the latest trajectories; overlaps and wall contacts counted) and the server's
+ * time for the repair (the updates' `micros`), median and worst. Usage:
+ * `node_modules/deno/deno run -A bench/fleetDelay.ts [runs] [sizes...]`.
  *
  * @module
  */

@@ -214,7 +214,15 @@ export class ReservationTable {
     standAt(traj.startPose, -Infinity, kStart - 1);
     // Consecutive samples mostly share a cell: its per-unit list is looked up once per run of them.
     let allCell = -1, all: CellSample[] = [];
-    eachSample(traj, kStart, kEnd, dt, (k, x, y) => {
+    // The poses from the path's sample cache (a trajectory is usually committed right after it was checked, so
+    // its path is not walked again); before its first sample it stands at its start, after its last at its end.
+    const path = this.#sampled(traj, end - traj.startTime);
+    const k1 = Math.round((traj.startTime + path.phase) / dt), last = path.xs.length - 1;
+    const first = traj.startPose, final = trajectoryEndPose(traj);
+    for (let k = kStart; k <= kEnd; k++) {
+      const j = k - k1;
+      const x = j < 0 ? first.x : j > last ? final.x : path.xs[j];
+      const y = j < 0 ? first.y : j > last ? final.y : path.ys[j];
       const cell = this.#cell(x, y);
       let slice = this.#moving[k];
       if (!slice) this.#moving[k] = slice = new Map();
@@ -233,7 +241,7 @@ export class ReservationTable {
       }
       all.push(sample);
       entry.keys.push(k * CELL_SPACE + cell);
-    });
+    }
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
     standAt(trajectoryEndPose(traj), kEnd + 1, Infinity);
     this.#entries.set(id, entry);

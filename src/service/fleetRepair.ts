@@ -12,10 +12,11 @@
  * way cascades is chaotic (the same delay repaired with the late unit starting 0, 2 or 4 s later cascades or
  * not), so the ways are tried in turn (WAYS), each given up as soon as more than a few units find no start
  * (MAX_STUCK, the scheduler's `settle` stops there) and rolled back; the first that leaves nobody waiting is
- * kept, else the one that leaves fewest. (Tried and dropped earlier: trying several ways in full and keeping the
- * best, 0.5-5 s for 300 robots: giving a cascade up early is what makes it affordable.) A unit with no path left
- * or on a refuge's legs stands where it is and the units whose reservations would hit it are rescheduled.
- * Synchronous, no I/O.
+ * kept, else the one that leaves fewest; when all are given up, once more with a higher limit. (Tried and
+ * dropped earlier: trying several ways in full and keeping the best, 0.5-5 s for 300 robots: giving a cascade up
+ * early is what makes it affordable.) When every way cascades even so, the first is run in full (conflict-free,
+ * many units waiting). A unit with no path left or on a refuge's legs stands where it is and the units whose
+ * reservations would hit it are rescheduled. Synchronous, no I/O.
  *
  * @module
  */
@@ -27,11 +28,14 @@ const WAYS: readonly (number | "stand")[] = [0, "stand", 2, 4, 8];
 
 /**
  * Units of a way that may find no start before the way is given up as a cascade (or this share of the fleet, if
- * more). Warehouse, 300 robots, 30 delays in-process: 6 and 12 leave the same units waiting; 6 gives a cascade up
- * sooner (worst repair 517 vs 817 ms CPU, 90th percentile 113 vs 131 ms).
+ * more); when every way is given up, they are all tried again with ESCALATE times the limit. A cascade in the
+ * warehouse ends near 200 of 300 robots waiting, so even the second limit gives it up early; a single limit of 6
+ * left a 100-robot delay over gRPC with no way finished (44 robots waiting after the fallback), one of 12 found
+ * a way leaving none.
  */
 const MAX_STUCK = 6;
 const MAX_STUCK_SHARE = 0.02;
+const ESCALATE = 4;
 
 /**
  * Repairs the schedule for late unit `u`, standing at `at` on its path at `time` with `u.path` what is left of it;
@@ -44,24 +48,26 @@ export function repairLate(sched: FleetScheduler, u: FleetUnitState, at: Pose, t
     u.message = "";
     return new Set([u.id, ...sched.takeBumped()]);
   }
-  const limit = Math.max(MAX_STUCK, Math.ceil(MAX_STUCK_SHARE * sched.units.size));
+  const first = Math.max(MAX_STUCK, Math.ceil(MAX_STUCK_SHARE * sched.units.size));
   const ways = u.path.length === 0 || u.legOne !== undefined ? ["stand" as const] : WAYS;
   const before = snapshot(sched);
   let best: { waiting: number; changed: Set<string>; state: Snapshot } | null = null;
-  for (const way of ways) {
-    const changed = way === "stand"
-      ? stand(sched, u, at, time, limit)
-      : driveOn(sched, u, at, time, way, limit);
-    if (!sched.stopped) {
-      const waiting = [...changed].filter((id) => sched.units.get(id)?.status === "waiting").length;
-      if (waiting === 0) return changed;
-      if (!best || waiting < best.waiting) best = { waiting, changed, state: snapshot(sched) };
+  for (const limit of [first, first * ESCALATE]) {
+    for (const way of ways) {
+      const changed = way === "stand"
+        ? stand(sched, u, at, time, limit)
+        : driveOn(sched, u, at, time, way, limit);
+      if (!sched.stopped) {
+        const waiting = [...changed].filter((id) => sched.units.get(id)?.status === "waiting").length;
+        if (waiting === 0) return changed;
+        if (!best || waiting < best.waiting) best = { waiting, changed, state: snapshot(sched) };
+      }
+      restore(sched, before);
     }
-    restore(sched, before);
-  }
-  if (best) {
-    restore(sched, best.state);
-    return best.changed;
+    if (best) {
+      restore(sched, best.state);
+      return best.changed;
+    }
   }
   // Every way cascaded: the first in full (it ends conflict-free, with many units waiting).
   return ways[0] === "stand"
