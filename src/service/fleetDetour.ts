@@ -73,6 +73,8 @@ const SPOT_TRIES = 8;
 const GAIN = 0.05;
 /** Default rounds. */
 const ROUNDS = 4;
+/** Rounds in a row that did not help end the pass (where detours do not help, as in one-tile aisles). */
+const MAX_REJECTED = 2;
 /** Legs planned per pass: no round starts once this many were planned. */
 const MAX_PLANS = 4096;
 
@@ -174,7 +176,7 @@ export async function detourLate(
   const stats: DetourStats = { tried: 0, plans: 0, improved: 0, detoured: 0 };
   if (opts.maxUnits <= 0) return { changed, stats };
   const detoured = new Set<string>();
-  let cap = opts.maxUnits;
+  let cap = opts.maxUnits, rejected = 0;
   for (let round = 0; round < (opts.rounds ?? ROUNDS) && cap > 0 && stats.plans < MAX_PLANS; round++) {
     // The latest units (at most `cap`: halved after a round that did not help, to focus on the worst), then
     // re-timed in priority order.
@@ -215,7 +217,9 @@ export async function detourLate(
       const two = twos[j];
       if (two && two.length > 0) variants[p.i].push(joined(late[p.i].u, p.one, two));
     });
-    if (!resettle(sched, time, late, variants, changed, detoured)) cap = Math.floor(late.length / 2);
+    if (resettle(sched, time, late, variants, changed, detoured)) rejected = 0;
+    else if (++rejected >= MAX_REJECTED) break;
+    else cap = Math.floor(late.length / 2);
   }
   stats.improved = changed.size;
   stats.detoured = detoured.size;
