@@ -246,7 +246,7 @@ export class FleetScheduler {
     // The tries ran out (or every wait was cut short): wait at the refuge, or at the start, until everything
     // reserved stands still. Without this a unit parked at a refuge stays there when no later change retries it.
     const dt = this.table.dt;
-    const last = Math.ceil((horizon - time) / dt) * dt;
+    const last = Math.max(0, Math.ceil((horizon - time) / dt) * dt);
     const ends: [number, number][] = [[0, Math.max(0, Math.ceil((last - legOneTime) / dt) * dt)], [last, 0]];
     for (const [delay, wait] of ends) {
       const segments = wait > 0 ? [...legOne, waitSegment(refuge, wait), ...legTwo] : u.path;
