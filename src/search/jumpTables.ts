@@ -183,7 +183,17 @@ export function adoptJumpTables(layer: PassLayer, minClearance: number, tables: 
   if (have) jumpCache.delete(have);
   byClearance.set(r, tables.open);
   jumpTables.set(tables.open, tables);
-  jumpCache.set(tables.open, { byClearance, r }, jumpTableBytes(tables));
+  // Not in the per-thread LRU: the sharer holds them until the layer goes (forgetJumpTables), so evicting them
+  // here frees nothing and only has the next query build them again (8192^2: one set is 336 MB, over the bound).
+}
+
+/**
+ * Takes (layer, r)'s tables, built by this thread, out of the per-thread LRU: they were shared and the sharer
+ * holds them (and counts them in its budget) until the layer goes, see {@link adoptJumpTables}.
+ */
+export function shareJumpTables(layer: PassLayer, minClearance: number): void {
+  const mask = openMasks.get(layer.tileCost)?.get(minClearance > 0 ? minClearance : 0);
+  if (mask !== undefined && jumpTables.has(mask)) jumpCache.delete(mask);
 }
 
 /** The byte stored for true distance d: itself when it fits, else {@link LONG_RUN}. */

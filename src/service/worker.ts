@@ -21,6 +21,7 @@ import {
   straightJumps,
   useJumpPoints,
 } from "../search/jumpPointSpace.ts";
+import { shareJumpTables } from "../search/jumpTables.ts";
 import { type PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
 import { abstractGraphFor, adoptGraph, onGraphPrepared } from "../planning/hierarchical.ts";
@@ -43,6 +44,8 @@ function publish(key: string, deps: string[], bytes: number, data: PublishedTabl
 onJumpTablesBuilt((layer, clearance, tables) => {
   const layerKey = keyOf.get(layer);
   if (layerKey === undefined) return; // a layer of the warm-up, not of the service
+  // The pool holds published tables until the layer's version goes: this worker's LRU must not drop them.
+  shareJumpTables(layer, clearance);
   publish(`${layerKey}#jumps/${clearance}`, [layerKey], jumpTableBytes(tables), {
     kind: "jumps",
     layerKey,
