@@ -7,13 +7,24 @@
  * the footprints' bounding discs, so the test is conservative for rectangles. The moving samples are also
  * indexed by cell over all times, so the parts of a candidate that stand (before its start, after its end) are
  * tested once per nearby cell rather than once per sample; a candidate path's samples are kept per segments
- * array and start phase, so a scheduler trying many start delays walks the path once. Pure.
+ * array and start phase, so a scheduler trying many start delays walks the path once.
+ *
+ * Braking envelopes: a unit with a deceleration cannot stop at once, so while it moves its reservation at each
+ * sample also covers the stretch of its own path to where it would stop if it braked then (v^2 / (2 b) tiles,
+ * motion/braking.ts), as discs every `spacing` tiles grown by spacing / 2 (so they cover the footprint's
+ * bounding disc anywhere on the stretch). Envelopes are tested against envelopes at the same sample, so units
+ * halted at the same moment brake inside disjoint envelopes and never meet. Between samples (within dt / 2 of
+ * one) the stretch starts within the body disc's margin and ends within v (1 + a / b) dt / 2 of the sampled
+ * stop point (a: acceleration; the stop point runs ahead while the unit accelerates): that is the margin of the
+ * last disc, the discs between need none. On a leg braking to a planned stop the envelope is exactly the rest
+ * of the leg. Pure.
  *
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
 import { poseAlongInto } from "../geometry/segment.ts";
 import { distanceAtTime, type Trajectory, trajectoryEnd, trajectoryEndPose } from "./trajectory.ts";
+import { envelopeInto, stoppingDistance } from "./braking.ts";
 
 /** One unit's trajectory with what the overlap test needs. */
 export interface Reservation {
@@ -25,6 +36,34 @@ export interface Reservation {
   radius: number;
   /** Top speed, tiles/s (bounds the motion between samples). */
   speed: number;
+  /** Braking deceleration, tiles/s^2 (0 or absent: it stops at once, no braking envelope). */
+  deceleration?: number;
+  /** Acceleration, tiles/s^2 (bounds how fast its stop point moves between samples). */
+  acceleration?: number;
+}
+
+/** Envelope disc spacing, as a fraction of the bounding radius (discs are grown by half the spacing). */
+const ENVELOPE_SPACING = 0.5;
+/** The least envelope disc spacing, tiles (point units). */
+const MIN_ENVELOPE_SPACING = 0.1;
+
+/** How a reservation's braking envelope is sampled, or null when it has none. */
+interface EnvelopeSpec {
+  /** Deceleration. */
+  b: number;
+  /** Disc spacing along the stretch, tiles. */
+  spacing: number;
+  /** Disc radius (the bounding radius plus half the spacing). */
+  radius: number;
+  /** Speed margin of the last disc (the stop point) between samples. */
+  speed: number;
+}
+
+function envelopeSpec(res: Reservation): EnvelopeSpec | null {
+  const b = res.deceleration ?? 0;
+  if (!(b > 0)) return null;
+  const spacing = Math.max(ENVELOPE_SPACING * res.radius, MIN_ENVELOPE_SPACING);
+  return { b, spacing, radius: res.radius + spacing / 2, speed: res.speed * (1 + (res.acceleration ?? 0) / b) };
 }
 
 /** A conflict found by {@link ReservationTable.firstConflict}. */
@@ -70,6 +109,13 @@ interface SampledPath {
   phase: number;
   xs: Float64Array;
   ys: Float64Array;
+  /** Deceleration and spacing the envelopes were sampled for (0: none). */
+  b: number;
+  spacing: number;
+  /** Envelope points of sample j: (ex[m], ey[m]) for m in eo[j]..eo[j + 1] - 1 (empty without envelopes). */
+  ex: Float64Array;
+  ey: Float64Array;
+  eo: Int32Array;
 }
 
 /** Samples either side of a hint tested first (see ReservationTable.firstConflict). */
@@ -81,15 +127,16 @@ const CELL = 2;
 const CELL_SPACE = 1 << 22;
 
 /**
- * Calls `fn(k, x, y)` for the poses of `traj` at sample times k * dt, k = `k0`..`k1`, walking its segments once
- * (a pose per sample from the start would cost the number of segments each time).
+ * Calls `fn(k, x, y, i, u, v)` for the poses of `traj` at sample times k * dt, k = `k0`..`k1`, walking its
+ * segments once (a pose per sample from the start would cost the number of segments each time); i, u and v are
+ * the segment, the distance into it and the speed (i = -1 while it stands).
  */
 function eachSample(
   traj: Trajectory,
   k0: number,
   k1: number,
   dt: number,
-  fn: (k: number, x: number, y: number) => void,
+  fn: (k: number, x: number, y: number, i: number, u: number, v: number) => void,
 ): void {
   const segs = traj.segments;
   const pose: Pose = { x: 0, y: 0, heading: 0 };
@@ -97,19 +144,21 @@ function eachSample(
   for (let k = k0; k <= k1; k++) {
     const t = k * dt;
     if (t <= traj.startTime || segs.length === 0) {
-      fn(k, traj.startPose.x, traj.startPose.y);
+      fn(k, traj.startPose.x, traj.startPose.y, -1, 0, 0);
       continue;
     }
     while (i < segs.length && t - segStart >= (segs[i].duration ?? 0)) segStart += segs[i++].duration ?? 0;
     if (i >= segs.length) {
       const end = segs[segs.length - 1].end;
-      fn(k, end.x, end.y);
+      fn(k, end.x, end.y, -1, 0, 0);
       continue;
     }
     const seg = segs[i];
-    const u = distanceAtTime(seg, t - segStart);
+    const tau = t - segStart, D = seg.duration ?? 0;
+    const u = distanceAtTime(seg, tau);
     poseAlongInto(seg.start.x, seg.start.y, seg.start.heading, seg.curvature, seg.direction, u, pose);
-    fn(k, pose.x, pose.y);
+    const v0 = seg.startSpeed ?? 0, v1 = seg.endSpeed ?? 0;
+    fn(k, pose.x, pose.y, i, u, D > 0 ? v0 + ((v1 - v0) * Math.min(tau, D)) / D : 0);
   }
 }
 
@@ -143,19 +192,28 @@ export class ReservationTable {
    * the first sample time at or after the start. Kept per segments array: a scheduler trying start delays that
    * are whole samples apart walks the path once, not once per try.
    */
-  #sampled(traj: Trajectory, duration: number): SampledPath {
+  #sampled(traj: Trajectory, duration: number, env: EnvelopeSpec | null): SampledPath {
     const dt = this.dt;
     const phase = Math.ceil(traj.startTime / dt - 1e-9) * dt - traj.startTime;
+    const b = env?.b ?? 0, spacing = env?.spacing ?? 0;
     const hit = this.#paths.get(traj.segments);
-    if (hit && Math.abs(hit.phase - phase) < 1e-9) return hit;
+    if (hit && Math.abs(hit.phase - phase) < 1e-9 && hit.b === b && hit.spacing === spacing) return hit;
     const n = Math.max(0, Math.ceil((duration - phase) / dt));
     const xs = new Float64Array(n), ys = new Float64Array(n);
+    const eo = new Int32Array(env ? n + 1 : 1);
+    const pts: number[] = [];
     const k1 = Math.round((traj.startTime + phase) / dt);
-    eachSample(traj, k1, k1 + n - 1, dt, (k, x, y) => {
-      xs[k - k1] = x;
-      ys[k - k1] = y;
+    eachSample(traj, k1, k1 + n - 1, dt, (k, x, y, i, u, v) => {
+      const j = k - k1;
+      xs[j] = x;
+      ys[j] = y;
+      if (!env) return;
+      if (i >= 0) envelopeInto(traj.segments, i, u, stoppingDistance(v, b), spacing, pts);
+      eo[j + 1] = pts.length / 2;
     });
-    const out = { phase, xs, ys };
+    const ex = new Float64Array(pts.length / 2), ey = new Float64Array(pts.length / 2);
+    for (let m = 0; m < ex.length; m++) [ex[m], ey[m]] = [pts[2 * m], pts[2 * m + 1]];
+    const out = { phase, xs, ys, b, spacing, ex, ey, eo };
     this.#paths.set(traj.segments, out);
     return out;
   }
@@ -189,8 +247,9 @@ export class ReservationTable {
     const { traj, radius, speed, id } = res;
     const dt = this.dt;
     const entry: Entry = { res, keys: [], cells: new Set(), spans: [] };
-    this.#maxRadius = Math.max(this.#maxRadius, radius);
-    this.#maxSpeed = Math.max(this.#maxSpeed, speed);
+    const env = envelopeSpec(res);
+    this.#maxRadius = Math.max(this.#maxRadius, radius, env?.radius ?? 0);
+    this.#maxSpeed = Math.max(this.#maxSpeed, speed, env?.speed ?? 0);
     const end = trajectoryEnd(traj);
     // Sample k covers time k * dt; the moving part holds the samples strictly between start and end.
     const kStart = Math.floor(traj.startTime / dt);
@@ -216,19 +275,16 @@ export class ReservationTable {
     let allCell = -1, all: CellSample[] = [];
     // The poses from the path's sample cache (a trajectory is usually committed right after it was checked, so
     // its path is not walked again); before its first sample it stands at its start, after its last at its end.
-    const path = this.#sampled(traj, end - traj.startTime);
+    const path = this.#sampled(traj, end - traj.startTime, env);
     const k1 = Math.round((traj.startTime + path.phase) / dt), last = path.xs.length - 1;
     const first = traj.startPose, final = trajectoryEndPose(traj);
-    for (let k = kStart; k <= kEnd; k++) {
-      const j = k - k1;
-      const x = j < 0 ? first.x : j > last ? final.x : path.xs[j];
-      const y = j < 0 ? first.y : j > last ? final.y : path.ys[j];
+    const put = (k: number, x: number, y: number, r: number, v: number) => {
       const cell = this.#cell(x, y);
       let slice = this.#moving[k];
       if (!slice) this.#moving[k] = slice = new Map();
       let list = slice.get(cell);
       if (!list) slice.set(cell, list = []);
-      const sample = { id, x, y, radius, speed, k };
+      const sample = { id, x, y, radius: r, speed: v, k };
       list.push(sample);
       if (cell !== allCell) {
         let units = this.#byCell.get(cell);
@@ -241,6 +297,16 @@ export class ReservationTable {
       }
       all.push(sample);
       entry.keys.push(k * CELL_SPACE + cell);
+    };
+    for (let k = kStart; k <= kEnd; k++) {
+      const j = k - k1;
+      const x = j < 0 ? first.x : j > last ? final.x : path.xs[j];
+      const y = j < 0 ? first.y : j > last ? final.y : path.ys[j];
+      put(k, x, y, radius, speed);
+      if (env && j >= 0 && j <= last) {
+        const tip = path.eo[j + 1] - 1;
+        for (let m = path.eo[j]; m <= tip; m++) put(k, path.ex[m], path.ey[m], env.radius, m === tip ? env.speed : 0);
+      }
     }
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
     standAt(trajectoryEndPose(traj), kEnd + 1, Infinity);
@@ -363,7 +429,9 @@ export class ReservationTable {
     const mFrom = Math.max(k0, kA);
     if (mFrom <= kB) {
       const cs = cand.speed;
-      const path = this.#sampled(traj, candEnd - candStart);
+      const env = envelopeSpec(cand);
+      const envReach = env ? env.radius + this.#maxRadius + (env.speed + this.#maxSpeed) * half : 0;
+      const path = this.#sampled(traj, candEnd - candStart, env);
       // Sample k is the path's sample j = k - k1 (k1 * dt is the first sample time after the start).
       const k1 = Math.round((candStart + path.phase) / dt);
       const last = path.xs.length - 1;
@@ -372,7 +440,15 @@ export class ReservationTable {
         const j = k - k1;
         const px = j < 0 ? start.x : j > last ? end.x : path.xs[j];
         const py = j < 0 ? start.y : j > last ? end.y : path.ys[j];
-        return this.#movingConflict(cand, k, px, py, cs, reach, ignore);
+        const c = this.#movingConflict(cand, k, px, py, cand.radius, cs, reach, ignore);
+        if (c || !env || j < 0 || j > last) return c;
+        const tip = path.eo[j + 1] - 1;
+        for (let m = path.eo[j]; m <= tip; m++) {
+          const es = m === tip ? env.speed : 0;
+          const e = this.#movingConflict(cand, k, path.ex[m], path.ey[m], env.radius, es, envReach, ignore);
+          if (e) return e;
+        }
+        return null;
       };
       // Where the last try of this path met someone, the next try likely does too: look there first.
       if (hint !== undefined) {
@@ -391,12 +467,13 @@ export class ReservationTable {
     return this.#standingConflict(cand, end.x, end.y, Math.max(k0, kB + 1), Infinity, ignore);
   }
 
-  /** The conflict of a candidate moving at `cs` tiles/s, at (px, py) at sample `k`, if any. */
+  /** The conflict of a candidate's disc of radius `cr` moving at `cs` tiles/s, at (px, py) at sample `k`, if any. */
   #movingConflict(
     cand: Reservation,
     k: number,
     px: number,
     py: number,
+    cr: number,
     cs: number,
     reach: number,
     ignore?: ReadonlySet<string>,
@@ -414,7 +491,7 @@ export class ReservationTable {
         if (moving) {
           for (const s of moving) {
             if (s.id === cand.id || ignore?.has(s.id)) continue;
-            const gap = cand.radius + s.radius + (cs + s.speed) * half;
+            const gap = cr + s.radius + (cs + s.speed) * half;
             if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
               return { id: s.id, time: k * dt, forever: false };
             }
@@ -424,7 +501,7 @@ export class ReservationTable {
         if (standing) {
           for (const s of standing) {
             if (k < s.from || k > s.to || s.id === cand.id || ignore?.has(s.id)) continue;
-            const gap = cand.radius + s.radius + cs * half;
+            const gap = cr + s.radius + cs * half;
             if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
               return { id: s.id, time: k * dt, forever: s.to === Infinity };
             }

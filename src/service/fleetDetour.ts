@@ -104,7 +104,14 @@ function notSetOut(u: FleetUnitState, time: number): Pose | null {
  */
 function problemSpot(sched: FleetScheduler, u: FleetUnitState, pose: Pose, time: number): Pose | null {
   const probe: Trajectory = { startTime: time, startPose: pose, segments: u.path };
-  const cand = { id: u.id, traj: probe, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
+  const cand = {
+    id: u.id,
+    traj: probe,
+    radius: u.unit.boundingRadius,
+    speed: u.unit.maxSpeed,
+    deceleration: u.unit.deceleration,
+    acceleration: u.unit.acceleration,
+  };
   const end = u.path[u.path.length - 1].end;
   const ignore = new Set<string>();
   const near = 2 * u.unit.boundingRadius + 1;
@@ -274,7 +281,14 @@ function resettle(
     // No timing now: its trajectory from before, if it still keeps clear of everything committed since.
     const old = saved[i];
     if (!best && old.traj.segments.length > 0) {
-      const res = { id: u.id, traj: old.traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
+      const res = {
+        id: u.id,
+        traj: old.traj,
+        radius: u.unit.boundingRadius,
+        speed: u.unit.maxSpeed,
+        deceleration: u.unit.deceleration,
+        acceleration: u.unit.acceleration,
+      };
       if (sched.table.firstConflict(res, time) === null) [best, bestPath] = [old.traj, old.path];
     }
     u.path = bestPath;

@@ -109,7 +109,8 @@ export class FleetScheduler {
   readonly #backs: boolean;
 
   #reservation(u: FleetUnitState, traj: Trajectory): Reservation {
-    return { id: u.id, traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
+    const { deceleration, acceleration } = u.unit;
+    return { id: u.id, traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed, deceleration, acceleration };
   }
 
   /** Commits a trajectory for a unit (and its reservation). */

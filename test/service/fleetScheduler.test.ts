@@ -86,7 +86,9 @@ describe("FleetScheduler", () => {
       record(h, sched, all, 0);
       expect(changed.size).toBe(all.length);
       const moving = [...sched.units.values()].filter((u) => u.status === "moving").length;
-      expect(moving).toBeGreaterThan(all.length / 2);
+      // At 400 ms samples the braking envelopes' stop-point margin (v (1 + a / b) dt / 2: 0.8 tiles for a
+      // soldier) holds more units back at the start than at the fleet's 50 ms.
+      expect(moving).toBeGreaterThan(dt > 0.1 ? all.length / 3 : all.length / 2);
       // Three delays: at time t a unit is found where its trajectory had it at t - 1.5.
       let t = 0;
       for (let k = 0; k < 3; k++) {
