@@ -31,6 +31,7 @@ import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
 import { onReleaseScratch } from "./scratch.ts";
 import { polylineSegments } from "./gridRoute.ts";
+import { exactEnds, joinExactEnds } from "./exactEnds.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
 
 /** Tuning of the hierarchical planner. */
@@ -305,7 +306,16 @@ export function planHierarchical(
       : "";
     return base;
   }
-  const segments: Segment[] = polylineSegments(found.points);
+  // The path starts at the start pose and (FOUND) ends at the goal point; the smoothing's first and last steps
+  // may skip the end tile centres (exactEnds.ts).
+  const joined = joinExactEnds(layer, task.unit, found.points, exactEnds(task, !task.nearest), true);
+  if (typeof joined === "string") {
+    base.status = "no_legal_path";
+    base.message = joined;
+    base.waypoints = task.wantWaypoints ? found.tiles : null;
+    return base;
+  }
+  const segments: Segment[] = polylineSegments(joined.points);
   base.status = task.nearest ? "nearest" : "found";
   base.segments = segments;
   base.length = segments.reduce((a, s) => a + s.length, 0);
