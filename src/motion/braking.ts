@@ -118,9 +118,10 @@ const scratch: Pose = { x: 0, y: 0, heading: 0 };
 
 /**
  * Appends to `out` (x, y pairs) the points of the braking envelope of a unit `u` tiles into segment `i` of
- * `segs`, `distance` tiles to its stop: every `spacing` tiles ahead along its own geometry, and the stop point
- * itself (not its current position). Discs of radius r + spacing / 2 around them cover every position of a disc
- * of radius r on the stretch. Returns the number of points appended.
+ * `segs`, `distance` tiles to its stop: every `spacing` tiles ahead along its own geometry, every joint between
+ * segments on the way (corners), and last the stop point itself (not its current position). Discs of radius
+ * sqrt(r^2 + spacing^2 / 4) around them, with the current position's, cover every position of a disc of radius r
+ * on a straight stretch. Returns the number of points appended.
  */
 export function envelopeInto(
   segs: readonly Segment[],
@@ -138,6 +139,11 @@ export function envelopeInto(
   for (let j = i; j < segs.length; j++, from = 0) {
     const seg = segs[j];
     const avail = seg.length - from;
+    // A joint: its corner is a centre (between two pieces the nearest point of the path may be the corner).
+    if (j > i && base > STOP_EPS && base < next - STOP_EPS) {
+      out.push(seg.start.x, seg.start.y);
+      count++;
+    }
     while (next <= base + avail + STOP_EPS) {
       const at = Math.min(seg.length, from + next - base);
       poseAlongInto(seg.start.x, seg.start.y, seg.start.heading, seg.curvature, seg.direction, at, scratch);

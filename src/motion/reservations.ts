@@ -11,12 +11,12 @@
  *
  * Braking envelopes: a unit with a deceleration cannot stop at once, so while it moves its reservation at each
  * sample also covers the stretch of its own path to where it would stop if it braked then (v^2 / (2 b) tiles,
- * motion/braking.ts), as discs every `spacing` tiles grown by spacing / 2 (so they cover the footprint's
- * bounding disc anywhere on the stretch). Envelopes are tested against envelopes at the same sample, so units
+ * motion/braking.ts), as discs every `spacing` tiles of radius sqrt(r^2 + spacing^2 / 4) (so they cover the
+ * footprint's bounding disc anywhere on the stretch). Envelopes are tested against envelopes at the same sample, so units
  * halted at the same moment brake inside disjoint envelopes and never meet. Between samples (within dt / 2 of
- * one) the stretch starts within the body disc's margin and ends within v (1 + a / b) dt / 2 of the sampled
- * stop point (a: acceleration; the stop point runs ahead while the unit accelerates): that is the margin of the
- * last disc, the discs between need none. On a leg braking to a planned stop the envelope is exactly the rest
+ * one) the stretch starts within the body disc's margin and ends between the sampled stop point and where the
+ * stop point is half a step later (it never runs back; it stands still while the unit brakes and runs ahead
+ * fastest while it accelerates): that distance is the margin of the last disc, the discs between need none. On a leg braking to a planned stop the envelope is exactly the rest
  * of the leg. Pure.
  *
  * @module
@@ -38,11 +38,9 @@ export interface Reservation {
   speed: number;
   /** Braking deceleration, tiles/s^2 (0 or absent: it stops at once, no braking envelope). */
   deceleration?: number;
-  /** Acceleration, tiles/s^2 (bounds how fast its stop point moves between samples). */
-  acceleration?: number;
 }
 
-/** Envelope disc spacing, as a fraction of the bounding radius (discs are grown by half the spacing). */
+/** Envelope disc spacing, as a fraction of the bounding radius. */
 const ENVELOPE_SPACING = 0.5;
 /** The least envelope disc spacing, tiles (point units). */
 const MIN_ENVELOPE_SPACING = 0.1;
@@ -53,17 +51,20 @@ interface EnvelopeSpec {
   b: number;
   /** Disc spacing along the stretch, tiles. */
   spacing: number;
-  /** Disc radius (the bounding radius plus half the spacing). */
+  /** Disc radius (covers the bounding disc anywhere between two discs). */
   radius: number;
-  /** Speed margin of the last disc (the stop point) between samples. */
-  speed: number;
 }
 
 function envelopeSpec(res: Reservation): EnvelopeSpec | null {
   const b = res.deceleration ?? 0;
   if (!(b > 0)) return null;
   const spacing = Math.max(ENVELOPE_SPACING * res.radius, MIN_ENVELOPE_SPACING);
-  return { b, spacing, radius: res.radius + spacing / 2, speed: res.speed * (1 + (res.acceleration ?? 0) / b) };
+  // Discs of radius sqrt(r^2 + (h/2)^2) centred every h along a straight piece cover every disc of radius r
+  // centred on it (the farthest point lies r to the side, halfway between two centres); on an arc of curvature k
+  // the concave side adds r k h^2 / 4 (k <= 1 here: turning radii below 1 tile are corners, which are centres).
+  const r = res.radius;
+  const radius = Math.sqrt(r * r + (spacing * spacing / 4) * (1 + r));
+  return { b, spacing, radius };
 }
 
 /** A conflict found by {@link ReservationTable.firstConflict}. */
@@ -116,6 +117,11 @@ interface SampledPath {
   ex: Float64Array;
   ey: Float64Array;
   eo: Int32Array;
+  /**
+   * Speed margin of sample j's stop point: how far it runs ahead (along the path) in the half step after the
+   * sample, over half a step (the stop point never runs back: d/dt (s + v^2 / 2b) = v (1 + v' / b) >= 0).
+   */
+  es: Float64Array;
 }
 
 /** Samples either side of a hint tested first (see ReservationTable.firstConflict). */
@@ -201,19 +207,39 @@ export class ReservationTable {
     const n = Math.max(0, Math.ceil((duration - phase) / dt));
     const xs = new Float64Array(n), ys = new Float64Array(n);
     const eo = new Int32Array(env ? n + 1 : 1);
+    const es = new Float64Array(env ? n : 0);
     const pts: number[] = [];
     const k1 = Math.round((traj.startTime + phase) / dt);
-    eachSample(traj, k1, k1 + n - 1, dt, (k, x, y, i, u, v) => {
-      const j = k - k1;
-      xs[j] = x;
-      ys[j] = y;
-      if (!env) return;
-      if (i >= 0) envelopeInto(traj.segments, i, u, stoppingDistance(v, b), spacing, pts);
-      eo[j + 1] = pts.length / 2;
-    });
+    if (!env) {
+      eachSample(traj, k1, k1 + n - 1, dt, (k, x, y) => {
+        xs[k - k1] = x;
+        ys[k - k1] = y;
+      });
+    } else {
+      // Path distance at each segment's start: the stop point's place along the path is before[i] + u + d.
+      const before = new Float64Array(traj.segments.length + 1);
+      traj.segments.forEach((seg, i) => before[i + 1] = before[i] + seg.length);
+      const total = before[traj.segments.length];
+      // Half steps: the even ones are the samples, the odd ones bound how far each sample's stop point runs.
+      let tip = 0;
+      eachSample(traj, 2 * k1, 2 * (k1 + n - 1) + 1, dt / 2, (k2, x, y, i, u, v) => {
+        const j = (k2 - 2 * k1) >> 1;
+        const d = i >= 0 ? stoppingDistance(v, b) : 0;
+        const at = i >= 0 ? Math.min(total, before[i] + u + d) : total;
+        if ((k2 & 1) === 1) {
+          es[j] = Math.max(0, at - tip) / (dt / 2);
+          return;
+        }
+        xs[j] = x;
+        ys[j] = y;
+        tip = at;
+        if (i >= 0) envelopeInto(traj.segments, i, u, d, spacing, pts);
+        eo[j + 1] = pts.length / 2;
+      });
+    }
     const ex = new Float64Array(pts.length / 2), ey = new Float64Array(pts.length / 2);
     for (let m = 0; m < ex.length; m++) [ex[m], ey[m]] = [pts[2 * m], pts[2 * m + 1]];
-    const out = { phase, xs, ys, b, spacing, ex, ey, eo };
+    const out = { phase, xs, ys, b, spacing, ex, ey, eo, es };
     this.#paths.set(traj.segments, out);
     return out;
   }
@@ -249,7 +275,7 @@ export class ReservationTable {
     const entry: Entry = { res, keys: [], cells: new Set(), spans: [] };
     const env = envelopeSpec(res);
     this.#maxRadius = Math.max(this.#maxRadius, radius, env?.radius ?? 0);
-    this.#maxSpeed = Math.max(this.#maxSpeed, speed, env?.speed ?? 0);
+    this.#maxSpeed = Math.max(this.#maxSpeed, speed);
     const end = trajectoryEnd(traj);
     // Sample k covers time k * dt; the moving part holds the samples strictly between start and end.
     const kStart = Math.floor(traj.startTime / dt);
@@ -305,7 +331,10 @@ export class ReservationTable {
       put(k, x, y, radius, speed);
       if (env && j >= 0 && j <= last) {
         const tip = path.eo[j + 1] - 1;
-        for (let m = path.eo[j]; m <= tip; m++) put(k, path.ex[m], path.ey[m], env.radius, m === tip ? env.speed : 0);
+        if (tip >= path.eo[j] && path.es[j] > this.#maxSpeed) this.#maxSpeed = path.es[j];
+        for (let m = path.eo[j]; m <= tip; m++) {
+          put(k, path.ex[m], path.ey[m], env.radius, m === tip ? path.es[j] : 0);
+        }
       }
     }
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
@@ -430,7 +459,6 @@ export class ReservationTable {
     if (mFrom <= kB) {
       const cs = cand.speed;
       const env = envelopeSpec(cand);
-      const envReach = env ? env.radius + this.#maxRadius + (env.speed + this.#maxSpeed) * half : 0;
       const path = this.#sampled(traj, candEnd - candStart, env);
       // Sample k is the path's sample j = k - k1 (k1 * dt is the first sample time after the start).
       const k1 = Math.round((candStart + path.phase) / dt);
@@ -444,7 +472,8 @@ export class ReservationTable {
         if (c || !env || j < 0 || j > last) return c;
         const tip = path.eo[j + 1] - 1;
         for (let m = path.eo[j]; m <= tip; m++) {
-          const es = m === tip ? env.speed : 0;
+          const es = m === tip ? path.es[j] : 0;
+          const envReach = env.radius + this.#maxRadius + (es + this.#maxSpeed) * half;
           const e = this.#movingConflict(cand, k, path.ex[m], path.ey[m], env.radius, es, envReach, ignore);
           if (e) return e;
         }

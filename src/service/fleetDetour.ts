@@ -41,6 +41,14 @@ export interface DetourOptions {
   fits: (u: FleetUnitState, x: number, y: number) => boolean;
   /** Rounds (a unit detoured in one round may detour again around a new spot in the next). */
   rounds?: number;
+  /**
+   * Wall-clock budget of the pass, milliseconds (default DEFAULT_BUDGET_MS): no round starts after it, no second
+   * legs are planned once it is spent, and units not re-timed by then keep their trajectories (the round's best so
+   * far is kept or dropped by the same makespan rule). Infinity: bounded by rounds and legs only.
+   */
+  budgetMs?: number;
+  /** The clock (milliseconds) the budget is measured on; performance.now by default (tests pass a fake). */
+  now?: () => number;
 }
 
 /** What a detour pass did (for the bench and the logs). */
@@ -53,6 +61,10 @@ export interface DetourStats {
   improved: number;
   /** Of those, units now on a detour. */
   detoured: number;
+  /** Rounds started. */
+  rounds: number;
+  /** Whether the budget ended the pass (or cut a round short). */
+  outOfTime: boolean;
 }
 
 /** A unit is late when it arrives more than this times its solo driving time after now... */
@@ -77,6 +89,8 @@ const ROUNDS = 4;
 const MAX_REJECTED = 2;
 /** Legs planned per pass: no round starts once this many were planned. */
 const MAX_PLANS = 4096;
+/** Default wall-clock budget of a pass (ms): the pass runs before the batch's trajectories are sent. */
+export const DEFAULT_BUDGET_MS = 300;
 
 /** Sum of segment durations. */
 function duration(segs: readonly Segment[]): number {
@@ -94,7 +108,28 @@ function arrival(u: FleetUnitState): number {
 function notSetOut(u: FleetUnitState, time: number): Pose | null {
   if (u.status === "unreachable" || u.legOne !== undefined || u.path.length === 0) return null;
   if (u.traj.segments.length > 0 && u.traj.startTime < time - 1e-9) return null;
+  // Moving at its start: braking from a halt (fleetScheduler.ts haltAt), it has set out.
+  if ((u.traj.segments[0]?.startSpeed ?? 0) > 0) return null;
   return u.traj.startPose;
+}
+
+/**
+ * The units a detour pass at `time` may change: those that have not set out and arrive late (see LATE_RATIO).
+ * A pass re-times only these (and never makes another unit late), so the others' trajectories can be sent before
+ * it runs.
+ */
+export function detourCandidates(sched: FleetScheduler, time: number): Set<string> {
+  const out = new Set<string>();
+  for (const u of sched.units.values()) {
+    if (notSetOut(u, time) && isLate(u, time)) out.add(u.id);
+  }
+  return out;
+}
+
+/** Whether a unit arrives late: more than LATE_RATIO times its solo driving time and LATE_SECONDS after `time`. */
+function isLate(u: FleetUnitState, time: number): boolean {
+  const solo = duration(u.path), by = arrival(u) - time;
+  return by > LATE_RATIO * solo && by - solo > LATE_SECONDS;
 }
 
 /**
@@ -110,7 +145,6 @@ function problemSpot(sched: FleetScheduler, u: FleetUnitState, pose: Pose, time:
     radius: u.unit.boundingRadius,
     speed: u.unit.maxSpeed,
     deceleration: u.unit.deceleration,
-    acceleration: u.unit.acceleration,
   };
   const end = u.path[u.path.length - 1].end;
   const ignore = new Set<string>();
@@ -180,19 +214,29 @@ export async function detourLate(
   opts: DetourOptions,
 ): Promise<{ changed: Set<string>; stats: DetourStats }> {
   const changed = new Set<string>();
-  const stats: DetourStats = { tried: 0, plans: 0, improved: 0, detoured: 0 };
+  const stats: DetourStats = { tried: 0, plans: 0, improved: 0, detoured: 0, rounds: 0, outOfTime: false };
   if (opts.maxUnits <= 0) return { changed, stats };
+  const now = opts.now ?? (() => performance.now());
+  const deadline = now() + (opts.budgetMs ?? DEFAULT_BUDGET_MS);
+  const spent = () => {
+    if (now() < deadline) return false;
+    stats.outOfTime = true;
+    return true;
+  };
   const detoured = new Set<string>();
   let cap = opts.maxUnits, rejected = 0;
   for (let round = 0; round < (opts.rounds ?? ROUNDS) && cap > 0 && stats.plans < MAX_PLANS; round++) {
+    if (spent()) break;
+    stats.rounds++;
     // The latest units (at most `cap`: halved after a round that did not help, to focus on the worst), then
     // re-timed in priority order.
+    const TS = performance.now(); // TMPW12
     const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number }[] = [];
     for (const u of sched.units.values()) {
       const pose = notSetOut(u, time);
       if (!pose) continue;
-      const solo = duration(u.path), by = arrival(u) - time;
-      if (by <= LATE_RATIO * solo || by - solo <= LATE_SECONDS) continue;
+      if (!isLate(u, time)) continue;
+      const by = arrival(u) - time;
       const spot = problemSpot(sched, u, pose, time);
       if (spot) late.push({ u, pose, spot, by });
     }
@@ -206,6 +250,8 @@ export async function detourLate(
       vias[i].map((to) => ({ unit: l.u, from: l.pose, to }))
     );
     const ones = firstLegs.length > 0 ? await plan(firstLegs) : [];
+    stats.plans += firstLegs.length;
+    if (spent()) break;
     const secondLegs: DetourLeg[] = [];
     const pairs: { i: number; one: Segment[] }[] = [];
     let k = 0;
@@ -218,13 +264,17 @@ export async function detourLate(
       }
     });
     const twos = secondLegs.length > 0 ? await plan(secondLegs) : [];
-    stats.plans += firstLegs.length + secondLegs.length;
+    const TP = performance.now(); // TMPW12
+    stats.plans += secondLegs.length;
     const variants: Segment[][][] = late.map(() => []);
     pairs.forEach((p, j) => {
       const two = twos[j];
       if (two && two.length > 0) variants[p.i].push(joined(late[p.i].u, p.one, two));
     });
-    if (resettle(sched, time, late, variants, changed, detoured)) rejected = 0;
+    const TR = performance.now(); // TMPW12
+    const ok = resettle(sched, time, late, variants, changed, detoured, spent); // TMPW12
+    Deno.writeTextFileSync("/tmp/w12.log", [`TMPW12 round ${round} late ${late.length} legs ${firstLegs.length + secondLegs.length} plans ${stats.plans} plan ${(TP - TS).toFixed(0)} prep ${(TR - TP).toFixed(0)} resettle ${(performance.now() - TR).toFixed(0)} ok ${ok}`].join(" ") + "\n", { append: true }); // TMPW12
+    if (ok) rejected = 0;
     else if (++rejected >= MAX_REJECTED) break;
     else cap = Math.floor(late.length / 2);
   }
@@ -250,8 +300,10 @@ function makespan(units: readonly FleetUnitState[]): number {
  * Prioritised planning among the late units with their alternatives: each stands at its start, then in order of
  * addition each takes the earliest-arriving timing of its path or a variant against the whole table (or, with
  * none, its trajectory from before if that still keeps clear). When the makespan they promise (see makespan) is
- * not shorter than before, or more of them are left standing, everything is put back. Returns whether
- * anything changed.
+ * not shorter than before, or more of them are left standing, everything is put back. Once `spent` says the
+ * budget is gone, the units not re-timed yet keep their trajectories from before where these still keep clear
+ * (one check each; else their own path is timed as the settle would), so the round's gains so far can be kept.
+ * Returns whether anything changed.
  */
 function resettle(
   sched: FleetScheduler,
@@ -260,6 +312,7 @@ function resettle(
   variants: readonly Segment[][][],
   changed: Set<string>,
   detoured: Set<string>,
+  spent: () => boolean = () => false,
 ): boolean {
   const units = late.map((l) => l.u);
   const saved = units.map((u) => ({ traj: u.traj, path: u.path, status: u.status, message: u.message }));
@@ -268,28 +321,36 @@ function resettle(
     sched.table.remove(l.u.id);
     sched.commit(l.u, standing(l.pose, time));
   }
+  let outOfTime = false;
   late.forEach((l, i) => {
     const u = l.u;
     sched.table.remove(u.id);
-    let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
-    for (const path of [u.path, ...variants[i]]) {
-      const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN);
-      if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
-        [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
-      }
-    }
-    // No timing now: its trajectory from before, if it still keeps clear of everything committed since.
     const old = saved[i];
-    if (!best && old.traj.segments.length > 0) {
+    /** Its trajectory from before, if it still keeps clear of everything committed since. */
+    const keep = () => {
       const res = {
         id: u.id,
         traj: old.traj,
         radius: u.unit.boundingRadius,
         speed: u.unit.maxSpeed,
         deceleration: u.unit.deceleration,
-        acceleration: u.unit.acceleration,
       };
-      if (sched.table.firstConflict(res, time) === null) [best, bestPath] = [old.traj, old.path];
+      return old.traj.segments.length > 0 && sched.table.firstConflict(res, time) === null;
+    };
+    let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
+    outOfTime ||= spent();
+    if (outOfTime && keep()) [best, bestPath] = [old.traj, old.path];
+    else {
+      // Its own path first, then the variants shortest drive first: a variant that cannot beat the best so far
+      // even without waiting is not timed (timing's `latest`).
+      const paths = outOfTime ? [u.path] : [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
+      for (const path of paths) {
+        const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN);
+        if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
+          [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
+        }
+      }
+      if (!best && keep()) [best, bestPath] = [old.traj, old.path];
     }
     u.path = bestPath;
     sched.commit(u, best ?? standing(l.pose, time));

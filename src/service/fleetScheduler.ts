@@ -16,11 +16,14 @@ import type { Pose, Segment } from "../geometry/types.ts";
 import { segmentPiece } from "../geometry/segment.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import { type Conflict, type Reservation, ReservationTable } from "../motion/reservations.ts";
+import { brakeFrom, type Braking } from "../motion/braking.ts";
 import {
   distanceAtTime,
   progressAt,
   standing,
   type Trajectory,
+  trajectoryEnd,
+  trajectoryEndPose,
   trajectoryPose,
   waitSegment,
 } from "../motion/trajectory.ts";
@@ -50,6 +53,11 @@ export interface FleetUnitState {
   legOne?: number;
   /** The ground it last drove (up to BACK_REACH tiles, ending where it stands), to back up over. */
   travelled?: Segment[];
+  /**
+   * The braking of its last halt (a unit moving when halted stops within its deceleration): while `traj` is
+   * this, it is rescheduled from where and when the braking ends, the braking kept in front.
+   */
+  brake?: Trajectory;
   /** What it is doing. */
   status: FleetUnitStatus;
   /** Why (for waiting and unreachable). */
@@ -109,8 +117,8 @@ export class FleetScheduler {
   readonly #backs: boolean;
 
   #reservation(u: FleetUnitState, traj: Trajectory): Reservation {
-    const { deceleration, acceleration } = u.unit;
-    return { id: u.id, traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed, deceleration, acceleration };
+    const { boundingRadius: radius, maxSpeed: speed, deceleration } = u.unit;
+    return { id: u.id, traj, radius, speed, deceleration };
   }
 
   /** Commits a trajectory for a unit (and its reservation). */
@@ -140,19 +148,47 @@ export class FleetScheduler {
     this.table.remove(id);
   }
 
-  /** Ids of units whose reservations come too close to `u` standing at `pose` from `time` on. */
+  /**
+   * Ids of units whose reservations come too close to `u` standing at `pose` from `time` on (a unit braking
+   * from a halt: its braking, then standing where it stops).
+   */
   conflictsOfStanding(u: FleetUnitState, pose: Pose, time: number): Set<string> {
-    return this.table.conflictsWith(this.#reservation(u, standing(pose, time)), time);
+    const still = this.#braking(u, time) ? u.traj : standing(pose, time);
+    return this.table.conflictsWith(this.#reservation(u, still), time);
+  }
+
+  /** Whether `u` is still braking from a halt at `time` (its trajectory is that braking). */
+  #braking(u: FleetUnitState, time: number): boolean {
+    return u.brake !== undefined && u.traj === u.brake && trajectoryEnd(u.brake) > time + 1e-9;
   }
 
   /**
-   * Stops a unit where its trajectory has it at `time`: it stands there, and `path` becomes the geometry it has
-   * not driven yet (re-profiled from rest). Returns the pose.
+   * The braking the last {@link haltAt} refused because it touched a blocked tile (`blocked`); the unit was
+   * stopped at once instead. Null otherwise.
    */
-  haltAt(u: FleetUnitState, time: number): Pose {
+  refusedBrake: Braking | null = null;
+
+  /**
+   * Stops a unit that its trajectory has moving at `time`: it brakes along its own path at its deceleration
+   * (motion/braking.ts) and stands where it stops; `path` becomes the geometry after that (re-profiled from
+   * rest). A unit at rest then, or with deceleration 0, stands where it is (deceleration 0 means it stops at
+   * once). When the braking would touch a tile `blocked` says is blocked (a patch put a wall within its braking
+   * distance), it is stopped at once instead and {@link refusedBrake} says so. Returns where it stands.
+   */
+  haltAt(u: FleetUnitState, time: number, blocked?: (seg: Segment) => boolean): Pose {
     this.#freed++;
-    const pose = trajectoryPose(u.traj, time);
+    this.refusedBrake = null;
+    let b = u.traj.segments.length > 0 ? brakeFrom(u.traj, time, u.unit.deceleration) : null;
+    if (b && blocked && b.traj.segments.some(blocked)) [this.refusedBrake, b] = [b, null];
     if (u.traj.segments.length > 0) u.travelled = extendTravelled(u.travelled, drivenPath(u.traj, time));
+    if (b) {
+      u.travelled = extendTravelled(u.travelled, drivenPath(b.traj, b.stopTime));
+      const rest = b.rest.length > 0 ? profiled(b.rest, u.unit) : [];
+      this.#setRest(u, rest);
+      u.traj = u.brake = b.traj;
+      return b.stop;
+    }
+    const pose = trajectoryPose(u.traj, time);
     this.restAt(u, time);
     u.traj = standing(pose, time);
     return pose;
@@ -160,11 +196,16 @@ export class FleetScheduler {
 
   /**
    * Sets `path` to what is left to drive from the unit's pose at `time`: the rest of its trajectory (and, for a
-   * unit parked on the way to a refuge, the leg after the refuge). A standing unit's path is already that.
+   * unit parked on the way to a refuge, the leg after the refuge). A standing unit's path is already that, and
+   * so is a unit's braking from a halt (its path starts where the braking ends).
    */
   restAt(u: FleetUnitState, time: number): void {
-    if (u.traj.segments.length === 0) return;
-    const rest = remainingPath(u.traj, time, u.unit);
+    if (u.traj.segments.length === 0 || u.traj === u.brake) return;
+    this.#setRest(u, remainingPath(u.traj, time, u.unit));
+  }
+
+  /** `path` := `rest`, then (for a unit on the way to a refuge) the leg after the refuge. */
+  #setRest(u: FleetUnitState, rest: Segment[]): void {
     if (u.legOne !== undefined) {
       const legTwo = u.path.slice(u.legOne);
       u.path = [...rest, ...legTwo];
@@ -178,6 +219,39 @@ export class FleetScheduler {
    * commits it and returns true. Otherwise returns false and leaves the unit's trajectory as it was.
    */
   schedule(u: FleetUnitState, time: number, pose: Pose): boolean {
+    if (this.#braking(u, time)) return this.#scheduleBraking(u, time, u.traj);
+    return this.#scheduleAt(u, time, pose);
+  }
+
+  /**
+   * {@link schedule} for a unit braking from a halt: its path timed from where and when the braking ends, the
+   * braking in front; the whole must keep clear from `time` on (the braking cannot be changed: the caller halts
+   * those it meets, see settle).
+   */
+  #scheduleBraking(u: FleetUnitState, time: number, brake: Trajectory): boolean {
+    const stopTime = trajectoryEnd(brake), stop = trajectoryEndPose(brake);
+    if (!this.#scheduleAt(u, stopTime, stop)) {
+      u.traj = brake;
+      return false;
+    }
+    const rest = u.traj;
+    const wait = rest.startTime - stopTime;
+    const segments = rest.segments.length === 0
+      ? brake.segments
+      : [...brake.segments, ...(wait > 1e-9 ? [waitSegment(stop, wait)] : []), ...rest.segments];
+    const whole: Trajectory = { startTime: brake.startTime, startPose: brake.startPose, segments };
+    const hit = this.table.firstConflict(this.#reservation(u, whole), time);
+    if (hit !== null) {
+      this.table.remove(u.id);
+      u.traj = brake;
+      this.#lastHit = hit;
+      return false;
+    }
+    this.commit(u, whole);
+    return true;
+  }
+
+  #scheduleAt(u: FleetUnitState, time: number, pose: Pose): boolean {
     this.#lastHit = null;
     if (u.legOne !== undefined && u.legOne < u.path.length) return this.#scheduleVia(u, time, pose, u.legOne);
     if (u.path.length === 0) {
@@ -427,7 +501,8 @@ export class FleetScheduler {
       const u = this.units.get(id);
       if (!u) continue;
       changed.add(id);
-      const pose = trajectoryPose(u.traj, time);
+      const braking = this.#braking(u, time);
+      const pose = braking ? trajectoryEndPose(u.traj) : trajectoryPose(u.traj, time);
       this.table.remove(id);
       if (u.status !== "unreachable" && this.scheduleAhead(u, time, pose)) {
         u.status = "moving";
@@ -449,8 +524,9 @@ export class FleetScheduler {
           return changed;
         }
       }
-      // Standing is always safe against units standing where they are now; move the others out of its way.
-      const still = standing(pose, time);
+      // Standing is always safe against units standing where they are now (a braking unit: inside its braking
+      // envelope, disjoint from every other unit's at this time); move the others out of its way.
+      const still = braking ? u.brake! : standing(pose, time);
       for (const other of this.table.conflictsWith(this.#reservation(u, still), time)) {
         const o = this.units.get(other)!;
         this.haltAt(o, time);
@@ -479,7 +555,7 @@ export class FleetScheduler {
         .sort((a, b) => a.order - b.order);
       for (const u of waiting) {
         if (!this.#mayStart(u, time)) continue;
-        const pose = trajectoryPose(u.traj, time);
+        const pose = this.#braking(u, time) ? trajectoryEndPose(u.traj) : trajectoryPose(u.traj, time);
         const before = { traj: u.traj, path: u.path, legOne: u.legOne };
         this.restAt(u, time);
         this.table.remove(u.id);
@@ -497,6 +573,12 @@ export class FleetScheduler {
     }
     return started;
   }
+}
+
+/** Segments profiled from rest to rest for `unit` and split at its speed phases. */
+function profiled(segs: Segment[], unit: UnitSpec): Segment[] {
+  applySpeedProfile(segs, unit);
+  return splitAtSpeedPhases(segs, unit);
 }
 
 /**

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Pose } from "../geometry/types.ts";
+import type { Pose, Segment } from "../geometry/types.ts";
 import { trajectoryPose, waitSegment } from "../motion/trajectory.ts";
 import { ServiceError } from "./errors.ts";
 import type { MapStore, MapVersion } from "./mapStore.ts";
@@ -120,7 +120,20 @@ export class FleetSession {
       const rest = u.traj.segments.length > 0 ? remainingPath(u.traj, this.#clock, u.unit) : u.path;
       const hit = rest.some((seg) => seg.length > 0 && segmentHitsBlocked(layer, seg, u.unit.footprint));
       if (!hit && u.status !== "unreachable") continue;
-      const pose = sched.haltAt(u, this.#clock);
+      const blocked = (seg: Segment) => seg.length > 0 && segmentHitsBlocked(layer, seg, u.unit.footprint);
+      const pose = sched.haltAt(u, this.#clock, blocked);
+      const refused = sched.refusedBrake;
+      if (refused) {
+        // Braking would touch the new wall: it is stopped at once rather than sent into it, and told so.
+        this.#errors.push({
+          unitId: u.id,
+          code: "FAILED_PRECONDITION",
+          message: `unit[${JSON.stringify(u.id)}]: the patch put a blocked tile within its braking distance ` +
+            `(${refused.distance.toFixed(2)} tiles at ${refused.speed.toFixed(2)} tiles/s, deceleration ` +
+            `${u.unit.deceleration}): it cannot stop before it; its trajectory stops it at once at (` +
+            `${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), harder than it can brake`,
+        });
+      }
       sched.commit(u, u.traj);
       u.legOne = undefined;
       // The ground it drove may be blocked now: it must not back up over it.
@@ -398,9 +411,12 @@ export class FleetSession {
     });
     const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
     this.#dirty.clear();
+    const T0 = performance.now(); // TMPW12
     const changed = sched.settle(this.#clock, dirty, retry);
+    const T1 = performance.now(); // TMPW12
     // Late units replan around the spots where they queue (fleetDetour.ts) before anything is sent.
     if (retry) { for (const id of await this.#detours()) changed.add(id); }
+    if (retry && dirty.length > 50) Deno.writeTextFileSync("/tmp/w12.log", [`TMPW12 settle ${(T1 - T0).toFixed(0)} detours ${(performance.now() - T1).toFixed(0)} n ${dirty.length}`].join(" ") + "\n", { append: true }); // TMPW12
     if (this.#closed) return;
     for (const id of this.#repaired) changed.add(id);
     this.#repaired.clear();
@@ -428,7 +444,8 @@ export class FleetSession {
       return fittingHeading(this.#store.layerFor(this.#mv!, u.unit).layer, x, y, undefined, u.unit.footprint) !==
         null;
     };
-    const { changed } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits });
+    const { changed, stats } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits });
+    Deno.writeTextFileSync("/tmp/w12.log", ["TMPW12", JSON.stringify(stats)].join(" ") + "\n", { append: true }); // TMPW12
     return changed;
   }
 

@@ -73,9 +73,9 @@ export function timePath(
   stops = true,
 ): Timing {
   const radius = unit.boundingRadius, speed = unit.maxSpeed, dt = table.dt;
-  const { deceleration, acceleration } = unit;
+  const deceleration = unit.deceleration;
   const check = (traj: Trajectory, from: number, hint?: number) =>
-    table.firstConflict({ id, traj, radius, speed, deceleration, acceleration }, from, undefined, hint);
+    table.firstConflict({ id, traj, radius, speed, deceleration }, from, undefined, hint);
   // The stop points: the path cut into pieces of at most WAIT_SPACING tiles; point i is the start of piece i.
   const pieces: Segment[] = [];
   for (const seg of path) {

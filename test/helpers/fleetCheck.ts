@@ -4,6 +4,9 @@
  * reports pairwise footprint overlaps (exact discs and oriented rectangles), wall contacts (a footprint
  * overlapping the interior of a blocked tile), arrivals and the makespan. A later trajectory of a unit
  * replaces its earlier ones from its start_time on; before its first trajectory a unit stands at its start pose.
+ * For units given their speed limits it also follows the speed in time and reports a change between
+ * consecutive steps faster than the unit's deceleration (an instant stop) or acceleration allow, or above its
+ * top speed.
  *
  * @module
  */
@@ -71,6 +74,8 @@ export interface CUnit {
   goal: { x: number; y: number };
   /** Its trajectories in the order received. */
   trajectories: CTrajectory[];
+  /** Speed limits to check (absent: speeds not checked). */
+  limits?: { maxSpeed: number; acceleration: number; deceleration: number };
 }
 
 /** What the checker found. */
@@ -85,6 +90,11 @@ export interface FleetReport {
   makespan: number;
   /** Segments whose length disagrees with (start_speed + end_speed) / 2 * duration, or that do not join. */
   contractErrors: string[];
+  /**
+   * Units (with `limits`) whose speed changes between consecutive steps by more than their deceleration or
+   * acceleration allow, or exceeds their top speed (first moment per unit): speeds at `time` and the step after.
+   */
+  speedErrors: { id: string; time: number; from: number; to: number; limit: string }[];
 }
 
 function poseAlong(s: CSegment, u: number): CPose {
@@ -118,6 +128,23 @@ function trajPose(t: CTrajectory, start: CPose, time: number): { pose: CPose; mo
   }
   const last = t.segments[t.segments.length - 1];
   return { pose: poseAlong(last, last.length), moving: false };
+}
+
+function trajSpeed(t: CTrajectory, time: number): number {
+  let tau = time - t.start_time;
+  if (tau < 0 || t.segments.length === 0) return 0;
+  for (const s of t.segments) {
+    if (tau < s.duration) return s.start_speed + (s.end_speed - s.start_speed) * tau / s.duration;
+    tau -= s.duration;
+  }
+  return 0;
+}
+
+/** The speed of a unit at `time` by its latest trajectory that has started (0 while it stands). */
+export function unitSpeed(u: CUnit, time: number): number {
+  let cur: CTrajectory | null = null;
+  for (const t of u.trajectories) if (t.start_time <= time + 1e-12) cur = t;
+  return cur ? trajSpeed(cur, time) : 0;
 }
 
 /** The pose of a unit at `time` by its latest trajectory that has started. */
@@ -213,6 +240,7 @@ export function checkFleet(
     arrived: [],
     makespan: 0,
     contractErrors: [],
+    speedErrors: [],
   };
   for (const u of units) {
     for (const t of u.trajectories) {
@@ -238,7 +266,8 @@ export function checkFleet(
     const c = rows[y]?.[x];
     return c === undefined || c === "@" || c === "T" || c === "O";
   };
-  const seenPair = new Set<string>(), seenWall = new Set<string>();
+  const seenPair = new Set<string>(), seenWall = new Set<string>(), seenSpeed = new Set<string>();
+  const speeds = units.map(() => 0);
   const cell = 2 *
     Math.max(...units.map((u) => isRect(u) ? Math.hypot(u.width, u.length) / 2 : u.radius), 0.5);
   for (let k = 0; k * step <= until + 1e-9; k++) {
@@ -263,6 +292,26 @@ export function checkFleet(
       }
       return out;
     };
+    units.forEach((u, i) => {
+      const lim = u.limits;
+      if (!lim) return;
+      // Between steps the speed may change by at most the rate times the step (plus rounding).
+      const v = unitSpeed(u, time), was = speeds[i];
+      speeds[i] = v;
+      if (k === 0 || seenSpeed.has(u.id)) return;
+      const slack = 1e-6 + 1e-6 * Math.max(v, was);
+      const limit = v > lim.maxSpeed + slack
+        ? `max_speed ${lim.maxSpeed}`
+        : was - v > lim.deceleration * step + slack
+        ? `deceleration ${lim.deceleration}`
+        : v - was > lim.acceleration * step + slack
+        ? `acceleration ${lim.acceleration}`
+        : "";
+      if (limit) {
+        seenSpeed.add(u.id);
+        report.speedErrors.push({ id: u.id, time: time - step, from: was, to: v, limit });
+      }
+    });
     for (let i = 0; i < units.length; i++) {
       const a = units[i], pa = poses[i];
       const reach = isRect(a) ? Math.hypot(a.width, a.length) / 2 : a.radius;
