@@ -95,17 +95,25 @@ function fillCosts(layer: PassLayer, grid: TileGrid, terrain: TerrainTable, rect
   }
 }
 
+/** FSQ4 capped at CAP_SQ4, by column distance 0..FAR: a row's starting value needs no clamp. */
+const GCAP = (() => {
+  const table = new Int32Array(FAR + 1);
+  for (let k = 0; k <= FAR; k++) table[k] = Math.min(FSQ4[k], CAP_SQ4);
+  return table;
+})();
+
 /**
  * Computes clearance for the tiles in `out` (a rectangle), reading blockedness (tileCost == 0) from rows
- * and columns up to CAP_REACH around it (a blocked tile farther away never beats the cap, so the window is
- * exact). Squared distances are kept times 4, so each is the integer h(dx) + h(dy) with h(k) = max(0, 2|k| - 1)^2
+ * and columns up to FAR around it (a blocked tile farther away never beats the cap, so the window is exact).
+ * Squared distances are kept times 4, so each is the integer h(dx) + h(dy) with h(k) = max(0, 2|k| - 1)^2
  * (centre to the nearest point of a blocked tile), minimised over blocked tiles and the blocked ring around the
- * map, capped at CAP_SQ4. Two separable passes, both in memory order: column distances (two sweeps over rows),
- * then per row the lower envelope of parabolas (Felzenszwalb & Huttenlocher). A blocked column distance g at
- * column s is, seen from column x != s, the parabola g + (2x - 2s -+ 1)^2: centred on the half-integer s +- 1/2.
- * The two parabolas on each half-integer centre merge into the lower one, and parabolas at or above the cap are
- * left out (most of an open map), so a row costs about its width, whatever the distances. (The former per-tile
- * scan of up to 2 x CAP_REACH rows took 2.3 s at 8192^2.)
+ * map, capped at CAP_SQ4. Two separable passes in memory order: column distances k (rows to the nearest blocked
+ * tile in the column, clamped to FAR) top-down, then bottom-up; each row, once final, is used at once (still in
+ * cache) by the row pass: b(x) = min over columns s of h(k(s)) + h(x - s), scanned outwards from x while h(dx)
+ * alone is below the best so far (2.5 steps a tile on a city map; the first two steps are taken without a
+ * branch). Rows are padded by FAR columns (blocked at the map's borders) so the scan has no bounds checks. The
+ * same integers as the lower envelope of parabolas this replaced (Felzenszwalb & Huttenlocher; a division per
+ * parabola), 1.3x faster at 8192^2.
  */
 function fillClearance(layer: PassLayer, out: TileRect): void {
   const { width, height, tileCost, clearance } = layer;
@@ -115,77 +123,62 @@ function fillClearance(layer: PassLayer, out: TileRect): void {
   const ey0 = Math.max(0, out.y0 - FAR);
   const ey1 = Math.min(height, out.y1 + FAR);
   const ew = ex1 - ex0;
-  // colDist[(y - ey0) * ew + (x - ex0)]: rows to the nearest blocked tile in column x, clamped to FAR; the map's
-  // top and bottom borders are blocked (rows -1 and height), a window edge inside the map is "far".
-  const colDist = new Uint8Array(ew * (ey1 - ey0));
+  const stride = ew + 2 * FAR;
+  // cd[(y - ey0) * stride + FAR + (x - ex0)]: column distance; the pads stand for the map's left and right
+  // borders (0: blocked) or, at a window edge inside the map, for columns the scan never reaches (FAR).
+  const cd = new Uint8Array(stride * (ey1 - ey0));
+  const leftPad = ex0 === 0 ? 0 : FAR;
+  const rightPad = ex1 === width ? 0 : FAR;
+  // Top-down: rows to the nearest blocked tile at or above; the map's top border (row -1) is blocked.
   const top = ey0 === 0 ? 1 : FAR;
-  for (let x = 0; x < ew; x++) colDist[x] = tileCost[ey0 * width + ex0 + x] === 0 ? 0 : top;
-  for (let y = ey0 + 1; y < ey1; y++) {
-    const base = (y - ey0) * ew;
+  for (let y = ey0; y < ey1; y++) {
+    const base = (y - ey0) * stride + FAR;
     const tileBase = y * width + ex0;
-    for (let x = 0; x < ew; x++) {
-      const up = colDist[base - ew + x];
-      colDist[base + x] = tileCost[tileBase + x] === 0 ? 0 : up < FAR ? up + 1 : FAR;
-    }
-  }
-  const bottom = ey1 === height ? 1 : FAR;
-  const lastBase = (ey1 - 1 - ey0) * ew;
-  for (let x = 0; x < ew; x++) if (colDist[lastBase + x] > bottom) colDist[lastBase + x] = bottom;
-  for (let y = ey1 - 2; y >= ey0; y--) {
-    const base = (y - ey0) * ew;
-    for (let x = 0; x < ew; x++) {
-      const down = colDist[base + ew + x] + 1;
-      if (down < colDist[base + x]) colDist[base + x] = down;
-    }
-  }
-  // Per row: g[x - ex0] = h(column distance); parabola j (centre x = ex0 + j - 1/2, doubled: 2 (ex0 + j) - 1)
-  // has height min(g left of it, g right of it); the map's left and right borders are blocked columns (g = 0).
-  const g = new Int32Array(ew);
-  const pc = new Int32Array(ew + 1); // doubled centres of the envelope's parabolas
-  const ph = new Int32Array(ew + 1); // their heights
-  const pz = new Float64Array(ew + 2); // doubled x where each starts being the lowest
-  const leftEdge = ex0 === 0 ? 0 : CAP_SQ4;
-  const rightEdge = ex1 === width ? 0 : CAP_SQ4;
-  for (let y = out.y0; y < out.y1; y++) {
-    const base = (y - ey0) * ew;
-    let k = -1;
-    let left = leftEdge;
-    for (let j = 0, cj = 2 * ex0 - 1; j <= ew; j++, cj += 2) {
-      const right = j === ew ? rightEdge : (g[j] = FSQ4[colDist[base + j]]);
-      const hj = left < right ? left : right;
-      left = right;
-      if (hj >= CAP_SQ4) continue;
-      const fj = hj + cj * cj;
-      let s = 0;
-      while (k >= 0) {
-        // Doubled x where parabola j gets below the envelope's last one.
-        s = (fj - ph[k] - pc[k] * pc[k]) / (2 * (cj - pc[k]));
-        if (s > pz[k]) break;
-        k--;
-      }
-      k++;
-      pc[k] = cj;
-      ph[k] = hj;
-      pz[k] = k === 0 ? -Infinity : s;
-    }
-    pz[k + 1] = Infinity;
-    const rowBase = y * width;
-    if (k < 0) {
-      for (let x = out.x0; x < out.x1; x++) {
-        const b = g[x - ex0];
-        clearance[rowBase + x] = CLEARANCE_OF[b < CAP_SQ4 ? b : CAP_SQ4];
-      }
+    if (leftPad !== 0) cd.fill(leftPad, base - FAR, base);
+    if (rightPad !== 0) cd.fill(rightPad, base + ew, base + ew + FAR);
+    if (y === ey0) {
+      for (let x = 0; x < ew; x++) cd[base + x] = tileCost[tileBase + x] === 0 ? 0 : top;
       continue;
     }
-    let q = 0;
-    for (let x = out.x0; x < out.x1; x++) {
-      let b = g[x - ex0];
-      const xx = 2 * x;
-      while (pz[q + 1] < xx) q++;
-      const d = xx - pc[q];
-      const v = ph[q] + d * d;
-      if (v < b) b = v;
-      clearance[rowBase + x] = CLEARANCE_OF[b < CAP_SQ4 ? b : CAP_SQ4];
+    const up = base - stride;
+    for (let x = 0; x < ew; x++) {
+      const u = cd[up + x] + 1;
+      cd[base + x] = tileCost[tileBase + x] === 0 ? 0 : u < FAR ? u : FAR;
+    }
+  }
+  // Bottom-up (the map's bottom border, row `height`, is blocked), then the row pass on each finished row.
+  const bottom = ey1 === height ? 1 : FAR;
+  for (let y = ey1 - 1; y >= ey0; y--) {
+    const base = (y - ey0) * stride + FAR;
+    if (y === ey1 - 1) {
+      for (let x = 0; x < ew; x++) if (cd[base + x] > bottom) cd[base + x] = bottom;
+    } else {
+      const down = base + stride;
+      for (let x = 0; x < ew; x++) {
+        const d = cd[down + x] + 1;
+        if (d < cd[base + x]) cd[base + x] = d;
+      }
+    }
+    if (y < out.y0 || y >= out.y1) continue;
+    const rowBase = y * width;
+    for (let x = out.x0, i = base + out.x0 - ex0; x < out.x1; x++, i++) {
+      let b = GCAP[cd[i]];
+      // Steps 1 and 2 (h = 1, 9) branch-free: min(a, c) = a + ((c - a) & ((c - a) >> 31)) on small integers.
+      let l = cd[i - 1], r = cd[i + 1];
+      let m = GCAP[l + ((r - l) & ((r - l) >> 31))] + 1;
+      b = m + ((b - m) & ((b - m) >> 31));
+      l = cd[i - 2];
+      r = cd[i + 2];
+      m = GCAP[l + ((r - l) & ((r - l) >> 31))] + 9;
+      b = m + ((b - m) & ((b - m) >> 31));
+      // h(FAR) > CAP_SQ4 >= b ends the scan within the pads.
+      for (let dx = 3, f = 25; f < b; f = FSQ4[++dx]) {
+        l = cd[i - dx];
+        r = cd[i + dx];
+        m = GCAP[l < r ? l : r] + f;
+        if (m < b) b = m;
+      }
+      clearance[rowBase + x] = CLEARANCE_OF[b];
     }
   }
 }
