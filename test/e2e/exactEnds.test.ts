@@ -45,13 +45,14 @@ describe("line planners over gRPC: exact start and goal", () => {
     ["PLANNER_HIERARCHICAL", "soldier", "PLANNER_HIERARCHICAL"],
     ["PLANNER_SMOOTH", "tank", "PLANNER_SMOOTH"],
     ["PLANNER_AUTO", "soldier", "PLANNER_SMOOTH"],
-    ["PLANNER_AUTO", "tank", ""],
+    // The built-in tank has a turning radius (AUTO: the hybrid, exact ends already); this one turns in place.
+    ["PLANNER_AUTO", "tank-in-place", "PLANNER_SMOOTH"],
   ];
   for (const [planner, unit, answered] of cases) {
     test(`${planner}, ${unit}`, async () => {
       const res: Any = await call(srv.client, "Plan", {
         map: { id: "walls" },
-        unit: { name: unit },
+        unit: unit === "tank-in-place" ? { name: "tank", turning_radius: 0 } : { name: unit },
         start: START,
         goal: GOAL,
         planner,
