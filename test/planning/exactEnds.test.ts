@@ -140,7 +140,7 @@ describe("joinExactEnds", () => {
   const unit = BUILTIN_PROFILES.agent;
 
   test("a direct join that clips a wall falls back to the second waypoint", () => {
-    const pts = [4.5, 2.5, 3.5, 4.5, 6.5, 4.5];
+    const pts = Float64Array.of(4.5, 2.5, 3.5, 4.5, 6.5, 4.5);
     const j = joinExactEnds(layer, unit, pts, { start: { x: 2.5, y: 2.5, heading: 0 }, goal: null }, false);
     if (typeof j === "string") throw new Error(j);
     expect(j.skippedStart).toBe(true);
@@ -149,14 +149,14 @@ describe("joinExactEnds", () => {
   });
 
   test("no legal join answers a message, never an illegal path", () => {
-    const pts = [4.5, 2.5, 4.5, 1.5];
+    const pts = Float64Array.of(4.5, 2.5, 4.5, 1.5);
     const j = joinExactEnds(layer, unit, pts, { start: { x: 2.5, y: 2.5, heading: 0 }, goal: null }, true);
     expect(typeof j).toBe("string");
     expect(j as string).toMatch(/start pose \(2.5, 2.5\).*clip a blocked tile/);
   });
 
   test("the goal join: direct, or skipping the last centre when preferred and no dearer", () => {
-    const pts = [1.5, 4.5, 5.5, 4.5, 6.5, 4.5];
+    const pts = Float64Array.of(1.5, 4.5, 5.5, 4.5, 6.5, 4.5);
     const ends = { start: { x: 1.5, y: 4.5, heading: 0 }, goal: { x: 6.2, y: 3.9 } };
     const direct = joinExactEnds(layer, unit, pts, ends, false);
     const skip = joinExactEnds(layer, unit, pts, ends, true);
