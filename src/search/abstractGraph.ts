@@ -24,7 +24,6 @@ import {
   type SearchResult,
   SearchWorkspace,
   type Successors,
-  unlimited,
 } from "./astar.ts";
 import {
   DIAGONAL_STEP,
@@ -62,8 +61,6 @@ function stepCode(dx: number, dy: number): number {
   if (dx === 0) return dy > 0 ? 2 : 3;
   return 4 + (dx > 0 ? 0 : 2) + (dy > 0 ? 0 : 1);
 }
-
-const NO_LIMITS: SearchLimits = unlimited();
 
 /**
  * One workspace and sector space for every graph's distance-block searches in this thread: a block search runs
@@ -290,8 +287,8 @@ export class AbstractGraph {
     const bw = x1 - x0;
     const treeStep = this.treeStep;
     for (let i = 0; i < k; i++) {
-      const r = astar(space, ws, [space.stateOf(this.nodeTile[i0 + i])], NO_LIMITS);
-      spent += r.expansions;
+      // astar's search without its megamorphic calls (the same g and parents): most of a big map's prepare.
+      spent += space.exhaustiveFrom(ws, space.stateOf(this.nodeTile[i0 + i]));
       const g = ws.g;
       for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[space.stateOf(this.nodeTile[i0 + j])];
       const base = (i0 + i) * this.treeStride;
@@ -505,7 +502,7 @@ export class AbstractGraph {
    */
   searchRegionFrom(tile: number, ws: SearchWorkspace, sector: SectorSpace): number {
     this.sectorBox(regionAt(this.table, tile), sector);
-    return astar(sector, ws, [sector.stateOf(tile)], NO_LIMITS).expansions;
+    return sector.exhaustiveFrom(ws, sector.stateOf(tile));
   }
 
   /** Configures `sector` for region r (its sector box, the region space restricted to r); returns it. */

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { type SearchSpace, Successors } from "./astar.ts";
+import { type SearchSpace, type SearchWorkspace, Successors } from "./astar.ts";
 import type { RegionSpace } from "./restrictedGrid.ts";
 
 /** GridSpace's direction numbering: unit steps per direction, and the direction of a step (dx, dy). */
@@ -121,5 +121,108 @@ export class SectorSpace implements SearchSpace {
   /** The wrapped space's goal test. */
   isGoal(state: number): boolean {
     return this.inner!.isGoal(this.tileOf(state));
+  }
+
+  /**
+   * Exhaustive search from local state `start` (the space configured for a region without a goal: zero
+   * heuristic) into `ws`, leaving there exactly what `astar(this, ws, [start], unlimited())` leaves (g, parent,
+   * stamps of the new generation): astar's flat loop statement for statement with f = g and {@link expand}
+   * inlined. The distance blocks of an abstract graph run one per entrance node (hundreds of thousands at
+   * 8192^2, most of a big map's preparation); through astar each paid its megamorphic calls to expand,
+   * heuristic and isGoal and a pass through the successor buffer. Returns the expansions.
+   */
+  exhaustiveFrom(ws: SearchWorkspace, start: number): number {
+    ws.ensure(this.stateCount, this.maxSuccessors);
+    const gen = ws.nextGeneration();
+    if (ws.paged) {
+      throw new RangeError(`SectorSpace.exhaustiveFrom: ${this.stateCount} states need a paged workspace`);
+    }
+    const g = ws.g;
+    const f = ws.f;
+    const parent = ws.parent;
+    const stamp = ws.stamp;
+    const closed = ws.closed;
+    const heap = ws.heap;
+    const moves = this.moves;
+    const stepCost = this.stepCost;
+    const offset = this.offset;
+    const bw = this.boxWidth;
+    heap.clear();
+    stamp[start] = gen;
+    g[start] = 0;
+    f[start] = 0;
+    parent[start] = -1;
+    heap.push(start, 0, 0);
+    let expansions = 0;
+    // astar's hold-back of the best new successor (see there), with f = g.
+    let next = -1;
+    while (next >= 0 || heap.size > 0) {
+      let s: number;
+      if (next >= 0) {
+        s = next;
+        next = -1;
+      } else {
+        s = heap.pop();
+      }
+      closed[s] = gen;
+      expansions++;
+      const gs = g[s];
+      // this.expand inlined: the same moves in the same order, from the parent's direction round.
+      const mask = moves[s];
+      let first = 0;
+      const ps = parent[s];
+      if (ps >= 0) {
+        const y = (s / bw) | 0, py = (ps / bw) | 0;
+        first = DIRECTION_OF[(s - y * bw - (ps - py * bw) + 1) * 3 + (y - py + 1)];
+      }
+      const base = s * 8;
+      let cand = -1;
+      let candG = 0;
+      for (let k = 0; k < 8; k++) {
+        const d = (first + k) & 7;
+        if ((mask & (1 << d)) === 0) continue;
+        const t = s + offset[d];
+        const ng = gs + stepCost[base + d];
+        if (stamp[t] !== gen) {
+          stamp[t] = gen;
+          g[t] = ng;
+          f[t] = ng;
+          parent[t] = s;
+          if (cand < 0) {
+            cand = t;
+            candG = ng;
+          } else if (ng < candG) {
+            // astar: ft < candF || (ft === candF && ng > candG); with f = g the second never holds.
+            heap.push(cand, candG, candG);
+            cand = t;
+            candG = ng;
+          } else {
+            heap.push(t, ng, ng);
+          }
+        } else if (ng < g[t]) {
+          f[t] = ng;
+          g[t] = ng;
+          parent[t] = s;
+          if (t === cand) {
+            candG = ng;
+          } else if (closed[t] === gen) {
+            closed[t] = 0;
+            heap.push(t, ng, ng);
+          } else {
+            heap.decrease(t, ng, ng);
+          }
+        }
+      }
+      if (cand >= 0) {
+        const keys = heap.keys;
+        if (heap.size === 0 || candG < keys[0] || (candG === keys[0] && candG >= keys[1])) {
+          ws.heapPos[cand] = -1;
+          next = cand;
+        } else {
+          heap.push(cand, candG, candG);
+        }
+      }
+    }
+    return expansions;
   }
 }
