@@ -247,7 +247,8 @@ export function planHybrid(
     }
   }
 
-  if (fastLaneOnly) {
+  // fitOnly (a stream's drivable first answer): the steps above, as the pool runs them, and no search after.
+  if (fastLaneOnly || task.fitOnly === true) {
     return planOutcome(task.planner, {
       status: "budget",
       expansions,

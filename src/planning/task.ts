@@ -64,6 +64,12 @@ export interface PlanTask {
    */
   fastLaneOnly?: boolean;
   /**
+   * PLANNER_HYBRID runs only its direct curves and curve fits (step 0, as in the pool: both grid routes, the
+   * full check bound) and answers status "budget" when they do not settle the query, before any directional
+   * search. What it finds is what the whole hybrid returns. A stream's drivable first answer (service/streamFirst.ts).
+   */
+  fitOnly?: boolean;
+  /**
    * PLANNER_DIRECTIONAL on a long query: stop the corridor refinement after this many windows and return the
    * legal prefix planned so far (`PlanOutcome.partial`). A stream's first drivable part (service/pathStream.ts).
    */

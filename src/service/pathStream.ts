@@ -1,6 +1,7 @@
 /**
- * One stream's session: a path kept up to date. The first answer comes fast (grid A*), the planner asked for
- * refines it (the article's timeslicing done as progressive answers), and a map patch that touches the part of the
+ * One stream's session: a path kept up to date. The first answer comes fast (streamFirst.ts: for a unit with a
+ * turning radius a path it can drive, else grid or hierarchical search), the planner asked for refines it (the
+ * article's timeslicing done as progressive answers), and a map patch that touches the part of the
  * path the unit has not travelled yet, or a new goal, triggers a replan. Replans for one stream coalesce: while one
  * runs, further triggers only mark the stream dirty, so work never piles up.
  *
@@ -13,12 +14,12 @@
  * answer that arrives after the unit moved along the first one is spliced the same way. The path geometry (where
  * the unit is, the splice, the joined speeds) is the pure path corridor in motion/pathCorridor.ts.
  *
- * A long PLANNER_DIRECTIONAL plan for a turning unit ({@link wantsPrefix}) sends its first drivable part early (issue 13 item 1):
- * the INITIAL update is a legal prefix, the first {@link PREFIX_WINDOWS} windows of PLANNER_DIRECTIONAL's
- * corridor refinement (PLAN_STATUS_PARTIAL; it brakes to a stop at its end), and a REFINED update appends the
- * rest, planned from the prefix's end pose on the same map version, with replaceFromSegment = the prefix's
- * segment count. Two pool jobs, one after the other; when the rest cannot be planned from there, the REFINED
- * update carries a whole path from the start instead.
+ * A long plan for a turning unit may send its first drivable part early (issue 13 item 1; streamFirst.ts says
+ * when): the INITIAL update is a legal prefix, the first windows of PLANNER_DIRECTIONAL's corridor refinement
+ * (PLAN_STATUS_PARTIAL; it brakes to a stop at its end), and a REFINED update appends the rest, planned by the
+ * planner asked for from the prefix's end pose on the same map version, with replaceFromSegment = the prefix's
+ * segment count. When the rest cannot be planned from there, the REFINED update carries a whole path from the
+ * start instead.
  *
  * Transport-free: the gRPC handler feeds decoded client messages in and writes the updates this class emits.
  *
@@ -38,6 +39,7 @@ import {
   trackProgress,
 } from "../motion/pathCorridor.ts";
 import type { PlanResult, PlanService } from "./planService.ts";
+import { appendRest, firstAnswer, planRest, restMessage } from "./streamFirst.ts";
 import type { MapStore, PatchEvent } from "./mapStore.ts";
 import { ServiceError } from "./errors.ts";
 import { checkedStart, type PlanRequest, type ProgressReport, type StreamMessage } from "./requests.ts";
@@ -80,26 +82,6 @@ export type End = (error?: ServiceError) => void;
 
 /** Planners whose paths start at the start tile's center (their splice points are joints of the path). */
 const LINE_PLANNERS = new Set(["grid", "smooth", "hierarchical"]);
-
-/** Straight start-goal distance (tiles) from which a turning unit's stream sends its first drivable part early. */
-export const PREFIX_DISTANCE = 192;
-/** Corridor windows in that first part (each keeps about half of its 80-tile stretch: ~120 tiles in all). */
-export const PREFIX_WINDOWS = 3;
-
-/**
- * True when a stream's plan is long for a turning unit and its planner is PLANNER_DIRECTIONAL (asked for by
- * name, or AUTO's choice for a unit with a turn_penalty), whose long queries follow a grid corridor window by
- * window: the first windows then go out early. A unit that turns (turning radius > 0), no keep_to_roads (the
- * road search has no corridor), start and goal at least {@link PREFIX_DISTANCE} tiles apart. AUTO and HYBRID
- * otherwise keep the usual first answer: their curve fit answers a long query whole in about the time of a
- * prefix, and a directional prefix's 4-connected corridor can cost their path ~35% more (bench/stream.ts).
- */
-export function wantsPrefix(req: PlanRequest): boolean {
-  if (req.unit.turningRadius <= 0 || req.options.keepToRoads) return false;
-  const directional = req.planner === "directional" || (req.planner === "auto" && req.unit.turnPenalty > 0);
-  if (!directional) return false;
-  return Math.hypot(req.goal.x - req.start.x, req.goal.y - req.start.y) >= PREFIX_DISTANCE;
-}
 
 /** A splice on the current path, with the map version its kept stretch was checked on (the replan is pinned to it). */
 interface Splice extends CorridorSplice {
@@ -265,26 +247,29 @@ export class PathStream {
     const req = this.#request!;
     this.#busy = true;
     try {
-      // A fast first answer (grid search, or hierarchical for long queries where jump points do not apply), then
-      // the planner asked for, unless the first answer already came from it.
-      // A long plan for a turning unit: its first drivable part, then the rest (see the module doc).
-      const prefix = wantsPrefix(req) ? await this.#prefix(req) : null;
-      if (prefix?.outcome.partial) {
-        this.#accept("INITIAL", prefix);
-        if (!this.#closed) await this.#rest(req, prefix);
+      const { result: first, source } = await firstAnswer(this.#plans, req, this.#abort.signal);
+      this.#accept("INITIAL", first);
+      // A partial first answer (a long plan's drivable prefix): the rest goes out appended.
+      if (first.outcome.partial) {
+        if (!this.#closed) await this.#rest(req, first);
         return;
       }
-      // A short corridor answers whole (not partial): it is the first answer, refined below unless asked for.
-      const first = prefix ?? await this.#plans.plan({ ...req, planner: "fast" }, this.#abort.signal, true);
-      this.#accept("INITIAL", first);
-      const refine = req.planner !== first.outcome.planner && req.planner !== "grid";
-      if (refine && !this.#closed && first.outcome.status !== "unreachable") {
-        const refined = await this.#plans.plan(req, this.#abort.signal, true);
-        // A unit that moved along the first answer meanwhile gets the refined planner's path from a splice point
-        // on it (one more plan), like a replan; otherwise the refined path from the start replaces it.
-        if (this.#distance > 0) await this.#replan("REFINED", refined);
-        else this.#accept("REFINED", refined);
+      if (source === "asked" || this.#closed || first.outcome.status === "unreachable") return;
+      // A whole directional answer where DIRECTIONAL was asked for needs no refining.
+      if (source === "prefix" && req.planner === first.outcome.planner) return;
+      if (source === "fit" && req.planner === "hybrid") {
+        // The hybrid's curve fit settled the query: the whole hybrid makes the same steps first and returns
+        // this path (PlanTask.fitOnly), so it is the refined answer too, sent without a second search.
+        const message = `the initial path again: PLANNER_HYBRID's curve fit settled the query` +
+          (first.outcome.message ? `; ${first.outcome.message}` : "");
+        this.#accept("REFINED", { ...first, outcome: { ...first.outcome, message } });
+        return;
       }
+      const refined = await this.#plans.plan(req, this.#abort.signal, true);
+      // A unit that moved along the first answer meanwhile gets the refined planner's path from a splice point
+      // on it (one more plan), like a replan; otherwise the refined path from the start replaces it.
+      if (this.#distance > 0) await this.#replan("REFINED", refined);
+      else this.#accept("REFINED", refined);
     } catch (e) {
       this.#onError(e);
     } finally {
@@ -294,67 +279,23 @@ export class PathStream {
   }
 
   /**
-   * The first {@link PREFIX_WINDOWS} corridor windows of PLANNER_DIRECTIONAL (a legal prefix, `partial`), or
-   * its whole answer when the query needs no corridor; null when it found nothing (the usual first answer then).
-   */
-  async #prefix(req: PlanRequest): Promise<PlanResult | null> {
-    const r = await this.#plans.plan(
-      { ...req, planner: "directional", maxCorridorWindows: PREFIX_WINDOWS },
-      this.#abort.signal,
-      true,
-    ).catch((e) => {
-      if (e instanceof ServiceError && (e.code === "CANCELLED" || e.code === "UNAVAILABLE")) throw e;
-      return null;
-    });
-    const st = r?.outcome.status;
-    return r && (st === "found" || st === "nearest") && r.outcome.segments.length > 0 ? r : null;
-  }
-
-  /**
-   * The rest after a partial first answer: planned from its end pose on its map version, by the planner asked
-   * for, and appended (replaceFromSegment = the prefix's segment count). The update's figures (length,
+   * The rest after a partial first answer (streamFirst.ts planRest), appended: the update's figures (length,
    * duration, cost) are the appended part's; the stream keeps the whole path, priced whole. When the rest is
    * not found from there, a plan from the start replaces the path (spliced at the unit if it moved).
    */
   async #rest(req: PlanRequest, prefix: PlanResult): Promise<void> {
-    const segs = prefix.outcome.segments;
-    const end = segs[segs.length - 1].end;
-    const version = prefix.mapVersion.version;
-    const r = await this.#plans.plan(
-      { ...req, map: { id: req.map.id, version }, start: { ...end } },
-      this.#abort.signal,
-      true,
-    ).catch((e) => {
-      if (e instanceof ServiceError && (e.code === "CANCELLED" || e.code === "UNAVAILABLE")) throw e;
-      return null;
-    });
+    const r = await planRest(this.#plans, req, prefix, this.#abort.signal);
     if (this.#closed) return;
-    const st = r?.outcome.status;
-    const current = this.#result;
-    if (
-      r && (st === "found" || st === "nearest") && startsAt(r.outcome.segments, end) && current === prefix
-    ) {
+    if (r && this.#result === prefix) {
+      const version = prefix.mapVersion.version;
       const missed = this.#patchesDuringPlan.filter((e) => e.to.version !== version);
       this.#patchesDuringPlan = [];
-      const whole = [...segs, ...r.outcome.segments];
       const layer = this.#store.layerFor(await this.#store.get(req.map.id, version), req.unit).layer;
       if (this.#closed) return;
-      this.#result = {
-        ...r,
-        outcome: {
-          ...r.outcome,
-          segments: whole,
-          length: prefix.outcome.length + r.outcome.length,
-          duration: prefix.outcome.duration + r.outcome.duration,
-          expansions: prefix.outcome.expansions + r.outcome.expansions,
-          cost: pathCost(whole, req.unit, layer),
-          waypoints: null,
-        },
-      };
-      this.#samples = samplePath(whole);
-      const message = `appended after the first ${segs.length} segments (a ${PREFIX_WINDOWS}-window prefix)` +
-        (r.outcome.message ? `; ${r.outcome.message}` : "");
-      this.#send("REFINED", r, "", message, segs.length, 0);
+      const segs = prefix.outcome.segments;
+      this.#result = appendRest(req, prefix, r, layer);
+      this.#samples = samplePath(this.#result.outcome.segments);
+      this.#send("REFINED", r, "", restMessage(segs.length, r), segs.length, 0);
       if (missed.some((e) => this.#touchesRemaining(e))) this.#trigger("REPLANNED");
       return;
     }

@@ -217,6 +217,7 @@ export class PlanService {
         },
         debugCrash,
         ...(req.maxCorridorWindows === undefined ? {} : { maxCorridorWindows: req.maxCorridorWindows }),
+        ...(req.fitOnly ? { fitOnly: true } : {}),
         // AUTO's portfolio for turning units (src/planning/auto.ts): PLANNER_HYBRID by name runs alone.
         portfolio: req.planner === "auto" && planner === "hybrid",
       };

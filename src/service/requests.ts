@@ -78,6 +78,12 @@ export interface PlanRequest {
    * this many windows and answers the legal prefix (PlanTask.maxCorridorWindows).
    */
   maxCorridorWindows?: number;
+  /**
+   * Internal (streams, never from the wire): PLANNER_HYBRID runs only its direct curves and curve fits and
+   * answers status "budget" when they do not settle the query (PlanTask.fitOnly). A turning unit's drivable
+   * first answer.
+   */
+  fitOnly?: boolean;
 }
 
 /**
