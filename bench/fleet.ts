@@ -167,9 +167,16 @@ async function run(
 }
 
 /** Runs the fleet scenarios; returns a markdown table. */
-export async function benchFleet(sizes = [100, 500], circle = [10, 50, 100]): Promise<string> {
+export async function benchFleet(
+  sizes = [100, 500],
+  circle = [10, 50, 100],
+  maps = ["8room_000", "random512-10-0"],
+  robots = [100, 300],
+  detourMs?: number,
+): Promise<string> {
+  const budget = detourMs === undefined ? [] : ["--fleet-detour-ms", String(detourMs)];
   const servers = [
-    { label: "detours", srv: await startBenchServer(["--max-fleet-units", "1000"]) },
+    { label: "detours", srv: await startBenchServer(["--max-fleet-units", "1000", ...budget]) },
     {
       label: "timing only (peer)",
       srv: await startBenchServer(["--max-fleet-units", "1000", "--fleet-detours", "0"]),
@@ -191,7 +198,7 @@ export async function benchFleet(sizes = [100, 500], circle = [10, 50, 100]): Pr
   ];
   const blank = " | | | | | | | | | | | |";
   try {
-    for (const name of sizes.length > 0 ? ["8room_000", "random512-10-0"] : []) {
+    for (const name of sizes.length > 0 ? maps : []) {
       const text = readFileSync(join(ROOT, `../shared/data/movingai/${name}.map`), "utf8");
       await put(name, text);
       const rows = text.split(/\r?\n/);
@@ -199,12 +206,12 @@ export async function benchFleet(sizes = [100, 500], circle = [10, 50, 100]): Pr
       lines.push(`| **${name}** |${blank}`);
       for (const n of sizes) await both(name, grid, pick(grid, n, 7 + n));
     }
-    if (sizes.length > 0) {
+    if (robots.length > 0) {
       // A warehouse aisle grid (test/helpers/warehouse.ts): 30 shelf columns x 10 blocks, 95 x 82 tiles, 900 bays.
       const w = warehouse(30, 10);
       await put("warehouse", movingAiText(w.rows));
       lines.push(`| **warehouse 95x82** |${blank}`);
-      for (const n of [100, 300]) await both("warehouse", w.rows, warehouseJobs(w, n, 11));
+      for (const n of robots) await both("warehouse", w.rows, warehouseJobs(w, n, 11));
     }
     for (const n of circle) {
       const c = circleScenario(n);
@@ -221,4 +228,20 @@ export async function benchFleet(sizes = [100, 500], circle = [10, 50, 100]): Pr
   } finally {
     for (const { srv } of servers) await srv.stop();
   }
+}
+
+if (import.meta.main) {
+  // deno run -A bench/fleet.ts [sizes] [circle] [maps] [robots] [detour ms]: comma lists ("-" for none), e.g.
+  // 500 100 8room_000 300 (the detours server's --fleet-detour-ms: its default when absent)
+  const list = (a: string | undefined, d: string[]) => a === undefined ? d : a === "-" ? [] : a.split(",");
+  const [sizes, circle, maps, robots, ms] = Deno.args;
+  console.log(
+    await benchFleet(
+      list(sizes, ["100", "500"]).map(Number),
+      list(circle, ["10", "50", "100"]).map(Number),
+      list(maps, ["8room_000", "random512-10-0"]),
+      list(robots, ["100", "300"]).map(Number),
+      ms === undefined ? undefined : Number(ms),
+    ),
+  );
 }

@@ -2,7 +2,7 @@
  * arcpath server entry point.
  *
  * Usage: deno run -A src/main.ts [--listen HOST:PORT] [--data DIR] [--workers N] [--queue N]
- *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-map-side N] [--max-map-tiles N] [--max-plan-many N] [--max-fleet-units N] [--fleet-detours N] [--no-demo] [--test-hooks]
+ *        [--max-queue-wait-ms N] [--map-memory-mb N] [--max-message-mb N] [--max-map-side N] [--max-map-tiles N] [--max-plan-many N] [--max-fleet-units N] [--fleet-detours N] [--fleet-detour-ms N] [--no-demo] [--test-hooks]
  *        [--test-write-jitter-ms N] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tls-reload-ms N]
  *        [--health-listen HOST:PORT] [--auth-tokens FILE] [--metrics-listen HOST:PORT] [--http HOST:PORT]
  *
@@ -58,6 +58,7 @@ const SERVER_HELP: CliHelp = {
     "max-plan-many": "N  most plans in one PlanMany call (default 10000)",
     "max-fleet-units": "N  most units in one Fleet (default 1000)",
     "fleet-detours": "N  late Fleet units replanned around the spots where they queue, per round (default 64; 0: off)",
+    "fleet-detour-ms": "N  wall-clock budget of a Fleet batch's detour pass, ms (default 300)",
     "no-demo": "do not load the built-in demo maps (demo/maps/)",
     "writable-demo-maps":
       "let clients overwrite, patch and delete the built-in demo maps (default: read-only, FAILED_PRECONDITION)",
@@ -117,6 +118,7 @@ const SERVER_OPTIONS = {
   "max-plan-many": { type: "string" },
   "max-fleet-units": { type: "string" },
   "fleet-detours": { type: "string" },
+  "fleet-detour-ms": { type: "string" },
   "no-demo": { type: "boolean" },
   "writable-demo-maps": { type: "boolean" },
   "test-hooks": { type: "boolean" },
@@ -242,6 +244,7 @@ const app = new Arcpath(store, planService, {
   maxPlanMany: intArg("max-plan-many", args["max-plan-many"], 10_000, 1),
   maxFleetUnits: intArg("max-fleet-units", args["max-fleet-units"], 1000, 1),
   fleetDetours: intArg("fleet-detours", args["fleet-detours"], 64, 0),
+  fleetDetourMs: intArg("fleet-detour-ms", args["fleet-detour-ms"], 300, 0),
 });
 
 app.demoMapsWritable = !!args["writable-demo-maps"] ||

@@ -86,6 +86,8 @@ export interface BatchLimits {
   maxFleetUnits: number;
   /** Late Fleet units given detours per round (absent: the service's default; 0: none). */
   fleetDetours?: number;
+  /** Wall-clock budget of a Fleet batch's detour pass, ms (absent: the service's default). */
+  fleetDetourMs?: number;
 }
 
 /** The default batch limits. */
@@ -419,6 +421,7 @@ export class Arcpath {
         const s = new FleetSession(this.planner, this.store, (u) => send(u), {
           maxUnits: this.batch.maxFleetUnits,
           detourUnits: this.batch.fleetDetours,
+          detourMs: this.batch.fleetDetourMs,
           admitUnit: quotas ? () => quotas.admitUnit(tenant) : undefined,
         });
         if (quotas) {

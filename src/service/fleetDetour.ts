@@ -83,8 +83,8 @@ const MIN_OFFSET = 1.5;
 const SPOT_TRIES = 8;
 /** A variant must arrive at least this much earlier (seconds) to replace the current trajectory. */
 const GAIN = 0.05;
-/** Default rounds. */
-const ROUNDS = 4;
+/** Default rounds (each a set of the latest units; with a budget, sized to the time left). */
+const ROUNDS = 8;
 /** Rounds in a row that did not help end the pass (where detours do not help, as in one-tile aisles). */
 const MAX_REJECTED = 2;
 /** Legs planned per pass: no round starts once this many were planned. */
@@ -224,25 +224,28 @@ export async function detourLate(
     return true;
   };
   const detoured = new Set<string>();
+  // The first round's cost per unit sizes the next rounds to the time left (small rounds of the latest units
+  // seldom help on their own: the first is not cut down in advance, the budget cuts it short).
   let cap = opts.maxUnits, rejected = 0;
   for (let round = 0; round < (opts.rounds ?? ROUNDS) && cap > 0 && stats.plans < MAX_PLANS; round++) {
     if (spent()) break;
     stats.rounds++;
+    const started = now();
     // The latest units (at most `cap`: halved after a round that did not help, to focus on the worst), then
-    // re-timed in priority order.
-    const TS = performance.now(); // TMPW12
-    const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number }[] = [];
+    // re-timed in priority order. Their problem spots are found latest first, until `cap` have one.
+    const lateAll: { u: FleetUnitState; pose: Pose; by: number }[] = [];
     for (const u of sched.units.values()) {
       const pose = notSetOut(u, time);
-      if (!pose) continue;
-      if (!isLate(u, time)) continue;
-      const by = arrival(u) - time;
-      const spot = problemSpot(sched, u, pose, time);
-      if (spot) late.push({ u, pose, spot, by });
+      if (pose && isLate(u, time)) lateAll.push({ u, pose, by: arrival(u) - time });
+    }
+    lateAll.sort((a, b) => b.by - a.by);
+    const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number }[] = [];
+    for (const l of lateAll) {
+      if (late.length >= cap) break;
+      const spot = problemSpot(sched, l.u, l.pose, time);
+      if (spot) late.push({ ...l, spot });
     }
     if (late.length === 0) break;
-    late.sort((a, b) => b.by - a.by);
-    late.length = Math.min(late.length, cap);
     late.sort((a, b) => a.u.order - b.u.order);
     stats.tried += late.length;
     const vias = late.map((l) => viaPoints(l.u, l.spot, l.pose, l.by, opts.fits));
@@ -264,19 +267,20 @@ export async function detourLate(
       }
     });
     const twos = secondLegs.length > 0 ? await plan(secondLegs) : [];
-    const TP = performance.now(); // TMPW12
     stats.plans += secondLegs.length;
     const variants: Segment[][][] = late.map(() => []);
     pairs.forEach((p, j) => {
       const two = twos[j];
       if (two && two.length > 0) variants[p.i].push(joined(late[p.i].u, p.one, two));
     });
-    const TR = performance.now(); // TMPW12
-    const ok = resettle(sched, time, late, variants, changed, detoured, spent); // TMPW12
-    Deno.writeTextFileSync("/tmp/w12.log", [`TMPW12 round ${round} late ${late.length} legs ${firstLegs.length + secondLegs.length} plans ${stats.plans} plan ${(TP - TS).toFixed(0)} prep ${(TR - TP).toFixed(0)} resettle ${(performance.now() - TR).toFixed(0)} ok ${ok}`].join(" ") + "\n", { append: true }); // TMPW12
-    if (ok) rejected = 0;
-    else if (++rejected >= MAX_REJECTED) break;
-    else cap = Math.floor(late.length / 2);
+    const ok = resettle(sched, time, late, variants, changed, detoured, spent);
+    // Units the time left has room for at this round's cost per unit.
+    const room = Math.max(1, Math.floor((deadline - now()) / ((now() - started) / late.length)));
+    if (ok) {
+      rejected = 0;
+      cap = Math.min(opts.maxUnits, room);
+    } else if (++rejected >= MAX_REJECTED) break;
+    else cap = Math.min(Math.floor(late.length / 2), room);
   }
   stats.improved = changed.size;
   stats.detoured = detoured.size;
@@ -337,21 +341,22 @@ function resettle(
       };
       return old.traj.segments.length > 0 && sched.table.firstConflict(res, time) === null;
     };
+    // Its trajectory from before when still clear (one check) is the one to beat: timings that cannot arrive
+    // GAIN earlier stop early (timing's `latest`: no start delay that arrives later is tried).
     let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
+    if (keep()) [best, bestPath, bestEnd] = [old.traj, old.path, trajectoryEnd(old.traj)];
     outOfTime ||= spent();
-    if (outOfTime && keep()) [best, bestPath] = [old.traj, old.path];
-    else {
-      // Its own path first, then the variants shortest drive first: a variant that cannot beat the best so far
-      // even without waiting is not timed (timing's `latest`).
-      const paths = outOfTime ? [u.path] : [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
-      for (const path of paths) {
-        const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN);
-        if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
-          [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
-        }
+    // Out of time: its own path only, and only when its old trajectory is in the way of the ones re-timed.
+    const paths = outOfTime
+      ? (best ? [] : [u.path])
+      : [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
+    for (const path of paths) {
+      const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN);
+      if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
+        [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
       }
-      if (!best && keep()) [best, bestPath] = [old.traj, old.path];
     }
+    if (!best && keep()) [best, bestPath] = [old.traj, old.path];
     u.path = bestPath;
     sched.commit(u, best ?? standing(l.pose, time));
   });

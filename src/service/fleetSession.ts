@@ -13,7 +13,7 @@ import { ServiceError } from "./errors.ts";
 import type { MapStore, MapVersion } from "./mapStore.ts";
 import type { PlanService } from "./planService.ts";
 import { fittingHeading, requireFits } from "./poseGate.ts";
-import { type DetourLeg, detourLate } from "./fleetDetour.ts";
+import { DEFAULT_BUDGET_MS, detourCandidates, type DetourLeg, detourLate } from "./fleetDetour.ts";
 import { refuges } from "./fleetRefuge.ts";
 import { repairLate } from "./fleetRepair.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
@@ -411,12 +411,19 @@ export class FleetSession {
     });
     const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
     this.#dirty.clear();
-    const T0 = performance.now(); // TMPW12
     const changed = sched.settle(this.#clock, dirty, retry);
-    const T1 = performance.now(); // TMPW12
-    // Late units replan around the spots where they queue (fleetDetour.ts) before anything is sent.
-    if (retry) { for (const id of await this.#detours()) changed.add(id); }
-    if (retry && dirty.length > 50) Deno.writeTextFileSync("/tmp/w12.log", [`TMPW12 settle ${(T1 - T0).toFixed(0)} detours ${(performance.now() - T1).toFixed(0)} n ${dirty.length}`].join(" ") + "\n", { append: true }); // TMPW12
+    // Late units replan around the spots where they queue (fleetDetour.ts); the others' trajectories, which the
+    // pass does not change, are sent before it runs.
+    if (retry && (this.#opts.detourUnits ?? DETOUR_UNITS) > 0) {
+      const mayChange = detourCandidates(sched, this.#clock);
+      if (mayChange.size > 0) {
+        for (const id of this.#repaired) changed.add(id);
+        this.#repaired.clear();
+        this.#flush([...changed].filter((id) => !mayChange.has(id)));
+        for (const id of [...changed]) if (!mayChange.has(id)) changed.delete(id);
+        for (const id of await this.#detours()) changed.add(id);
+      }
+    }
     if (this.#closed) return;
     for (const id of this.#repaired) changed.add(id);
     this.#repaired.clear();
@@ -444,8 +451,8 @@ export class FleetSession {
       return fittingHeading(this.#store.layerFor(this.#mv!, u.unit).layer, x, y, undefined, u.unit.footprint) !==
         null;
     };
-    const { changed, stats } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits });
-    Deno.writeTextFileSync("/tmp/w12.log", ["TMPW12", JSON.stringify(stats)].join(" ") + "\n", { append: true }); // TMPW12
+    const budgetMs = this.#opts.detourMs ?? DEFAULT_BUDGET_MS;
+    const { changed } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits, budgetMs });
     return changed;
   }
 

@@ -81,6 +81,8 @@ export interface FleetOptions {
    * absent: the service's default).
    */
   detourUnits?: number;
+  /** Wall-clock budget of a batch's detour pass, milliseconds (fleetDetour.ts DEFAULT_BUDGET_MS by default). */
+  detourMs?: number;
   /** Called before a new unit joins; throws to refuse it (the tenant's fleet_units quota, service/quotas.ts). */
   admitUnit?: () => void;
 }
