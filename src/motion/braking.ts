@@ -61,7 +61,8 @@ export interface Braking {
 export function brakeFrom(traj: Trajectory, time: number, deceleration: number): Braking | null {
   if (!(deceleration > 0) || traj.segments.length === 0) return null;
   const { index, into } = progressAt(traj, time);
-  if (index >= traj.segments.length || time <= traj.startTime) return null;
+  // At its start time a trajectory may already be moving (a braking from an earlier halt).
+  if (index >= traj.segments.length || time < traj.startTime) return null;
   const segs = traj.segments;
   const v0 = speedAtTime(segs[index], into);
   const dist = stoppingDistance(v0, deceleration);
