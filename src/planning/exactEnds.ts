@@ -17,6 +17,13 @@ import type { UnitSpec } from "../units/unit.ts";
 import { turnHitsBlocked } from "./fixedAngle.ts";
 import type { PlanTask } from "./task.ts";
 
+/** Ends closer than this to their tile centre (tiles, per axis) move the centre instead of adding a line. */
+const NEAR = 1e-9;
+
+function near(ax: number, ay: number, bx: number, by: number): boolean {
+  return Math.abs(ax - bx) <= NEAR && Math.abs(ay - by) <= NEAR;
+}
+
 /** A polyline with the exact ends joined, and what the joins did. */
 export interface JoinedEnds {
   /** x, y pairs from the exact start to the exact goal (or the last point, when there is no goal). */
@@ -91,10 +98,18 @@ export function joinExactEnds(
   const skipCheap = (a: number, drop: number, bx: number, by: number): boolean =>
     cost(xs[a], ys[a], bx, by) <=
       cost(xs[a], ys[a], xs[drop], ys[drop]) + cost(xs[drop], ys[drop], bx, by) + 1e-9;
-  let skippedStart = false, skippedGoal = false, goalJoined = false;
+  let skippedStart = false, skippedGoal = false, goalJoined = false, startLine = false;
+  // An end within NEAR of its tile centre (a pose computed along an earlier path, off by rounding) moves the
+  // centre onto it instead of adding a line of 1e-15 tiles (a spurious turn), when the moved line is legal.
+  if ((start.x !== xs[0] || start.y !== ys[0]) && xs.length >= 2 && near(start.x, start.y, xs[0], ys[0])) {
+    const ox = xs[0], oy = ys[0];
+    xs[0] = start.x, ys[0] = start.y;
+    startJoined = true;
+    if (!legal(0, xs[1], ys[1])) xs[0] = ox, ys[0] = oy, startJoined = false;
+  }
   if (start.x !== xs[0] || start.y !== ys[0]) {
     xs.unshift(start.x), ys.unshift(start.y);
-    startJoined = true;
+    startJoined = startLine = true;
     // Now point 1 is the first tile centre and point 2 (if any) the second waypoint.
     const canSkip = xs.length >= 3;
     const skip = () => canSkip && legal(0, xs[2], ys[2]);
@@ -112,6 +127,14 @@ export function joinExactEnds(
     if (skippedStart) xs.splice(1, 1), ys.splice(1, 1);
   }
   const last = xs.length - 1;
+  if (
+    goal !== null && (goal.x !== xs[last] || goal.y !== ys[last]) && last >= 1 &&
+    near(goal.x, goal.y, xs[last], ys[last])
+  ) {
+    const ox = xs[last], oy = ys[last];
+    xs[last] = goal.x, ys[last] = goal.y;
+    if (!legal(last - 1, goal.x, goal.y)) xs[last] = ox, ys[last] = oy;
+  }
   if (goal !== null && (goal.x !== xs[last] || goal.y !== ys[last])) {
     goalJoined = true;
     // The last point is a tile centre unless it is the start pose (a path of one point).
@@ -137,7 +160,7 @@ export function joinExactEnds(
   for (let i = 0; i < xs.length; i++) out[2 * i] = xs[i], out[2 * i + 1] = ys[i];
   // The join lines: the first (from the start pose) and the last (to the goal); one line when they coincide.
   const m = xs.length - 1;
-  let joinCost = startJoined && m >= 1 ? cost(xs[0], ys[0], xs[1], ys[1]) : 0;
-  if (goalJoined && !(startJoined && m === 1)) joinCost += cost(xs[m - 1], ys[m - 1], xs[m], ys[m]);
+  let joinCost = startLine && m >= 1 ? cost(xs[0], ys[0], xs[1], ys[1]) : 0;
+  if (goalJoined && !(startLine && m === 1)) joinCost += cost(xs[m - 1], ys[m - 1], xs[m], ys[m]);
   return { points: out, skippedStart, skippedGoal, joinCost };
 }

@@ -110,10 +110,12 @@ export function polylineSegments(points: ArrayLike<number>): Segment[] {
     const x0 = points[2 * i], y0 = points[2 * i + 1];
     const dx = points[2 * i + 2] - x0, dy = points[2 * i + 3] - y0;
     let j = i + 1;
-    // Extend while the next step keeps exactly the same direction (grid steps are exact small integers).
+    // Extend while the next step keeps exactly the same direction (grid steps are exact small integers). The
+    // tolerance scales with both lengths: a very short line (a join to an exact pose) never sets the direction.
     while (j < n - 1) {
       const ex = points[2 * j + 2] - points[2 * j], ey = points[2 * j + 3] - points[2 * j + 1];
-      if (Math.abs(ex * dy - ey * dx) > 1e-12 || ex * dx + ey * dy <= 0) break;
+      const scale = Math.hypot(dx, dy) * Math.hypot(ex, ey);
+      if (Math.abs(ex * dy - ey * dx) > 1e-12 * scale || ex * dx + ey * dy <= 0) break;
       j++;
     }
     const x1 = points[2 * j], y1 = points[2 * j + 1];

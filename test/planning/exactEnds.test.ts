@@ -5,6 +5,7 @@ import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { PlanContext } from "../../src/planning/context.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
 import { joinExactEnds } from "../../src/planning/exactEnds.ts";
+import { polylineSegments } from "../../src/planning/gridRoute.ts";
 import { type PlannerName, type PlanOutcome, planTask } from "../../src/planning/task.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
@@ -124,6 +125,31 @@ describe("line planners start at the start pose and end at the goal", () => {
     expect(out.segments[0].start).toMatchObject({ x: START.x, y: START.y });
     const end = out.segments[out.segments.length - 1].end;
     expect(Math.hypot(end.x - 5.5, end.y - 6.5)).toBeLessThan(1e-9);
+  });
+});
+
+describe("ends off their tile centre by rounding", () => {
+  test("a start 4e-15 from the centre moves the centre: no tiny line, no merged line through a wall", () => {
+    // Seen in a stream replan: a splice pose at (29.5, 31.499999999999996). A tiny join line once set the
+    // direction of polylineSegments' collinear merge, so every later step merged into one line through walls.
+    const layer = layerOf(rows(false));
+    const unit = BUILTIN_PROFILES.agent;
+    const start = { x: 3.5, y: 4.5 - 4e-15, heading: 0 }, goal = { x: 16.5, y: 3.5 };
+    for (const planner of ["grid", "smooth", "hierarchical"] as const) {
+      const out = plan(layer, planner, unit, start, goal);
+      expect(out.status).toBe("found");
+      expect(out.segments[0].start).toMatchObject({ x: start.x, y: start.y });
+      expect(out.segments.every((s) => s.length > 1e-9)).toBe(true);
+      expect(problems(layer, unit, out, start, goal)).toEqual([]);
+    }
+  });
+
+  test("polylineSegments does not let a tiny first line set the direction", () => {
+    const segs = polylineSegments(
+      Float64Array.of(29.5, 31.5 - 4e-15, 29.5, 31.5, 30.5, 32.5, 31.5, 33.5, 33.5, 33.5),
+    );
+    expect(segs.length).toBe(3);
+    expect(segs[1].end).toMatchObject({ x: 31.5, y: 33.5 });
   });
 });
 
