@@ -8,10 +8,11 @@
  * right"; the left only where the right is blocked), are planned by the fleet's planners in two legs (start to
  * via, then via to goal from the first leg's end pose; the planning layer takes no per-tile cost overlay, so
  * "around these tiles" is asked as an intermediate goal). The joined path is profiled as one drive and timed by
- * the same scheduler against every reservation; the late units are re-timed in priority order, each taking its
- * earliest-arriving variant (its current path included), and the round is kept only when the makespan they promise
- * is shorter. Each committed trajectory is checked against the whole table, so the fleet stays conflict-free
- * whatever is kept. Bounded: units per round, via points per unit, rounds, legs planned per pass.
+ * the same scheduler against every reservation; the late units are re-timed latest first, each taking its
+ * earliest-arriving variant (its current path and its trajectory from before included), and the round is kept only
+ * when the makespan they promise is shorter. Each committed trajectory is checked against the whole table, so the
+ * fleet stays conflict-free whatever is kept. Bounded: a wall-clock budget (the pass runs before the late units'
+ * trajectories are sent), units per round, via points per unit, rounds, legs planned per pass.
  *
  * @module
  */
@@ -89,6 +90,8 @@ const ROUNDS = 8;
 const MAX_REJECTED = 2;
 /** Legs planned per pass: no round starts once this many were planned. */
 const MAX_PLANS = 4096;
+/** Legs planned in one call between budget checks (a call is not interrupted; the pool plans it in parallel). */
+const PLAN_CHUNK = 64;
 /** Default wall-clock budget of a pass (ms): the pass runs before the batch's trajectories are sent. */
 export const DEFAULT_BUDGET_MS = 300;
 
@@ -204,8 +207,8 @@ function joined(u: FleetUnitState, a: Segment[], b: Segment[]): Segment[] {
 
 /**
  * One detour pass at fleet time `time` over the units that have not set out and are late; returns the ids whose
- * trajectories changed and what it did. Units are re-timed in order of addition (priority), each against the
- * whole table.
+ * trajectories changed and what it did. Units are re-timed latest first, each against the whole table; only
+ * units in {@link detourCandidates} change.
  */
 export async function detourLate(
   sched: FleetScheduler,
@@ -223,6 +226,19 @@ export async function detourLate(
     stats.outOfTime = true;
     return true;
   };
+  /** Legs planned in chunks of PLAN_CHUNK while the budget lasts (null for those not planned). */
+  const planWithin = async (legs: DetourLeg[]): Promise<(Segment[] | null)[]> => {
+    const out: (Segment[] | null)[] = [];
+    for (let i = 0; i < legs.length; i += PLAN_CHUNK) {
+      const chunk = legs.slice(i, i + PLAN_CHUNK);
+      if (i > 0 && spent()) out.push(...chunk.map(() => null));
+      else {
+        out.push(...await plan(chunk));
+        stats.plans += chunk.length;
+      }
+    }
+    return out;
+  };
   const detoured = new Set<string>();
   // The first round's cost per unit sizes the next rounds to the time left (small rounds of the latest units
   // seldom help on their own: the first is not cut down in advance, the budget cuts it short).
@@ -231,8 +247,9 @@ export async function detourLate(
     if (spent()) break;
     stats.rounds++;
     const started = now();
-    // The latest units (at most `cap`: halved after a round that did not help, to focus on the worst), then
-    // re-timed in priority order. Their problem spots are found latest first, until `cap` have one.
+    // The latest units (at most `cap`: halved after a round that did not help, to focus on the worst), latest
+    // first: they set the makespan a round is judged by, and a round the budget cuts short has tried them (in
+    // priority order, circle 50 kept a unit standing and circle 100 ended 1.70x; latest first 1.91x and 1.61x).
     const lateAll: { u: FleetUnitState; pose: Pose; by: number }[] = [];
     for (const u of sched.units.values()) {
       const pose = notSetOut(u, time);
@@ -246,14 +263,12 @@ export async function detourLate(
       if (spot) late.push({ ...l, spot });
     }
     if (late.length === 0) break;
-    late.sort((a, b) => a.u.order - b.u.order);
     stats.tried += late.length;
     const vias = late.map((l) => viaPoints(l.u, l.spot, l.pose, l.by, opts.fits));
     const firstLegs: DetourLeg[] = late.flatMap((l, i) =>
       vias[i].map((to) => ({ unit: l.u, from: l.pose, to }))
     );
-    const ones = firstLegs.length > 0 ? await plan(firstLegs) : [];
-    stats.plans += firstLegs.length;
+    const ones = await planWithin(firstLegs);
     if (spent()) break;
     const secondLegs: DetourLeg[] = [];
     const pairs: { i: number; one: Segment[] }[] = [];
@@ -266,8 +281,7 @@ export async function detourLate(
         secondLegs.push({ unit: l.u, from: one[one.length - 1].end, to: null });
       }
     });
-    const twos = secondLegs.length > 0 ? await plan(secondLegs) : [];
-    stats.plans += secondLegs.length;
+    const twos = await planWithin(secondLegs);
     const variants: Segment[][][] = late.map(() => []);
     pairs.forEach((p, j) => {
       const two = twos[j];
@@ -301,8 +315,8 @@ function makespan(units: readonly FleetUnitState[]): number {
 }
 
 /**
- * Prioritised planning among the late units with their alternatives: each stands at its start, then in order of
- * addition each takes the earliest-arriving timing of its path or a variant against the whole table (or, with
+ * Prioritised planning among the late units with their alternatives: each stands at its start, then in the
+ * order given (latest first) each takes the earliest-arriving timing of its path or a variant against the whole table (or, with
  * none, its trajectory from before if that still keeps clear). When the makespan they promise (see makespan) is
  * not shorter than before, or more of them are left standing, everything is put back. Once `spent` says the
  * budget is gone, the units not re-timed yet keep their trajectories from before where these still keep clear

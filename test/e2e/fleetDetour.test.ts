@@ -3,7 +3,9 @@
  * 1.3x of the slowest unit's solo duration): soldiers on a circle, each through the centre to the far side. With
  * timing alone (a server with `--fleet-detours 0`, the code before detours) everyone queues for the centre and the
  * bound fails; with detours (the default) late units replan around the crowd and it holds. Both are checked by the
- * independent checker (test/helpers/fleetCheck.ts): no overlap, no wall contact, every unit arrives.
+ * independent checker (test/helpers/fleetCheck.ts): no overlap, no wall contact, every unit arrives. The detour
+ * server's pass gets a budget far beyond its need (`--fleet-detour-ms 600000`) so that the outcome does not depend
+ * on the machine's speed; a third server with `--fleet-detour-ms 0` shows the budget is honoured (no round starts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
@@ -34,20 +36,21 @@ const UNITS = Array.from({ length: N }, (_, i) => {
   };
 });
 
-let detours: TestServer, peer: TestServer;
+let detours: TestServer, peer: TestServer, noTime: TestServer;
 
 beforeAll(async () => {
-  [detours, peer] = await Promise.all([
-    startServer(["--no-demo"]),
+  [detours, peer, noTime] = await Promise.all([
+    startServer(["--no-demo", "--fleet-detour-ms", "600000"]),
     startServer(["--no-demo", "--fleet-detours", "0"]),
+    startServer(["--no-demo", "--fleet-detour-ms", "0"]),
   ]);
-  for (const s of [detours, peer]) {
+  for (const s of [detours, peer, noTime]) {
     await call(s.client, "PutMap", { id: "field", movingai: movingAiText(FIELD) });
   }
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([detours?.stop(), peer?.stop()]);
+  await Promise.all([detours?.stop(), peer?.stop(), noTime?.stop()]);
 });
 
 /** Every unit added at t = 0 over one Fleet stream, then a sync; the checker's report on what was answered. */
@@ -128,7 +131,35 @@ describe("Fleet detours", () => {
         return latest.get(s.id).segments.some((seg: Any) => off(seg.end) > 1);
       });
       expect(away.length).toBeGreaterThan(0);
+      // The units the pass cannot change (not late) were sent before it ran, in an update of their own: the first
+      // update with trajectories has none of the detoured units, and every unit had one before the sync.
+      const sent = withDetours.updates.filter((u: Any) => u.trajectories.length > 0);
+      expect(sent.length).toBeGreaterThan(1);
+      const first = new Set(sent[0].trajectories.map((t: Any) => t.unit_id));
+      expect(first.size).toBeGreaterThan(0);
+      expect(first.size).toBeLessThan(N);
+      for (const s of away) expect(first.has(s.id)).toBe(false);
+      const synced = withDetours.updates.findIndex((u: Any) => u.synced);
+      const before = new Set(
+        withDetours.updates.slice(0, synced + 1).flatMap((u: Any) => u.trajectories).map((t: Any) =>
+          t.unit_id
+        ),
+      );
+      expect(before.size).toBe(N);
     },
     60_000,
   );
+
+  test("a detour budget of 0 ms starts no round: the answer is the timing-only one", async () => {
+    const [spent, timingOnly] = await Promise.all([crossing(noTime), crossing(peer)]);
+    expect(spent.report.overlaps).toEqual([]);
+    expect(spent.report.wallContacts).toEqual([]);
+    const ends = (r: typeof spent) => {
+      const latest = new Map<string, number>();
+      for (const u of r.updates) for (const t of u.trajectories) latest.set(t.unit_id, Number(t.end_time));
+      return UNITS.map((s) => latest.get(s.id));
+    };
+    expect(ends(spent)).toEqual(ends(timingOnly));
+    expect(spent.report.makespan).toBeCloseTo(timingOnly.report.makespan, 6);
+  }, 60_000);
 });
