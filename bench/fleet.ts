@@ -79,7 +79,7 @@ async function run(
   specs: Spec[],
   label: string,
   pid?: number,
-): Promise<string> {
+): Promise<Run> {
   const n = specs.length;
   const slowest = await slowestSolo(client, mapId, specs);
   const call = client.Fleet();
@@ -157,13 +157,37 @@ async function run(
   for (const t of latest.values()) {
     statuses.set(t?.status ?? "none", (statuses.get(t?.status ?? "none") ?? 0) + 1);
   }
-  return `| ${n} | ${label} | ${(firstAt - t0).toFixed(0)} | ${(everyAt - t0).toFixed(0)} | ${
-    allMs.toFixed(0)
-  } | ${cpu.toFixed(2)} | ${report.overlaps.length} | ` +
+  const line =
+    `| ${n} | ${label} | ${(firstAt - t0).toFixed(0)} | ${(everyAt - t0).toFixed(0)} | ${
+      allMs.toFixed(0)
+    } | ${cpu.toFixed(2)} | ${report.overlaps.length} | ` +
     `${report.wallContacts.length} | ${(100 * firstReport.arrived.length / n).toFixed(1)}% | ` +
     `${(100 * report.arrived.length / n).toFixed(1)}% | ` +
     `${[...statuses].map(([k, v]) => `${k} ${v}`).join(", ")} | ${report.makespan.toFixed(1)} s / ` +
     `${slowest.toFixed(1)} s = ${(report.makespan / slowest).toFixed(2)} | ${repair} |`;
+  return {
+    line,
+    every: everyAt - t0,
+    cpu,
+    ratio: report.makespan / slowest,
+    arrived: 100 * firstReport.arrived.length / n,
+    collisions: report.overlaps.length + report.wallContacts.length,
+  };
+}
+
+/** One scenario on one server: its table row and the figures the summary sets side by side. */
+interface Run {
+  line: string;
+  /** Milliseconds until every unit had its first trajectory. */
+  every: number;
+  /** Server CPU seconds. */
+  cpu: number;
+  /** Makespan over the slowest unit's solo duration. */
+  ratio: number;
+  /** Percentage of units arriving as first scheduled. */
+  arrived: number;
+  /** Overlaps and wall contacts. */
+  collisions: number;
 }
 
 /** Runs the fleet scenarios; returns a markdown table. */
@@ -182,10 +206,25 @@ export async function benchFleet(
       srv: await startBenchServer(["--max-fleet-units", "1000", "--fleet-detours", "0"]),
     },
   ];
+  const summary = [
+    "| scenario | units | every unit's first trajectory ms: detours / peer (ratio) | server CPU s: detours / peer | " +
+    "makespan / slowest solo: detours / peer | arrived as scheduled: detours / peer | collisions + wall contacts |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
   const both = async (mapId: string, rows: string[], specs: Spec[]) => {
+    const runs: Run[] = [];
     for (const { label, srv } of servers) {
-      lines.push(await run(srv.client, mapId, rows, specs, label, srv.proc.pid));
+      runs.push(await run(srv.client, mapId, rows, specs, label, srv.proc.pid));
+      lines.push(runs[runs.length - 1].line);
     }
+    const [d, p] = runs;
+    summary.push(
+      `| ${mapId} | ${specs.length} | ${d.every.toFixed(0)} / ${p.every.toFixed(0)} (${
+        (d.every / p.every).toFixed(2)
+      }) | ` +
+        `${d.cpu.toFixed(2)} / ${p.cpu.toFixed(2)} | ${d.ratio.toFixed(2)} / ${p.ratio.toFixed(2)} | ` +
+        `${d.arrived.toFixed(1)}% / ${p.arrived.toFixed(1)}% | ${d.collisions} / ${p.collisions} |`,
+    );
   };
   const put = async (id: string, movingai: string) => {
     for (const { srv } of servers) await unary(srv.client, "PutMap", { id, movingai });
@@ -219,12 +258,16 @@ export async function benchFleet(
       lines.push(`| **circle ${n}** |${blank}`);
       await both(`circle${n}`, c.rows, c.specs);
     }
-    return lines.join("\n") +
+    return lines.join("\n") + "\n\n" + summary.join("\n") +
       "\n\nSoldiers (disc r 0.3, 2 tiles/s), all added at t = 0: on the Moving AI maps random starts and random " +
       "goals 20-80 tiles away; in the warehouse from a random pick bay to another through one-tile aisles; " +
       "checker: exact discs every 20 ms on the latest trajectories. Server CPU: the server process's user + system " +
       "time (all threads) from the first unit message to the sync's acknowledgement. Peer: the same server with " +
-      "`--fleet-detours 0` (each unit keeps its planned path; timing only). " + CIRCLE_NOTE;
+      "`--fleet-detours 0` (each unit keeps its planned path; timing only). Detours: the detour pass within " +
+      `${
+        detourMs === undefined ? "its default budget (300 ms)" : `--fleet-detour-ms ${detourMs}`
+      }; the units it ` +
+      "cannot change are sent before it runs (first update), the others after it. " + CIRCLE_NOTE;
   } finally {
     for (const { srv } of servers) await srv.stop();
   }
