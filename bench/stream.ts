@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { medianP95, ROOT, startBenchServer, unary } from "./server.ts";
 import { walledRoomText as field } from "../test/helpers/movingai.ts";
 import { tiledRoomRows } from "../test/helpers/tiledMap.ts";
+import { stairsMap } from "../test/helpers/stairs.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -172,6 +173,8 @@ async function tankPrefix(client: Any): Promise<string> {
       start: { x: 16.5, y: 16.5, heading: 0 },
       goal: { x: 1007.5, y: 1007.5 },
     },
+    // A staircase the hybrid's curve fit cannot follow (its later steps and DIRECTIONAL can).
+    { id: "stairs", ...stairsMap(3, 6, 30, 320) },
   ];
   const r = 1.5; // the tank's turning radius (src/units/profiles.ts)
   const lines = [
