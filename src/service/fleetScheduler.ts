@@ -488,6 +488,9 @@ export class FleetScheduler {
   settle(time: number, dirty: Iterable<string>, retry = true, maxStuck = Infinity): Set<string> {
     const changed = new Set<string>();
     const queue = new Set<string>(dirty);
+    // Units left standing or braking by this settle: halting one again changes nothing (a braking cannot be
+    // shortened), and two that met only through a braking would halt each other for ever.
+    const still = new Set<string>();
     let stuck = 0;
     this.stopped = false;
     while (queue.size > 0) {
@@ -526,14 +529,16 @@ export class FleetScheduler {
       }
       // Standing is always safe against units standing where they are now (a braking unit: inside its braking
       // envelope, disjoint from every other unit's at this time); move the others out of its way.
-      const still = braking ? u.brake! : standing(pose, time);
-      for (const other of this.table.conflictsWith(this.#reservation(u, still), time)) {
+      const stands = braking ? u.brake! : standing(pose, time);
+      still.add(id);
+      for (const other of this.table.conflictsWith(this.#reservation(u, stands), time)) {
+        if (still.has(other)) continue;
         const o = this.units.get(other)!;
         this.haltAt(o, time);
         this.commit(o, o.traj);
         queue.add(other);
       }
-      this.commit(u, still);
+      this.commit(u, stands);
     }
     if (retry) { for (const id of this.retryWaiting(time)) changed.add(id); }
     for (const id of this.takeBumped()) changed.add(id);

@@ -1,0 +1,121 @@
+/**
+ * End-to-end Fleet over gRPC: a unit halted while it moves (here by a goal change; the scheduler's haltAt is
+ * also what the settle cascade, delay repairs and map patches use) brakes at its deceleration from the speed it
+ * had instead of stopping dead, then drives its new path. Checked by the independent checker
+ * (test/helpers/fleetCheck.ts) with the units' speed limits: no overlap, and no change of speed between steps
+ * beyond what the unit's deceleration allows (the code before braking halts sent a trajectory standing at the
+ * unit's pose at the change's time: an instant stop from 4 tiles/s).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { call, startServer, type TestServer } from "../helpers/server.ts";
+import { checkFleet, type CUnit, unitSpeed } from "../helpers/fleetCheck.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+const SIDE = 30;
+const FIELD = Array.from({ length: SIDE }, () => ".".repeat(SIDE));
+const TANK = { maxSpeed: 4, acceleration: 1.5, deceleration: 3 };
+
+let srv: TestServer;
+
+beforeAll(async () => {
+  srv = await startServer(["--no-demo", "--fleet-detours", "0"]);
+  const text = ["type octile", `height ${SIDE}`, `width ${SIDE}`, "map", ...FIELD].join("\n");
+  await call(srv.client, "PutMap", { id: "field", movingai: text });
+}, 60_000);
+
+afterAll(async () => {
+  await srv?.stop();
+});
+
+/** Everything a Fleet stream answered, by unit, as the checker takes it (tanks, with their speed limits). */
+function checkerUnits(
+  sent: { id: string; x: number; y: number; h: number; gx: number; gy: number }[],
+  updates: Any[],
+): CUnit[] {
+  return sent.map((u) => ({
+    id: u.id,
+    radius: 0.9,
+    width: 0,
+    length: 0,
+    start: { x: u.x, y: u.y, heading: u.h },
+    goal: { x: u.gx, y: u.gy },
+    trajectories: updates.flatMap((x: Any) => x.trajectories).filter((t: Any) => t.unit_id === u.id),
+    limits: TANK,
+  }));
+}
+
+/** A Fleet stream: send, sync (resolves on its acknowledgement), end; every update kept. */
+function openFleet() {
+  const f = srv.client.Fleet();
+  const updates: Any[] = [];
+  const waiters = new Map<number, () => void>();
+  f.on("data", (u: Any) => {
+    updates.push(u);
+    if (u.synced) waiters.get(u.synced_time)?.();
+  });
+  f.on("error", () => {});
+  f.write({ open: { map: { id: "field" } } });
+  return {
+    updates,
+    send: (m: Any) => f.write(m),
+    sync: (time: number) =>
+      new Promise<void>((resolve) => {
+        waiters.set(time, resolve);
+        f.write({ sync: { time } });
+      }),
+    end: () => f.end(),
+  };
+}
+
+describe("Fleet braking", () => {
+  test(
+    "a goal changed while a tank drives at full speed: it brakes within its deceleration, then goes",
+    async () => {
+      const f = openFleet();
+      const sent = [
+        { id: "a", x: 2.5, y: 15.5, h: 0, gx: 27.5, gy: 15.5 },
+        { id: "b", x: 15.5, y: 3.5, h: Math.PI / 2, gx: 15.5, gy: 9.5 },
+      ];
+      for (const u of sent) {
+        f.send({
+          unit: {
+            id: u.id,
+            unit: { name: "tank" },
+            pose: { x: u.x, y: u.y, heading: u.h },
+            goal: { x: u.gx, y: u.gy },
+            time: 0,
+          },
+        });
+      }
+      await f.sync(0);
+      const v = unitSpeed(checkerUnits(sent, f.updates)[0], 3);
+      expect(v).toBeCloseTo(4, 6);
+      // At t = 3 "a" cruises at 4 tiles/s; its goal moves to the field's lower left.
+      f.send({
+        unit: { id: "a", unit: { name: "tank" }, pose: { x: 0, y: 0 }, goal: { x: 4.5, y: 25.5 }, time: 3 },
+      });
+      await f.sync(3);
+      f.end();
+      const units = checkerUnits([{ ...sent[0], gx: 4.5, gy: 25.5 }, sent[1]], f.updates);
+      const a = units[0].trajectories.find((t: Any) => t.start_time === 3);
+      expect(a).toBeDefined();
+      // It starts at the speed it had and slows down no faster than its deceleration until it stops.
+      expect(a.segments[0].start_speed).toBeCloseTo(v, 6);
+      let speed = a.segments[0].start_speed;
+      for (const s of a.segments) {
+        expect(Math.abs(s.start_speed - speed)).toBeLessThan(1e-6);
+        if (s.duration > 0) expect((s.start_speed - s.end_speed) / s.duration).toBeLessThanOrEqual(3 + 1e-6);
+        speed = s.end_speed;
+      }
+      const report = checkFleet(FIELD, units, { step: 0.01 });
+      expect(report.speedErrors).toEqual([]);
+      expect(report.overlaps).toEqual([]);
+      expect(report.wallContacts).toEqual([]);
+      expect(report.contractErrors).toEqual([]);
+      expect(report.arrived.sort()).toEqual(["a", "b"]);
+    },
+    60_000,
+  );
+});
