@@ -99,7 +99,7 @@ describe("Fleet braking", () => {
       await f.sync(3);
       f.end();
       const units = checkerUnits([{ ...sent[0], gx: 4.5, gy: 25.5 }, sent[1]], f.updates);
-      const a = units[0].trajectories.find((t: Any) => t.start_time === 3);
+      const a: Any = units[0].trajectories.find((t: Any) => t.start_time === 3);
       expect(a).toBeDefined();
       // It starts at the speed it had and slows down no faster than its deceleration until it stops.
       expect(a.segments[0].start_speed).toBeCloseTo(v, 6);
