@@ -47,7 +47,7 @@ function checkerUnits(
 }
 
 /** A Fleet stream: send, sync (resolves on its acknowledgement), end; every update kept. */
-function openFleet() {
+function openFleet(map = "field") {
   const f = srv.client.Fleet();
   const updates: Any[] = [];
   const waiters = new Map<number, () => void>();
@@ -56,7 +56,7 @@ function openFleet() {
     if (u.synced) waiters.get(u.synced_time)?.();
   });
   f.on("error", () => {});
-  f.write({ open: { map: { id: "field" } } });
+  f.write({ open: { map: { id: map } } });
   return {
     updates,
     send: (m: Any) => f.write(m),
@@ -69,7 +69,62 @@ function openFleet() {
   };
 }
 
+/** A tank cruising east along y = 15.5 at t = 3 when a wall column is patched at x = `wallX` (y 10-20). */
+async function patchedAhead(id: string, wallX: number) {
+  const text = ["type octile", `height ${SIDE}`, `width ${SIDE}`, "map", ...FIELD].join("\n");
+  await call(srv.client, "PutMap", { id, movingai: text });
+  const f = openFleet(id);
+  const sent = [{ id: "a", x: 2.5, y: 15.5, h: 0, gx: 27.5, gy: 15.5 }];
+  f.send({
+    unit: {
+      id: "a",
+      unit: { name: "tank" },
+      pose: { x: 2.5, y: 15.5, heading: 0 },
+      goal: { x: 27.5, y: 15.5 },
+      time: 0,
+    },
+  });
+  await f.sync(0);
+  await f.sync(3);
+  const count = f.updates.length;
+  await call(srv.client, "PatchMap", {
+    map: { id },
+    edits: [{ x: wallX, y: 10, width: 1, height: 11, tile: "@" }],
+  });
+  for (let i = 0; i < 200 && !f.updates.slice(count).some((u: Any) => u.trajectories.length > 0); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await f.sync(3);
+  f.end();
+  const rows = FIELD.map((r, y) => (y >= 10 && y <= 20 ? r.slice(0, wallX) + "@" + r.slice(wallX + 1) : r));
+  const units = checkerUnits(sent, f.updates);
+  const after = f.updates.slice(count);
+  return {
+    report: checkFleet(rows, units, { step: 0.01 }),
+    traj: after.flatMap((u: Any) => u.trajectories).find((t: Any) => t.unit_id === "a" && t.start_time === 3),
+    errors: after.flatMap((u: Any) => u.errors),
+  };
+}
+
 describe("Fleet braking", () => {
+  test(
+    "a wall patched ahead of a cruising tank: it brakes before it, or (within its braking distance) is stopped at once and told",
+    async () => {
+      // At t = 3 the tank is near x = 9.2 at 4 tiles/s; it needs 2.67 tiles (plus its 0.9 radius) to stop.
+      const far = await patchedAhead("wall-far", 20);
+      expect(far.traj.segments[0].start_speed).toBeCloseTo(4, 6);
+      expect(far.errors).toEqual([]);
+      expect(far.report.speedErrors).toEqual([]);
+      expect(far.report.wallContacts).toEqual([]);
+      const near = await patchedAhead("wall-near", 11);
+      expect(near.traj.segments[0].start_speed ?? 0).toBe(0);
+      expect(near.errors.map((e: Any) => [e.unit_id, e.code])).toEqual([["a", "FAILED_PRECONDITION"]]);
+      expect(near.errors[0].message).toMatch(/braking distance \(2\.67 tiles at 4\.00 tiles\/s/);
+      expect(near.report.wallContacts).toEqual([]);
+    },
+    60_000,
+  );
+
   test(
     "a goal changed while a tank drives at full speed: it brakes within its deceleration, then goes",
     async () => {
