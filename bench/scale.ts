@@ -28,9 +28,10 @@ const PLANNERS = ["PLANNER_GRID", "PLANNER_HIERARCHICAL", "PLANNER_HYBRID", "PLA
 const BUDGET_MS = 2500;
 /**
  * Largest side also uploaded with `prepare` (a second copy of the map in the server; every worker prepares both
- * classes: ~30 s at 4096^2 here, too long for this section).
+ * classes: ~30 s at 4096^2 here, too long for this section); SCALE_PREPARE_MAX=8192 raises it. The prepared
+ * map is then asked HIERARCHICAL and GRID (tank, class 1.5) and GRID for the soldier (class 0.5).
  */
-const PREPARE_MAX_SIDE = 2048;
+const PREPARE_MAX_SIDE = Number(Deno.env.get("SCALE_PREPARE_MAX") ?? 2048);
 /** Bytes per upload chunk, about (whole rows): smaller chunks stream faster than a few big ones. */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -69,13 +70,14 @@ async function plan(
   mapId: string,
   start: [number, number],
   goal: [number, number],
+  unit = "tank",
 ): Promise<Query> {
   const t0 = performance.now();
   try {
     const r = await call(srv.client, "Plan", {
       map: { id: mapId },
       planner,
-      unit: { name: "tank" },
+      unit: { name: unit },
       start: { x: start[0] + 0.5, y: start[1] + 0.5, heading: 0 },
       goal: { x: goal[0] + 0.5, y: goal[1] + 0.5 },
       options: { max_millis: BUDGET_MS },
@@ -168,12 +170,18 @@ export async function benchScale(): Promise<string> {
         ["~1000", pair.near, PLANNERS],
         ["4 steps", pair.short, ["PLANNER_DIRECTIONAL"]],
       ];
-      const measure = async (label: string, mapId: string, planner: string, goal: [number, number]) => {
-        const first = await plan(srv, planner, mapId, pair.start, goal);
+      const measure = async (
+        label: string,
+        mapId: string,
+        planner: string,
+        goal: [number, number],
+        unit = "tank",
+      ) => {
+        const first = await plan(srv, planner, mapId, pair.start, goal, unit);
         const warm: Query[] = [];
         // A first query that ran out of budget is not repeated (it would only spend the budget again).
         if (first.status === "found") {
-          for (let i = 0; i < 2; i++) warm.push(await plan(srv, planner, mapId, pair.start, goal));
+          for (let i = 0; i < 2; i++) warm.push(await plan(srv, planner, mapId, pair.start, goal, unit));
         }
         const warmMs = warm.length ? warm.map((q) => q.ms).sort((a, b) => a - b)[0] : NaN;
         rows.push([
@@ -196,7 +204,11 @@ export async function benchScale(): Promise<string> {
         const t1 = performance.now();
         await putChunks(srv.client, "prepared", side, tiles, true);
         const ms = performance.now() - t1;
-        await measure(`prepared (upload ${f1(ms)} ms)`, "prepared", "PLANNER_HIERARCHICAL", pair.goal);
+        const label = `prepared (upload ${f1(ms)} ms)`;
+        await measure(label, "prepared", "PLANNER_HIERARCHICAL", pair.goal);
+        // GRID's jump tables are prepared too (both classes: tank 1.5, soldier 0.5): no first query builds them.
+        await measure(label, "prepared", "PLANNER_GRID", pair.goal);
+        await measure(`${label}, soldier`, "prepared", "PLANNER_GRID", pair.goal, "soldier");
       }
       for (const [i, r] of rows.entries()) {
         const head = i === 0
