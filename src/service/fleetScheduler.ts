@@ -532,7 +532,13 @@ export class FleetScheduler {
       const stands = braking ? u.brake! : standing(pose, time);
       still.add(id);
       for (const other of this.table.conflictsWith(this.#reservation(u, stands), time)) {
-        if (still.has(other)) continue;
+        if (still.has(other)) {
+          // Only where a unit appeared inside another's braking stretch (a reported pose, a new unit): neither
+          // can get out of the way any more; say so rather than hide it.
+          u.message = `cannot keep clear of unit ${JSON.stringify(other)}: one stands within the other's braking ` +
+            `distance (a pose reported or a unit added there)`;
+          continue;
+        }
         const o = this.units.get(other)!;
         this.haltAt(o, time);
         this.commit(o, o.traj);

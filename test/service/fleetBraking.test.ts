@@ -130,6 +130,17 @@ describe("halts brake", () => {
     }
   });
 
+  test("a unit dropped inside a cruising tank's braking distance: the settle ends and says so (no hang)", () => {
+    const run = new Run();
+    run.add("tank", TANK, { x: 3, y: 20, heading: 0 }, { x: 37, y: 20 }, 0);
+    run.record(run.sched.settle(0, ["tank"]), 0);
+    const at = trajectoryPose(run.sched.units.get("tank")!.traj, 4);
+    // 2 tiles ahead: the tank needs 2.67 tiles plus the radii to stop short of it.
+    run.drop("s", SOLDIER, { x: at.x + 2, y: 20, heading: 0 }, 4, 1);
+    const msgs = [...run.sched.units.values()].map((u) => u.message).join(" | ");
+    expect(msgs).toMatch(/within the other's braking distance/);
+  });
+
   for (const seed of [1, 2, 3]) {
     test(`the cascade ends conflict-free: random tanks and soldiers, obstacles dropped while they move (seed ${seed})`, () => {
       const r = rng(seed);
