@@ -91,7 +91,7 @@ const MAX_REJECTED = 2;
 /** Legs planned per pass: no round starts once this many were planned. */
 const MAX_PLANS = 4096;
 /** Legs planned in one call between budget checks (a call is not interrupted; the pool plans it in parallel). */
-const PLAN_CHUNK = 64;
+const PLAN_CHUNK = 16;
 /** Default wall-clock budget of a pass (ms): the pass runs before the batch's trajectories are sent. */
 export const DEFAULT_BUDGET_MS = 300;
 
@@ -258,7 +258,8 @@ export async function detourLate(
     lateAll.sort((a, b) => b.by - a.by);
     const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number }[] = [];
     for (const l of lateAll) {
-      if (late.length >= cap) break;
+      // Each spot costs up to SPOT_TRIES checks of a whole path: the budget is watched here too.
+      if (late.length >= cap || (late.length > 0 && spent())) break;
       const spot = problemSpot(sched, l.u, l.pose, time);
       if (spot) late.push({ ...l, spot });
     }
