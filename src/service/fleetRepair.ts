@@ -22,6 +22,7 @@
  */
 import type { Pose } from "../geometry/types.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+import { propagateDelay, reportedTime } from "./fleetShift.ts";
 
 /** The ways tried in turn: the late unit drives on after this many seconds, or ("stand") stands where it is. */
 const WAYS: readonly (number | "stand")[] = [0, "stand", 2, 4, 8];
@@ -41,7 +42,14 @@ const ESCALATE = 4;
  * Repairs the schedule for late unit `u`, standing at `at` on its path at `time` with `u.path` what is left of it;
  * returns the ids whose trajectories changed.
  */
-export function repairLate(sched: FleetScheduler, u: FleetUnitState, at: Pose, time: number): Set<string> {
+export function repairLate(
+  sched: FleetScheduler,
+  u: FleetUnitState,
+  at: Pose,
+  time: number,
+  propagate = true,
+): Set<string> {
+  const old = u.traj;
   sched.table.remove(u.id);
   if (u.path.length > 0 && u.legOne === undefined && sched.scheduleAhead(u, time, at)) {
     u.status = "moving";
@@ -51,6 +59,14 @@ export function repairLate(sched: FleetScheduler, u: FleetUnitState, at: Pose, t
   const first = Math.max(MAX_STUCK, Math.ceil(MAX_STUCK_SHARE * sched.units.size));
   const ways = u.path.length === 0 || u.legOne !== undefined ? ["stand" as const] : WAYS;
   const before = snapshot(sched);
+  if (propagate && ways === WAYS && old !== u.brake) {
+    // Keep everyone's order of passage, shift the conflict closure by the delay (fleetShift.ts): never cascades.
+    const from = reportedTime(old, at, time, sched.table.dt);
+    const shifted = propagateDelay(sched, u, old, at, from, time);
+    if (shifted.ok) return shifted.changed;
+    restore(sched, before);
+    if (sched.table.get(u.id)) sched.table.remove(u.id);
+  }
   let best: { waiting: number; changed: Set<string>; state: Snapshot } | null = null;
   for (const limit of [first, first * ESCALATE]) {
     for (const way of ways) {
