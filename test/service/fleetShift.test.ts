@@ -1,0 +1,96 @@
+/**
+ * Delay propagation (fleetShift.ts): a trajectory held at a time for a delay, and a late unit's delay shifted
+ * onto the unit crossing behind it (keeping the order of passage) instead of halting it.
+ */
+import { describe, expect, test } from "vitest";
+import { lineSegment } from "../../src/geometry/segment.ts";
+import type { Pose } from "../../src/geometry/types.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../../src/motion/speedProfile.ts";
+import { type Trajectory, trajectoryEnd, trajectoryPose } from "../../src/motion/trajectory.ts";
+import { FleetScheduler, remainingPath } from "../../src/service/fleetScheduler.ts";
+import { repairLate } from "../../src/service/fleetRepair.ts";
+import { shiftedAt } from "../../src/service/fleetShift.ts";
+import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
+
+const SOLDIER = BUILTIN_PROFILES.soldier;
+
+function straight(from: Pose, to: { x: number; y: number }) {
+  const heading = Math.atan2(to.y - from.y, to.x - from.x);
+  const segs = [lineSegment({ ...from, heading }, Math.hypot(to.x - from.x, to.y - from.y))];
+  applySpeedProfile(segs, SOLDIER);
+  return splitAtSpeedPhases(segs, SOLDIER);
+}
+
+function dist(a: Pose, b: Pose): number {
+  return Math.hypot(a.x - b.x, a.y - b.y);
+}
+
+/** L drives east along y = 5, F behind it, B north along x = 10 crossing just behind it. */
+function crossing() {
+  const sched = new FleetScheduler(24, 24);
+  const l = sched.addStanding({ id: "L", order: 0, unit: SOLDIER }, { x: 4, y: 5, heading: 0 }, 0);
+  l.path = straight({ x: 4, y: 5, heading: 0 }, { x: 20, y: 5 });
+  const b = sched.addStanding({ id: "B", order: 1, unit: SOLDIER }, { x: 10, y: 1.5, heading: 0 }, 0);
+  b.path = straight({ x: 10, y: 1.5, heading: 0 }, { x: 10, y: 20 });
+  const f = sched.addStanding({ id: "F", order: 2, unit: SOLDIER }, { x: 1, y: 5, heading: 0 }, 0);
+  f.path = straight({ x: 1, y: 5, heading: 0 }, { x: 17, y: 5 });
+  sched.settle(0, ["L", "B", "F"]);
+  return { sched, l, b, f };
+}
+
+describe("fleet delay propagation", () => {
+  test("shiftedAt: the same until the time, standing there for the delay, then the rest as before, later", () => {
+    const traj: Trajectory = {
+      startTime: 1,
+      startPose: { x: 2, y: 2, heading: 0 },
+      segments: straight({ x: 2, y: 2, heading: 0 }, { x: 12, y: 2 }),
+    };
+    const s = shiftedAt(traj, 3.3, 1.5)!;
+    for (let t = 0; t <= 12; t += 0.05) {
+      const want = t <= 3.3
+        ? trajectoryPose(traj, t)
+        : t <= 4.8
+        ? trajectoryPose(traj, 3.3)
+        : trajectoryPose(traj, t - 1.5);
+      expect(dist(trajectoryPose(s, t), want), `t ${t}`).toBeLessThan(1e-9);
+    }
+    expect(trajectoryEnd(s)).toBeCloseTo(trajectoryEnd(traj) + 1.5, 9);
+    expect(shiftedAt({ ...traj, segments: [] }, 3, 1)).toBeNull();
+  });
+
+  test("a late unit's delay is shifted onto the unit following it: nobody halts, nobody waits, every pair apart", () => {
+    const { sched, l, b, f } = crossing();
+    for (const u of [l, b, f]) expect(u.status).toBe("moving");
+    const oldF = f.traj, oldB = b.traj, oldL = l.traj;
+    // At t = 2.6 L reports the pose its trajectory had at t = 1.6: one second late. Alone (from rest, F close
+    // behind) it finds no start; the ways (the old code) halt F and leave it waiting.
+    const at = trajectoryPose(l.traj, 1.6);
+    l.path = remainingPath(l.traj, 1.6, l.unit);
+    const changed = repairLate(sched, l, at, 2.6);
+    expect([...changed].sort()).toEqual(["F", "L"]);
+    for (const u of [l, b, f]) expect(u.status).toBe("moving");
+    expect(b.traj).toBe(oldB);
+    // F is its old trajectory until now, standing for the delay (1 s), then the rest as before, 1 s later.
+    for (let t = 0; t < trajectoryEnd(f.traj) + 1; t += 0.05) {
+      const want = t <= 2.6 ? oldF : undefined;
+      const p = want
+        ? trajectoryPose(want, t)
+        : t <= 3.6
+        ? trajectoryPose(oldF, 2.6)
+        : trajectoryPose(oldF, t - 1);
+      expect(dist(trajectoryPose(f.traj, t), p), `t ${t}`).toBeLessThan(1e-9);
+    }
+    // L: its old trajectory from the reported point on, 1 s later.
+    for (let t = 2.6; t < trajectoryEnd(l.traj) + 1; t += 0.05) {
+      expect(dist(trajectoryPose(l.traj, t), trajectoryPose(oldL, t - 1)), `t ${t}`).toBeLessThan(1e-9);
+    }
+    let gap = Infinity;
+    for (let t = 2.6; t < 30; t += 0.005) {
+      const ps = [l, b, f].map((u) => trajectoryPose(u.traj, t));
+      for (let i = 0; i < 3; i++) {
+        for (let j = i + 1; j < 3; j++) gap = Math.min(gap, dist(ps[i], ps[j]) - 0.6);
+      }
+    }
+    expect(gap).toBeGreaterThanOrEqual(0);
+  });
+});
