@@ -340,8 +340,8 @@ function resettle(
     sched.table.remove(l.u.id);
     sched.commit(l.u, standing(l.pose, time));
   }
-  let outOfTime = false;
-  late.forEach((l, i) => {
+  let outOfTime = false, hopeless = false, standingNow = 0;
+  for (const [i, l] of late.entries()) {
     const u = l.u;
     sched.table.remove(u.id);
     const old = saved[i];
@@ -374,10 +374,17 @@ function resettle(
     if (!best && keep()) [best, bestPath] = [old.traj, old.path];
     u.path = bestPath;
     sched.commit(u, best ?? standing(l.pose, time));
-  });
+    // The round cannot be kept once one unit arrives no earlier than the makespan before, or more stand than
+    // before: the rest are not re-timed (a round that does not help costs less).
+    if (!best) standingNow++;
+    if ((best && bestEnd >= before - GAIN) || standingNow > waitingBefore) {
+      hopeless = true;
+      break;
+    }
+  }
   const after = makespan(units);
   // Never more units left standing (they are retried after everyone, at times no estimate knows).
-  const better = after < before - GAIN &&
+  const better = !hopeless && after < before - GAIN &&
     units.filter((u) => u.traj.segments.length === 0).length <= waitingBefore;
   units.forEach((u, i) => {
     if (!better) {
