@@ -76,6 +76,8 @@ async function once(client: Any, rows: string[], jobs: Job[], pick: number) {
   call.write({ progress: { id: late.id, pose: unitPose(late, 4).pose, time: 6 } });
   await sync(6);
   call.end();
+  const changed =
+    new Set(updates.slice(before).flatMap((u) => u.trajectories.map((t: Any) => t.unit_id))).size;
   const server = updates.slice(before).reduce((m: number, u: Any) => Math.max(m, Number(u.micros)), 0) / 1000;
   const report = checkFleet(rows, units(), { step: 0.05 });
   return {
@@ -84,6 +86,7 @@ async function once(client: Any, rows: string[], jobs: Job[], pick: number) {
     overlaps: report.overlaps.length,
     walls: report.wallContacts.length,
     ms: server,
+    changed,
   };
 }
 
@@ -95,8 +98,8 @@ export async function benchFleetDelay(runs = 5, sizes = [100, 300]): Promise<str
     await unary(srv.client, "PutMap", { id: "warehouse", movingai: movingAiText(w.rows) });
     const lines = [
       "| warehouse 95x82, one delay | runs | arrived after the delay: median / worst | overlaps + wall contacts | " +
-      "repair ms (server): median / worst | per run (late unit: arrived, ms) |",
-      "| --- | ---: | ---: | ---: | ---: | --- |",
+      "repair ms (server): median / worst | trajectories changed: median / most | per run (late unit: arrived, ms) |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ];
     for (const n of sizes) {
       const jobs = warehouseJobs(w, n, 11);
@@ -109,6 +112,7 @@ export async function benchFleetDelay(runs = 5, sizes = [100, 300]): Promise<str
             median(rs.map((r) => r.ms)).toFixed(1)
           } / ` +
           `${Math.max(...rs.map((r) => r.ms)).toFixed(1)} | ` +
+          `${median(rs.map((r) => r.changed))} / ${Math.max(...rs.map((r) => r.changed))} | ` +
           rs.map((r) => `${r.id}: ${r.arrived}, ${r.ms.toFixed(1)}`).join("; ") + " |",
       );
     }
