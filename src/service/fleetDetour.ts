@@ -365,7 +365,9 @@ function resettle(
     const paths = outOfTime
       ? (best ? [] : [u.path])
       : [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
-    for (const path of paths) {
+    for (const [k, path] of paths.entries()) {
+      // A timing can take tens of milliseconds on a busy machine: the budget is watched between them too.
+      if (k > 0 && (outOfTime ||= spent())) break;
       const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN);
       if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
         [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
