@@ -1,7 +1,8 @@
 /**
  * The fleet's repair after one unit reports a delay (behind its schedule, on its path), conflict-driven: first
  * the late unit alone is rescheduled around everyone else's trajectories (a start delay and waits along its
- * path). When that fails, it drives the rest of its path (at once, or after a short wait) and only the units
+ * path). When that fails, the delay is propagated (fleetShift.ts: the late unit's old trajectory and those of the
+ * units it conflicts with, transitively, shifted by the delay; nobody halts). When that fails too, it drives the rest of its path (at once, or after a short wait) and only the units
  * whose trajectories conflict with that stop where they are and are rescheduled after it (with waits along
  * their paths); the rest of the fleet keeps its trajectories. Units the repair left waiting are then retried
  * among themselves (one stopped by a unit halted later in the same repair can go once that one has its new
@@ -40,7 +41,8 @@ const ESCALATE = 4;
 
 /**
  * Repairs the schedule for late unit `u`, standing at `at` on its path at `time` with `u.path` what is left of it;
- * returns the ids whose trajectories changed.
+ * returns the ids whose trajectories changed. `propagate` false skips the delay propagation (the tests' and
+ * benches' peer).
  */
 export function repairLate(
   sched: FleetScheduler,
