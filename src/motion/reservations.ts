@@ -184,10 +184,16 @@ export class ReservationTable {
   // Upper bounds over all reservations ever made (never lowered: only the query's reach grows).
   #maxSpeed = 0;
   #lastMovingSample = 0;
+  /** Whether moving reservations with a deceleration also hold their braking envelopes. */
+  readonly envelopes: boolean;
 
-  /** A table for a map of `width` x `height` tiles, sampling every `dt` seconds. */
-  constructor(width: number, height: number, dt = 0.05) {
+  /**
+   * A table for a map of `width` x `height` tiles, sampling every `dt` seconds; `envelopes` false reserves no
+   * braking envelopes (reservations' decelerations are ignored: the bodies alone are kept apart).
+   */
+  constructor(width: number, height: number, dt = 0.05, envelopes = true) {
     this.dt = dt;
+    this.envelopes = envelopes;
     this.#cols = Math.ceil(width / CELL) + 1;
     this.#rows = Math.ceil(height / CELL) + 1;
     if (this.#cols * this.#rows > CELL_SPACE) throw new RangeError("map too large for the reservation table");
@@ -273,7 +279,7 @@ export class ReservationTable {
     const { traj, radius, speed, id } = res;
     const dt = this.dt;
     const entry: Entry = { res, keys: [], cells: new Set(), spans: [] };
-    const env = envelopeSpec(res);
+    const env = this.envelopes ? envelopeSpec(res) : null;
     this.#maxRadius = Math.max(this.#maxRadius, radius, env?.radius ?? 0);
     this.#maxSpeed = Math.max(this.#maxSpeed, speed);
     const end = trajectoryEnd(traj);
@@ -458,7 +464,7 @@ export class ReservationTable {
     const mFrom = Math.max(k0, kA);
     if (mFrom <= kB) {
       const cs = cand.speed;
-      const env = envelopeSpec(cand);
+      const env = this.envelopes ? envelopeSpec(cand) : null;
       const path = this.#sampled(traj, candEnd - candStart, env);
       // Sample k is the path's sample j = k - k1 (k1 * dt is the first sample time after the start).
       const k1 = Math.round((candStart + path.phase) / dt);

@@ -394,7 +394,7 @@ export function decodeStreamMessage(m: WireStreamRequest): StreamMessage {
 
 /** A FleetRequest on the wire. */
 export interface WireFleetRequest {
-  open?: { map?: WireMapRef | null } | null;
+  open?: { map?: WireMapRef | null; braking_envelopes?: boolean | null } | null;
   unit?: {
     id?: string;
     unit?: WireUnitProfile | null;
@@ -432,7 +432,13 @@ function fleetTime(field: string, t: number | undefined): number {
  * keeps running.
  */
 export function decodeFleetMessage(m: WireFleetRequest): FleetMessage {
-  if (m.open) return { kind: "open", map: decodeMapRef(m.open.map, "open.map") };
+  if (m.open) {
+    return {
+      kind: "open",
+      map: decodeMapRef(m.open.map, "open.map"),
+      brakingEnvelopes: m.open.braking_envelopes === true,
+    };
+  }
   let id = "";
   const label = (kind: string) => `${kind}[${JSON.stringify(id)}]`;
   let kind = "message";

@@ -434,7 +434,9 @@ export class Arcpath {
             return;
           }
         }
-        opening = Promise.resolve().then(() => s.open({ ...msg.map, id: mapKey(msg.map.id) })).then(() => {
+        opening = Promise.resolve().then(() =>
+          s.open({ ...msg.map, id: mapKey(msg.map.id) }, msg.brakingEnvelopes === true)
+        ).then(() => {
           session = s;
           if (this.watch) watchId = this.watch.fleetOpened(s.mapVersion!.id);
           send(

@@ -58,6 +58,8 @@ export interface FleetUnitState {
    * this, it is rescheduled from where and when the braking ends, the braking kept in front.
    */
   brake?: Trajectory;
+  /** Set when a halt had to stop it at once, harder than it can brake (said in its next message). */
+  hardStop?: string;
   /** What it is doing. */
   status: FleetUnitStatus;
   /** Why (for waiting and unreachable). */
@@ -104,10 +106,20 @@ export class FleetScheduler {
 
   /**
    * A scheduler for a map of `width` x `height` tiles, sampling every `dt` seconds; `midPathWaits` false times
-   * paths by their start only (the bench's peer); `backUp` false never backs a unit up (the bench's peer).
+   * paths by their start only (the bench's peer); `backUp` false never backs a unit up (the bench's peer);
+   * `envelopes` true reserves every moving unit's braking envelope (motion/reservations.ts), so that a halt
+   * always brakes within the unit's deceleration; without them a halt brakes when its braking keeps clear of
+   * the units already stopped, else the unit stops at once and its message says so (see settle).
    */
-  constructor(width: number, height: number, dt = 0.05, midPathWaits = true, backUp = true) {
-    this.table = new ReservationTable(width, height, dt);
+  constructor(
+    width: number,
+    height: number,
+    dt = 0.05,
+    midPathWaits = true,
+    backUp = true,
+    envelopes = false,
+  ) {
+    this.table = new ReservationTable(width, height, dt, envelopes);
     this.#stops = midPathWaits;
     this.#backs = backUp;
   }
@@ -191,6 +203,31 @@ export class FleetScheduler {
     const pose = trajectoryPose(u.traj, time);
     this.restAt(u, time);
     u.traj = standing(pose, time);
+    return pose;
+  }
+
+  /** Sets a unit's message, with what a hard stop of it (if any since it was last told) did. */
+  #say(u: FleetUnitState, message: string): void {
+    u.message = u.hardStop ? (message ? `${message}; ${u.hardStop}` : u.hardStop) : message;
+    u.hardStop = undefined;
+  }
+
+  /**
+   * Turns a unit braking from a halt at `time` into a stop at once where it is at `time` (harder than its
+   * deceleration allows: the last resort when its braking meets a unit already stopped); `path` becomes the
+   * rest of the braking, then what came after it. Says so in its message.
+   */
+  #hardStop(u: FleetUnitState, time: number): Pose {
+    const brake = u.brake!;
+    const pose = trajectoryPose(brake, time);
+    const rest = remainingPath(brake, time, u.unit);
+    u.path = [...rest, ...u.path];
+    if (u.legOne !== undefined) u.legOne += rest.length;
+    u.brake = undefined;
+    u.traj = standing(pose, time);
+    u.hardStop = `stopped at once at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}) at t=${time.toFixed(2)}, ` +
+      `harder than its deceleration ${u.unit.deceleration} allows: braking would have met a unit already ` +
+      `stopped (a fleet option, braking_envelopes, keeps room to brake at every moment)`;
     return pose;
   }
 
@@ -504,23 +541,29 @@ export class FleetScheduler {
       const u = this.units.get(id);
       if (!u) continue;
       changed.add(id);
-      const braking = this.#braking(u, time);
-      const pose = braking ? trajectoryEndPose(u.traj) : trajectoryPose(u.traj, time);
+      let braking = this.#braking(u, time);
+      let pose = braking ? trajectoryEndPose(u.traj) : trajectoryPose(u.traj, time);
       this.table.remove(id);
       if (u.status !== "unreachable" && this.scheduleAhead(u, time, pose)) {
         u.status = "moving";
-        u.message = "";
+        this.#say(u, "");
         continue;
       }
       if (u.status !== "unreachable" && this.park(u, time, pose)) {
         u.status = "waiting";
-        u.message = "steps aside to a refuge to let others pass; goes on when it can (retried after changes)";
+        this.#say(
+          u,
+          "steps aside to a refuge to let others pass; goes on when it can (retried after changes)",
+        );
         continue;
       }
       if (u.status !== "unreachable" && this.#backUp(u, time, pose)) continue;
       if (u.status !== "unreachable") {
         u.status = "waiting";
-        u.message = "no start time keeps it clear of the other units; it stands and is retried after changes";
+        this.#say(
+          u,
+          "no start time keeps it clear of the other units; it stands and is retried after changes",
+        );
         // A cascade (fleetRepair.ts tries another way): stop here, the caller rolls the units back.
         if (++stuck > maxStuck) {
           this.stopped = true;
@@ -529,13 +572,33 @@ export class FleetScheduler {
       }
       // Standing is always safe against units standing where they are now (a braking unit: inside its braking
       // envelope, disjoint from every other unit's at this time); move the others out of its way.
-      const stands = braking ? u.brake! : standing(pose, time);
+      let stands = braking ? u.brake! : standing(pose, time);
       still.add(id);
-      for (const other of this.table.conflictsWith(this.#reservation(u, stands), time)) {
+      let conflicts = this.table.conflictsWith(this.#reservation(u, stands), time);
+      // A braking that meets a unit already stopped in this settle cannot be kept (without envelopes, or where a
+      // unit appeared inside a braking stretch): it stops at once, which never meets units standing at `time`.
+      if (braking && [...conflicts].some((o) => still.has(o))) {
+        pose = this.#hardStop(u, time);
+        stands = u.traj;
+        braking = false;
+        this.#say(u, u.message);
+        conflicts = this.table.conflictsWith(this.#reservation(u, stands), time);
+      }
+      for (const other of conflicts) {
         if (still.has(other)) {
-          // Only where a unit appeared inside another's braking stretch (a reported pose, a new unit): neither
-          // can get out of the way any more; say so rather than hide it.
-          u.message = `cannot keep clear of unit ${JSON.stringify(other)}: one stands within the other's braking ` +
+          const o = this.units.get(other)!;
+          if (this.#braking(o, time)) {
+            // Its braking meets this unit standing: it stops at once too, and is settled again from there.
+            this.table.remove(other);
+            this.#hardStop(o, time);
+            this.commit(o, o.traj);
+            queue.add(other);
+            continue;
+          }
+          // Two units standing where they are at `time` overlap only where one was added or reported inside the
+          // other: neither can get out of the way; say so rather than hide it.
+          u.message =
+            `cannot keep clear of unit ${JSON.stringify(other)}: one stands within the other's braking ` +
             `distance (a pose reported or a unit added there)`;
           continue;
         }

@@ -13,7 +13,7 @@ import { ServiceError } from "./errors.ts";
 import type { MapStore, MapVersion } from "./mapStore.ts";
 import type { PlanService } from "./planService.ts";
 import { fittingHeading, requireFits } from "./poseGate.ts";
-import { DEFAULT_BUDGET_MS, detourCandidates, type DetourLeg, detourLate } from "./fleetDetour.ts";
+import { DEFAULT_BUDGET_MS, detourCandidates, detourLate, type DetourLeg } from "./fleetDetour.ts";
 import { refuges } from "./fleetRefuge.ts";
 import { repairLate } from "./fleetRepair.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
@@ -90,12 +90,15 @@ export class FleetSession {
     this.#opts = opts;
   }
 
-  /** Opens the fleet on a map (the first message); throws NOT_FOUND for an unknown map. */
-  async open(map: MapRef): Promise<void> {
+  /**
+   * Opens the fleet on a map (the first message); throws NOT_FOUND for an unknown map. `brakingEnvelopes`: every
+   * moving unit keeps room to brake (FleetScheduler).
+   */
+  async open(map: MapRef, brakingEnvelopes = false): Promise<void> {
     const mv = await this.#store.get(map.id, map.version);
     this.#mv = mv;
     this.#unpin = this.#store.pin(mv);
-    this.#sched = new FleetScheduler(mv.map.width, mv.map.height);
+    this.#sched = new FleetScheduler(mv.map.width, mv.map.height, undefined, true, true, brakingEnvelopes);
     // Opened on the latest version: patches reach the fleet (an explicit version keeps it).
     if (!map.version) {
       this.#unsubPatch = this.#store.onPatch((e) => {
@@ -128,7 +131,8 @@ export class FleetSession {
         this.#errors.push({
           unitId: u.id,
           code: "FAILED_PRECONDITION",
-          message: `unit[${JSON.stringify(u.id)}]: the patch put a blocked tile within its braking distance ` +
+          message:
+            `unit[${JSON.stringify(u.id)}]: the patch put a blocked tile within its braking distance ` +
             `(${refused.distance.toFixed(2)} tiles at ${refused.speed.toFixed(2)} tiles/s, deceleration ` +
             `${u.unit.deceleration}): it cannot stop before it; its trajectory stops it at once at (` +
             `${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), harder than it can brake`,
@@ -443,12 +447,20 @@ export class FleetSession {
         return this.#planRequest(l.unit, l.from, goal, g.planner);
       });
       const res = await this.#plans.planMany(reqs);
-      return res.map((r) => r instanceof ServiceError || r.outcome.status !== "found" ? null : r.outcome.segments);
+      return res.map((r) =>
+        r instanceof ServiceError || r.outcome.status !== "found" ? null : r.outcome.segments
+      );
     };
     const fits = (u: FleetUnitState, x: number, y: number) => {
       const { width, height } = this.#mv!.map;
       if (!(x > 0 && y > 0 && x < width && y < height)) return false;
-      return fittingHeading(this.#store.layerFor(this.#mv!, u.unit).layer, x, y, undefined, u.unit.footprint) !==
+      return fittingHeading(
+        this.#store.layerFor(this.#mv!, u.unit).layer,
+        x,
+        y,
+        undefined,
+        u.unit.footprint,
+      ) !==
         null;
     };
     const budgetMs = this.#opts.detourMs ?? DEFAULT_BUDGET_MS;

@@ -12,7 +12,7 @@ import type { GoalSpec, MapRef, PlannerChoice } from "./requests.ts";
 
 /** A decoded client message of a Fleet stream. */
 export type FleetMessage =
-  | { kind: "open"; map: MapRef }
+  | { kind: "open"; map: MapRef; brakingEnvelopes?: boolean }
   | {
     kind: "unit";
     id: string;

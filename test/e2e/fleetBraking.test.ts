@@ -47,7 +47,7 @@ function checkerUnits(
 }
 
 /** A Fleet stream: send, sync (resolves on its acknowledgement), end; every update kept. */
-function openFleet(map = "field") {
+function openFleet(map = "field", brakingEnvelopes = false) {
   const f = srv.client.Fleet();
   const updates: Any[] = [];
   const waiters = new Map<number, () => void>();
@@ -56,7 +56,7 @@ function openFleet(map = "field") {
     if (u.synced) waiters.get(u.synced_time)?.();
   });
   f.on("error", () => {});
-  f.write({ open: { map: { id: map } } });
+  f.write({ open: { map: { id: map }, braking_envelopes: brakingEnvelopes } });
   return {
     updates,
     send: (m: Any) => f.write(m),
@@ -125,10 +125,10 @@ describe("Fleet braking", () => {
     60_000,
   );
 
-  test(
-    "a goal changed while a tank drives at full speed: it brakes within its deceleration, then goes",
-    async () => {
-      const f = openFleet();
+  test.each([false, true])(
+    "a goal changed while a tank drives at full speed: it brakes within its deceleration, then goes (braking_envelopes %s)",
+    async (envelopes) => {
+      const f = openFleet("field", envelopes);
       const sent = [
         { id: "a", x: 2.5, y: 15.5, h: 0, gx: 27.5, gy: 15.5 },
         { id: "b", x: 15.5, y: 3.5, h: Math.PI / 2, gx: 15.5, gy: 9.5 },
