@@ -10,7 +10,8 @@
  * them by construction. The one thing translation cannot vouch for is L driving over [now, now + Δ] while a
  * member stands (a unit crossing L's path just behind it in the old plan, now in front of the late unit): then
  * the propagation fails and the caller (fleetRepair.ts) rolls it back and tries its other ways. Units whose
- * future cannot be shifted (standing for good, braking from a halt) fail it the same way. Δ is rounded up to
+ * future cannot be shifted (standing for good, braking from a halt, moving at `now`: a wait inserted there would
+ * stop it dead, harder than it can brake) fail it the same way. Δ is rounded up to
  * whole reservation samples so that the translation is exact at the table's samples (L then stands at its
  * reported pose for less than a sample first). Every trajectory is committed through the scheduler, and the
  * closure's checks are the reservation table's own. Synchronous, no I/O.
@@ -120,6 +121,18 @@ function standsInWay(
   return out;
 }
 
+/** Whether `u` may wait at its pose at `time` as it is: at rest then, or a profile that stops and starts at once. */
+function restsAt(u: FleetUnitState, time: number): boolean {
+  if (u.unit.deceleration === 0 && u.unit.acceleration === 0) return true;
+  const traj = u.traj;
+  if (traj.segments.length === 0 || time <= traj.startTime || time >= trajectoryEnd(traj)) return true;
+  const { index, into } = progressAt(traj, time);
+  const seg = traj.segments[index];
+  if (!seg) return true;
+  const D = seg.duration ?? 0, v0 = seg.startSpeed ?? 0, v1 = seg.endSpeed ?? 0;
+  return Math.abs(D > 0 ? v0 + ((v1 - v0) * into) / D : v0) < 1e-9;
+}
+
 /** What a propagation did: the ids it shifted (the late unit first), or why it failed. */
 export type ShiftResult = { ok: true; changed: Set<string> } | { ok: false; reason: string };
 
@@ -157,6 +170,11 @@ export function propagateDelay(
         return { ok: false, reason: `${other} would stand in its way while it catches up` };
       }
       const o = sched.units.get(other)!;
+      // A wait inserted while it moves would stop it dead and restart it at speed: only units at rest then (or
+      // that stop at once by their profile) are shifted; for the others the caller's ways brake.
+      if (!restsAt(o, time)) {
+        return { ok: false, reason: `${other} is moving at ${time} (it cannot stop at once)` };
+      }
       const moved = o.traj !== o.brake ? shiftedAt(o.traj, time, delta) : null;
       if (!moved) return { ok: false, reason: `${other} cannot be shifted` };
       sched.commit(o, moved);
