@@ -57,7 +57,8 @@ const SERVER_HELP: CliHelp = {
     "max-map-tiles": "N  most tiles (width x height) in one map (default 67108864 = 8192 x 8192)",
     "max-plan-many": "N  most plans in one PlanMany call (default 10000)",
     "max-fleet-units": "N  most units in one Fleet (default 1000)",
-    "fleet-detours": "N  late Fleet units replanned around the spots where they queue, per round (default 64; 0: off)",
+    "fleet-detours":
+      "N  late Fleet units replanned around the spots where they queue, per round (default 64; 0: off)",
     "fleet-detour-ms": "N  wall-clock budget of a Fleet batch's detour pass, ms (default 300)",
     "no-demo": "do not load the built-in demo maps (demo/maps/)",
     "writable-demo-maps":
