@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, startBenchServer, unary } from "./server.ts";
-import { checkFleet, type CUnit, unitPose } from "../test/helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitPose, unitsFromUpdates } from "../test/helpers/fleetCheck.ts";
 import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
 import { CIRCLE_NOTE, circleScenario, type Spec } from "./fleetCircle.ts";
 
@@ -117,16 +117,7 @@ async function run(
   await sync(0);
   const allMs = performance.now() - t0;
   const cpu = cpuSeconds(pid) - cpu0;
-  const toUnits = (): CUnit[] =>
-    specs.map((s) => ({
-      id: s.id,
-      radius: 0.3,
-      width: 0,
-      length: 0,
-      start: { x: s.x, y: s.y, heading: 0 },
-      goal: { x: s.gx, y: s.gy },
-      trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === s.id),
-    }));
+  const toUnits = (): CUnit[] => unitsFromUpdates(specs, updates);
   // Arrivals as first scheduled, before the delay below (its repair may leave units waiting).
   const firstReport = checkFleet(rows, toUnits(), { step: 0.1 });
   // One unit reports a delay: at t = 6 it is where it should have been at t = 4.

@@ -11,7 +11,7 @@
  * @module
  */
 import { startBenchServer, unary } from "./server.ts";
-import { checkFleet, type CUnit, unitPose } from "../test/helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitPose, unitsFromUpdates } from "../test/helpers/fleetCheck.ts";
 import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -52,16 +52,7 @@ async function once(client: Any, rows: string[], jobs: Job[], pick: number) {
     });
   }
   await sync(0);
-  const units = (): CUnit[] =>
-    jobs.map((j) => ({
-      id: j.id,
-      radius: 0.3,
-      width: 0,
-      length: 0,
-      start: { x: j.x, y: j.y, heading: 0 },
-      goal: { x: j.gx, y: j.gy },
-      trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === j.id),
-    }));
+  const units = (): CUnit[] => unitsFromUpdates(jobs, updates);
   const latest = new Map<string, Any>();
   for (const u of updates) for (const t of u.trajectories) latest.set(t.unit_id, t);
   // Units driving at t = 4 (not waiting at their start) that have not arrived by t = 10.

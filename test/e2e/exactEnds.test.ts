@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkFleet, type CUnit } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitsFromUpdates } from "../helpers/fleetCheck.ts";
 
 let srv: TestServer;
 
@@ -108,15 +108,7 @@ describe("Fleet: a unit added off-centre", () => {
     f.write({ sync: { time: 0 } });
     await synced;
     f.end();
-    const checked: CUnit[] = units.map((u) => ({
-      id: u.id,
-      radius: 0.3,
-      width: 0,
-      length: 0,
-      start: { x: u.x, y: u.y, heading: 0 },
-      goal: { x: u.gx, y: u.gy },
-      trajectories: updates.flatMap((up) => up.trajectories ?? []).filter((t: Any) => t.unit_id === u.id),
-    }));
+    const checked: CUnit[] = unitsFromUpdates(units, updates);
     for (const u of checked) {
       expect(u.trajectories.length).toBeGreaterThan(0);
       const first = u.trajectories[0].segments[0].start;

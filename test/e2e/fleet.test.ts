@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkFleet, type CUnit } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, type SentUnit, unitsFromUpdates } from "../helpers/fleetCheck.ts";
 import { movingAiText, warehouse, warehouseJobs } from "../helpers/warehouse.ts";
 
 let srv: TestServer;
@@ -84,19 +84,8 @@ function openFleet(map: string, server?: TestServer) {
 const SOLDIER = { name: "soldier" };
 
 /** The units as the checker takes them, from the units sent and the trajectories received. */
-function checkerUnits(
-  sent: { id: string; x: number; y: number; gx: number; gy: number }[],
-  updates: Any[],
-): CUnit[] {
-  return sent.map((s) => ({
-    id: s.id,
-    radius: 0.3,
-    width: 0,
-    length: 0,
-    start: { x: s.x, y: s.y, heading: 0 },
-    goal: { x: s.gx, y: s.gy },
-    trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === s.id),
-  }));
+function checkerUnits(sent: SentUnit[], updates: Any[]): CUnit[] {
+  return unitsFromUpdates(sent, updates);
 }
 
 function addAll(

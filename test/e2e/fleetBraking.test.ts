@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkFleet, type CUnit, unitSpeed } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitsFromUpdates, unitSpeed } from "../helpers/fleetCheck.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -34,16 +34,7 @@ function checkerUnits(
   sent: { id: string; x: number; y: number; h: number; gx: number; gy: number }[],
   updates: Any[],
 ): CUnit[] {
-  return sent.map((u) => ({
-    id: u.id,
-    radius: 0.9,
-    width: 0,
-    length: 0,
-    start: { x: u.x, y: u.y, heading: u.h },
-    goal: { x: u.gx, y: u.gy },
-    trajectories: updates.flatMap((x: Any) => x.trajectories).filter((t: Any) => t.unit_id === u.id),
-    limits: TANK,
-  }));
+  return unitsFromUpdates(sent, updates, 0.9, TANK);
 }
 
 /** A Fleet stream: send, sync (resolves on its acknowledgement), end; every update kept. */

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkFleet, type CUnit, unitPose } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitPose, unitsFromUpdates } from "../helpers/fleetCheck.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -58,18 +58,9 @@ test(
       });
     }
     await sync(0);
+    // With the soldier's limits (src/units/profiles.ts): the checker reports speed changes beyond them.
     const units = (): CUnit[] =>
-      jobs.map((j) => ({
-        id: j.id,
-        radius: 0.3,
-        width: 0,
-        length: 0,
-        start: { x: j.x, y: j.y, heading: 0 },
-        goal: { x: j.gx, y: j.gy },
-        trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === j.id),
-        // The soldier's limits (src/units/profiles.ts): the checker reports speed changes beyond them.
-        limits: { maxSpeed: 2, acceleration: 4, deceleration: 4 },
-      }));
+      unitsFromUpdates(jobs, updates, 0.3, { maxSpeed: 2, acceleration: 4, deceleration: 4 });
     const leader = units()[0];
     const endOf = (id: string, ts: Any[]) => ts.filter((t: Any) => t.unit_id === id).at(-1).end_time;
     const oldEnds = ["L", "F"].map((id) => endOf(id, updates.flatMap((u) => u.trajectories)));

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkFleet, type CUnit } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitsFromUpdates } from "../helpers/fleetCheck.ts";
 import { movingAiText } from "../helpers/warehouse.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -80,15 +80,7 @@ async function crossing(srv: TestServer) {
   await acked;
   f.on("error", () => {});
   f.end();
-  const units: CUnit[] = UNITS.map((s) => ({
-    id: s.id,
-    radius: 0.3,
-    width: 0,
-    length: 0,
-    start: { x: s.x, y: s.y, heading: 0 },
-    goal: { x: s.gx, y: s.gy },
-    trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === s.id),
-  }));
+  const units: CUnit[] = unitsFromUpdates(UNITS, updates);
   return { report: checkFleet(FIELD, units, { step: 0.02 }), updates };
 }
 

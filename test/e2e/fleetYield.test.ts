@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkFleet, type CUnit, unitPose } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitPose, unitsFromUpdates } from "../helpers/fleetCheck.ts";
 import { rightHandFirst } from "../../src/service/fleetRefuge.ts";
 
 let srv: TestServer;
@@ -65,15 +65,7 @@ async function runFleet(
   f.write({ sync: { time: 0 } });
   await acked;
   f.end();
-  return units.map((s) => ({
-    id: s.id,
-    radius: 0.3,
-    width: 0,
-    length: 0,
-    start: { x: s.x, y: s.y, heading: 0 },
-    goal: { x: s.gx, y: s.gy },
-    trajectories: updates.flatMap((u) => u.trajectories).filter((t: Any) => t.unit_id === s.id),
-  }));
+  return unitsFromUpdates(units, updates);
 }
 
 describe("Fleet: right-hand yielding", () => {

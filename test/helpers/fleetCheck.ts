@@ -78,6 +78,41 @@ export interface CUnit {
   limits?: { maxSpeed: number; acceleration: number; deceleration: number };
 }
 
+/** A unit as a fleet client sent it: id, start (x, y, optional heading h) and goal. */
+export interface SentUnit {
+  id: string;
+  x: number;
+  y: number;
+  h?: number;
+  gx: number;
+  gy: number;
+}
+
+/**
+ * The checker's units from the units sent and the Fleet updates received (each unit's trajectories in the order
+ * received): disc units of `radius` (a soldier's 0.3 by default), with `limits` when speeds are to be checked.
+ */
+export function unitsFromUpdates(
+  sent: readonly SentUnit[],
+  // deno-lint-ignore no-explicit-any
+  updates: readonly any[],
+  radius = 0.3,
+  limits?: CUnit["limits"],
+): CUnit[] {
+  return sent.map((s) => ({
+    id: s.id,
+    radius,
+    width: 0,
+    length: 0,
+    start: { x: s.x, y: s.y, heading: s.h ?? 0 },
+    goal: { x: s.gx, y: s.gy },
+    trajectories: updates.flatMap((u) => u.trajectories ?? []).filter((
+      t: CTrajectory & { unit_id: string },
+    ) => t.unit_id === s.id),
+    ...(limits ? { limits } : {}),
+  }));
+}
+
 /** What the checker found. */
 export interface FleetReport {
   /** Pairs of units whose footprints overlap at some checked moment (first moment per pair). */
