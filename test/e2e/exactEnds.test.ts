@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
 import { checkFleet, type CUnit, unitsFromUpdates } from "../helpers/fleetCheck.ts";
+import { fleetToSync } from "../helpers/fleetStream.ts";
 
 let srv: TestServer;
 
@@ -79,35 +80,11 @@ describe("line planners over gRPC: exact start and goal", () => {
 
 describe("Fleet: a unit added off-centre", () => {
   test("its trajectory starts at its pose, joins up and arrives at its goal", async () => {
-    const f = srv.client.Fleet();
-    const updates: Any[] = [];
-    const synced = new Promise<void>((resolve, reject) => {
-      f.on("data", (u: Any) => {
-        updates.push(u);
-        if (u.synced) resolve();
-      });
-      f.on("error", reject);
-    });
     const units = [
       { id: "a", x: 3.3, y: 4.8, gx: 16.2, gy: 3.7 },
       { id: "b", x: 15.7, y: 16.4, gx: 2.6, gy: 15.2 },
     ];
-    f.write({ open: { map: { id: "walls" } } });
-    for (const u of units) {
-      f.write({
-        unit: {
-          id: u.id,
-          unit: { name: "soldier" },
-          pose: { x: u.x, y: u.y },
-          goal: { x: u.gx, y: u.gy },
-          time: 0,
-          planner: "PLANNER_SMOOTH",
-        },
-      });
-    }
-    f.write({ sync: { time: 0 } });
-    await synced;
-    f.end();
+    const updates = await fleetToSync(srv.client, "walls", units, { planner: "PLANNER_SMOOTH" });
     const checked: CUnit[] = unitsFromUpdates(units, updates);
     for (const u of checked) {
       expect(u.trajectories.length).toBeGreaterThan(0);

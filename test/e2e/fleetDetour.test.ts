@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
 import { checkFleet, type CUnit, unitsFromUpdates } from "../helpers/fleetCheck.ts";
+import { fleetToSync } from "../helpers/fleetStream.ts";
 import { movingAiText } from "../helpers/warehouse.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -55,31 +56,7 @@ afterAll(async () => {
 
 /** Every unit added at t = 0 over one Fleet stream, then a sync; the checker's report on what was answered. */
 async function crossing(srv: TestServer) {
-  const f = srv.client.Fleet();
-  const updates: Any[] = [];
-  const acked = new Promise<void>((resolve, reject) => {
-    f.on("data", (u: Any) => {
-      updates.push(u);
-      if (u.synced) resolve();
-    });
-    f.on("error", reject);
-  });
-  f.write({ open: { map: { id: "field" } } });
-  for (const u of UNITS) {
-    f.write({
-      unit: {
-        id: u.id,
-        unit: { name: "soldier" },
-        pose: { x: u.x, y: u.y },
-        goal: { x: u.gx, y: u.gy },
-        time: 0,
-      },
-    });
-  }
-  f.write({ sync: { time: 0 } });
-  await acked;
-  f.on("error", () => {});
-  f.end();
+  const updates = await fleetToSync(srv.client, "field", UNITS);
   const units: CUnit[] = unitsFromUpdates(UNITS, updates);
   return { report: checkFleet(FIELD, units, { step: 0.02 }), updates };
 }

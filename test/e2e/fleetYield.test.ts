@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
 import { checkFleet, type CUnit, unitPose, unitsFromUpdates } from "../helpers/fleetCheck.ts";
+import { fleetToSync } from "../helpers/fleetStream.ts";
 import { rightHandFirst } from "../../src/service/fleetRefuge.ts";
 
 let srv: TestServer;
@@ -41,30 +42,7 @@ type Any = any;
 async function runFleet(
   units: { id: string; x: number; y: number; gx: number; gy: number }[],
 ): Promise<CUnit[]> {
-  const f = srv.client.Fleet();
-  const updates: Any[] = [];
-  const acked = new Promise<void>((resolve, reject) => {
-    f.on("data", (u: Any) => {
-      updates.push(u);
-      if (u.synced) resolve();
-    });
-    f.on("error", reject);
-  });
-  f.write({ open: { map: { id: "bays" } } });
-  for (const u of units) {
-    f.write({
-      unit: {
-        id: u.id,
-        unit: { name: "soldier" },
-        pose: { x: u.x, y: u.y },
-        goal: { x: u.gx, y: u.gy },
-        time: 0,
-      },
-    });
-  }
-  f.write({ sync: { time: 0 } });
-  await acked;
-  f.end();
+  const updates = await fleetToSync(srv.client, "bays", units);
   return unitsFromUpdates(units, updates);
 }
 
