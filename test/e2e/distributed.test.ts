@@ -261,7 +261,15 @@ describe("distributed mode (3 replicas on one Redis)", () => {
   );
   test("a version A told a client about: B serves it or says UNAVAILABLE, never an older one", async () => {
     const v1 = await call(a.client, "PutMap", { id: "told", movingai: field() });
-    expect((await call(b.client, "Plan", plan("told"))).map_version).toBe(v1.version);
+    // B may still be reconnecting after the previous test's Redis restart (UNAVAILABLE meanwhile): wait for it.
+    let onB: { map_version: string } | null = null;
+    for (const t0 = Date.now(); !onB && Date.now() - t0 < 10_000;) {
+      onB = await call(b.client, "Plan", plan("told")).catch((e: grpc.ServiceError) => {
+        expect(e.code, e.details).toBe(grpc.status.UNAVAILABLE);
+        return new Promise<null>((r) => setTimeout(() => r(null), 100));
+      });
+    }
+    expect(onB?.map_version).toBe(v1.version);
     // Every replica's subscription dropped: B may miss the news of what A does next, then Redis dies.
     const r = new Redis({ port: redisPort, host: "127.0.0.1" });
     let v2: { version: string };
