@@ -5,9 +5,9 @@
  * can leave the window and no bounds test is needed. Cells are open when passable (and on a road when the
  * search is confined to roads).
  *
- * Also the tables that make a transition's cell test cheap (per window width: cell offsets; per table: the
- * Chebyshev reach of each transition and its cells as row bitmasks), the exact sweep of off-table curves, and
- * the node state layout over the raster: ((local tile * headings) + heading) * directions + last-reverse.
+ * Also the exact sweep of off-table curves and the node state layout over the raster: ((local tile * headings)
+ * + heading) * directions + last-reverse. The tables that make a transition's cell test cheap (row bitmasks,
+ * reaches, per-width offsets) are src/search/transitionCells.ts.
  *
  * @module
  */
@@ -18,165 +18,13 @@ import type { TileRect } from "../maps/layer.ts";
 import type { Footprint } from "../units/footprint.ts";
 import { headingAngle } from "./directionTable.ts";
 import type { DirectionalSetup } from "./directionalSetup.ts";
-import type { HitCheckTable } from "./hitCheckTable.ts";
-
-/** A table's transition and cell offsets in one window width (see {@link WindowRaster}). */
-interface StrideCache {
-  stride: number;
-  transitionLocal: Int32Array;
-  cellLocal: Int32Array;
-  /** Per transition: the largest |dx| or |dy| of its cells (Chebyshev reach). */
-  reach: Uint8Array;
-  /** Per row entry of {@link RowMasks}: its row offset dy * stride. */
-  rowLocal: Int32Array;
-}
-
-/**
- * A transition's cells as one bitmask per row it touches: bit j of row dy is the cell (j - maxReach, dy). With a
- * per-tile word of the blocked flags of the 2 * maxReach + 1 tiles centered on it (WindowRaster.rowBits), a
- * transition is tested with a few AND operations instead of a scan of ~24 cells. Only when 2 * maxReach + 1 <= 31.
- */
-interface RowMasks {
-  /** Row entries per transition, CSR offsets (length transitions + 1). */
-  rowStart: Uint32Array;
-  /** Row dy of each entry. */
-  rowDy: Int8Array;
-  /** Cell bits of each entry. */
-  rowMask: Int32Array;
-}
+import { releaseWindowOffsets, rowMasksOf, windowOffsets } from "./transitionCells.ts";
 
 /** Side of a lazily filled block of the raster (tiles). */
 const BLOCK = 32;
 
 /** Windows up to this many local tiles are also scanned whole when that sharpens the search (uniform cost). */
 export const EAGER_AREA = 128 * 128;
-
-const strideCaches = new WeakMap<HitCheckTable, Map<number, StrideCache>>();
-/** Window widths whose offsets are kept per table (see localOffsets). */
-const STRIDES_KEPT = 4;
-/** Every table's offset cache, so that an idle release can empty them (a WeakMap cannot be walked). */
-const strideCacheMaps = new Set<Map<number, StrideCache>>();
-const rowMaskCache = new WeakMap<HitCheckTable, RowMasks | null>();
-
-/** Largest maxReach the row bitmasks support (2 * 15 + 1 bits fit a signed 32-bit word). */
-const ROW_MASK_REACH = 15;
-
-function rowMasksOf(hit: HitCheckTable): RowMasks | null {
-  if (hit.derived !== undefined) return hit.derived.rows;
-  if (rowMaskCache.has(hit)) return rowMaskCache.get(hit)!;
-  const R = hit.maxReach;
-  let out: RowMasks | null = null;
-  if (R <= ROW_MASK_REACH) {
-    const n = hit.dx.length;
-    const cells = hit.cells;
-    const rowStart = new Uint32Array(n + 1);
-    const dys: number[] = [];
-    const masks: number[] = [];
-    const perRow = new Int32Array(2 * R + 1);
-    for (let t = 0; t < n; t++) {
-      perRow.fill(0);
-      for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
-        perRow[cells[2 * c + 1] + R] |= 1 << (cells[2 * c] + R);
-      }
-      rowStart[t] = dys.length;
-      // The destination row first: it holds the most likely blocked cell.
-      const first = hit.dy[t] + R;
-      if (perRow[first] !== 0) {
-        dys.push(first - R);
-        masks.push(perRow[first]);
-      }
-      for (let r = 0; r < perRow.length; r++) {
-        if (r === first || perRow[r] === 0) continue;
-        dys.push(r - R);
-        masks.push(perRow[r]);
-      }
-    }
-    rowStart[n] = dys.length;
-    out = { rowStart, rowDy: Int8Array.from(dys), rowMask: Int32Array.from(masks) };
-  }
-  rowMaskCache.set(hit, out);
-  return out;
-}
-
-const reachCache = new WeakMap<HitCheckTable, Uint8Array>();
-
-/** Per transition: the largest |dx| or |dy| of its cells (stride-independent, cached per table). */
-function reachOf(hit: HitCheckTable): Uint8Array {
-  if (hit.derived !== undefined) return hit.derived.reach;
-  const cached = reachCache.get(hit);
-  if (cached) return cached;
-  const n = hit.dx.length;
-  const cells = hit.cells;
-  const reach = new Uint8Array(n);
-  for (let t = 0; t < n; t++) {
-    let m = 0;
-    for (let c = hit.cellStart[t]; c < hit.cellStart[t + 1]; c++) {
-      m = Math.max(m, Math.abs(cells[2 * c]), Math.abs(cells[2 * c + 1]));
-    }
-    reach[t] = m;
-  }
-  reachCache.set(hit, reach);
-  return reach;
-}
-
-/** A copy of `a` over a SharedArrayBuffer. */
-function sharedCopy<T extends Uint32Array | Int8Array | Int32Array | Uint8Array>(a: T): T {
-  const C = a.constructor as new (b: SharedArrayBuffer) => T;
-  const out = new C(new SharedArrayBuffer(a.byteLength));
-  out.set(a as never);
-  return out;
-}
-
-/**
- * Derives a table's row bitmasks and reaches once, over shared memory, and attaches them to the table
- * ({@link HitCheckTable.derived}): threads that adopt the table then use them instead of deriving their own
- * (~1 MB for a Directional-48 set). Returns their bytes.
- */
-export function shareDerivedCells(hit: HitCheckTable): number {
-  if (hit.derived !== undefined) return 0;
-  const rows = rowMasksOf(hit);
-  const reach = reachOf(hit);
-  hit.derived = {
-    rows: rows && {
-      rowStart: sharedCopy(rows.rowStart),
-      rowDy: sharedCopy(rows.rowDy),
-      rowMask: sharedCopy(rows.rowMask),
-    },
-    reach: sharedCopy(reach),
-  };
-  rowMaskCache.delete(hit);
-  reachCache.delete(hit);
-  const r = hit.derived.rows;
-  return hit.derived.reach.byteLength +
-    (r ? r.rowStart.byteLength + r.rowDy.byteLength + r.rowMask.byteLength : 0);
-}
-
-function localOffsets(hit: HitCheckTable, stride: number): StrideCache {
-  let byStride = strideCaches.get(hit);
-  if (!byStride) {
-    byStride = new Map();
-    strideCaches.set(hit, byStride);
-  }
-  const cached = byStride.get(stride);
-  if (cached) return cached;
-  const n = hit.dx.length;
-  const transitionLocal = new Int32Array(n);
-  for (let t = 0; t < n; t++) transitionLocal[t] = hit.dy[t] * stride + hit.dx[t];
-  const rows = rowMasksOf(hit);
-  // Cell offsets only when the row bitmasks cannot be used (they are ~12 times more entries).
-  const cells = hit.cells;
-  const cellLocal = new Int32Array(rows ? 0 : cells.length / 2);
-  for (let c = 0; c < cellLocal.length; c++) cellLocal[c] = cells[2 * c + 1] * stride + cells[2 * c];
-  const rowLocal = new Int32Array(rows ? rows.rowDy.length : 0);
-  for (let k = 0; k < rowLocal.length; k++) rowLocal[k] = rows!.rowDy[k] * stride;
-  const out = { stride, transitionLocal, cellLocal, reach: reachOf(hit), rowLocal };
-  // A few window widths recur (one per query shape); keep the cache small: each entry is ~0.7 MB for a
-  // Directional-48 table (its row offsets), per worker, so the oldest goes past STRIDES_KEPT (was 32: up to 23 MB).
-  if (byStride.size >= STRIDES_KEPT) byStride.delete(byStride.keys().next().value!);
-  byStride.set(stride, out);
-  strideCacheMaps.add(byStride);
-  return out;
-}
 
 /**
  * The padded window of one query (configure per query, reuse across queries: allocates only when the window
@@ -207,7 +55,7 @@ export class WindowRaster {
   cost = new Float32Array(0);
   /** Per local tile: the radius of the largest all-open square centered there (0 when the tile is closed). */
   freeReach = new Uint8Array(0);
-  /** Per local tile: bit j set when tile (x + j - maxReach, y) is closed (see {@link RowMasks}). */
+  /** Per local tile: bit j set when tile (x + j - maxReach, y) is closed (see RowMasks in transitionCells.ts). */
   rowBits = new Int32Array(0);
   /** Pre-smoothing: path index per local tile (-1 off the path), or null. */
   pathIndex: Int32Array | null = null;
@@ -217,7 +65,7 @@ export class WindowRaster {
   cellLocal: Int32Array = new Int32Array(0);
   /** Per transition: the Chebyshev reach of its cells. */
   reach: Uint8Array = new Uint8Array(0);
-  /** Row bitmask entries per transition, CSR offsets (see {@link RowMasks}). */
+  /** Row bitmask entries per transition, CSR offsets (see RowMasks in transitionCells.ts). */
   rowStart: Uint32Array = new Uint32Array(0);
   /** Cell bits of each row entry. */
   rowMask: Int32Array = new Int32Array(0);
@@ -260,15 +108,8 @@ export class WindowRaster {
    * (the next query regrows them). Returns the bytes let go.
    */
   release(keepBytes: number): number {
-    // The tables' window offsets too (up to STRIDES_KEPT widths per table, ~0.7 MB each for Directional-48).
-    let offsets = 0;
-    for (const byStride of strideCacheMaps) {
-      for (const c of byStride.values()) offsets += c.transitionLocal.byteLength + c.rowLocal.byteLength;
-    }
-    if (offsets > keepBytes) {
-      for (const byStride of strideCacheMaps) byStride.clear();
-      strideCacheMaps.clear();
-    } else offsets = 0;
+    // The tables' window offsets too (see transitionCells.ts).
+    const offsets = releaseWindowOffsets(keepBytes);
     const before = this.bytes;
     if (before <= keepBytes) return offsets;
     this.open = new Uint8Array(0);
@@ -333,7 +174,7 @@ export class WindowRaster {
     this.gen++;
     this.blocksDone = 0;
     this.exactLayer = setup.roadsOnly ? this.roadLayer(setup.layer, w) : setup.layer;
-    const lo = localOffsets(hit, this.stride);
+    const lo = windowOffsets(hit, this.stride);
     this.transitionLocal = lo.transitionLocal;
     this.cellLocal = lo.cellLocal;
     this.reach = lo.reach;

@@ -84,7 +84,7 @@ export interface HitCheckTable {
   /** Largest |x| or |y| of any cell: how far a transition may reach from its origin tile. */
   maxReach: number;
   /**
-   * Search-side forms derived from the cells (src/search/directionalRaster.ts), when computed once over shared
+   * Search-side forms derived from the cells (src/search/transitionCells.ts), when computed once over shared
    * memory for tables every worker adopts (else each thread derives and caches its own).
    */
   derived?: DerivedCells;

@@ -14,7 +14,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { DirectionalTableSource, TableSet } from "../planning/tableSource.ts";
 import { ByteLru } from "../search/byteLru.ts";
 import { buildHeuristicTable, type HeuristicTable } from "../search/heuristicTable.ts";
-import { shareDerivedCells } from "../search/directionalRaster.ts";
+import { shareDerivedCells } from "../search/transitionCells.ts";
 import {
   HitCheckBuilder,
   type HitCheckTable,
