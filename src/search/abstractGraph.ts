@@ -140,7 +140,9 @@ export class AbstractGraph {
   /**
    * Places the entrance nodes and crossing edges (no distances yet: those come lazily, per region); or, given
    * `shared` (another worker's prepared graph of the same table and layer), adopts its arrays: fully prepared,
-   * nothing built; given `placed` (a finished AbstractGraphBuild's, abstractGraphBuild.ts), takes its nodes.
+   * nothing built (a skeleton, `shared.partial`: its blocks still to fill, in place); given `placed` (a finished
+   * AbstractGraphBuild's, abstractGraphBuild.ts), takes its nodes. `sharedBlocks` puts the distance blocks and
+   * trees in shared memory, for a {@link skeleton} that builders fill in parallel.
    */
   constructor(
     table: RegionTable,
@@ -149,6 +151,7 @@ export class AbstractGraph {
     sampling: EntranceSampling = DEFAULT_SAMPLING,
     shared: SharedGraphData | null = null,
     placed: PlacedNodes | null = null,
+    sharedBlocks = false,
   ) {
     if (layer.width !== table.width || layer.height !== table.height) {
       throw new RangeError("AbstractGraph: layer and table sizes differ");
@@ -175,9 +178,10 @@ export class AbstractGraph {
       this.distanceOffset = shared.distanceOffset;
       this.distance = shared.distance;
       this.treeStep = shared.treeStep;
-      this.ready = new Uint8Array(regionCount).fill(1);
-      this.preparedRegions = regionCount;
-      this.nextRegion = regionCount;
+      const partial = shared.partial === true;
+      this.ready = new Uint8Array(regionCount).fill(partial ? 0 : 1);
+      this.preparedRegions = partial ? 0 : regionCount;
+      this.nextRegion = partial ? 0 : regionCount;
       this.prepExpansions = shared.prepExpansions;
       this.landmarkCount = shared.landmarkCount;
       this.landmarkDistance = shared.landmarkDistance;
@@ -208,9 +212,10 @@ export class AbstractGraph {
     this.maxRegionNodes = nodes.maxRegionNodes;
     this.maxCrossings = nodes.maxCrossings;
     this.distanceOffset = distanceOffset;
-    this.distance = distanceBlocks(table, layer, total);
+    this.distance = distanceBlocks(table, layer, total, sharedBlocks);
     this.ready = new Uint8Array(regionCount);
-    this.treeStep = new Uint8Array(treeBytes(nodeCount, this.treeStride));
+    const bytes = treeBytes(nodeCount, this.treeStride);
+    this.treeStep = sharedBlocks ? new Uint8Array(new SharedArrayBuffer(bytes)) : new Uint8Array(bytes);
     this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionLocal.length);
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
   }
@@ -223,6 +228,25 @@ export class AbstractGraph {
     if (!this.allPrepared || (this.landmarkJob !== null)) {
       throw new Error("AbstractGraph.toShared: the graph is not fully prepared");
     }
+    return this.#data();
+  }
+
+  /**
+   * The graph before its blocks (built with `sharedBlocks`, nothing prepared): builders adopt it (constructor's
+   * `shared`) and fill their share of the regions' blocks and trees in place (abstractGraphBuild.ts).
+   */
+  skeleton(): SharedGraphData {
+    if (
+      !(this.distance.buffer instanceof SharedArrayBuffer) ||
+      !(this.treeStep.buffer instanceof SharedArrayBuffer)
+    ) {
+      throw new Error("AbstractGraph.skeleton: the blocks are not in shared memory");
+    }
+    if (this.preparedRegions > 0) throw new Error("AbstractGraph.skeleton: blocks were prepared already");
+    return { ...this.#data(), partial: true };
+  }
+
+  #data(): SharedGraphData {
     return {
       kind: "abstractGraph",
       neighborhood: this.neighborhood,

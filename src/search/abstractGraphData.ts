@@ -60,6 +60,11 @@ export interface SharedGraphData {
   uniformCost: boolean;
   /** Grid expansions the preparation spent. */
   prepExpansions: number;
+  /**
+   * True for a skeleton (see AbstractGraph.skeleton): nodes and crossings placed, distance blocks and trees still
+   * to fill, in place, by the builders that adopt it (each a share of the regions), landmarks not made.
+   */
+  partial?: boolean;
 }
 
 /** A copy of `a` over a SharedArrayBuffer (it stays where it is when already shared). */
@@ -86,14 +91,25 @@ export function sharedGraphBytes(d: SharedGraphData): number {
  */
 export type DistanceBlocks = Uint32Array | Float64Array;
 
-/** Zeroed distance blocks of `total` entries for `table`'s regions, Uint32 when its costliest path fits. */
-export function distanceBlocks(table: RegionTable, layer: PassLayer, total: number): DistanceBlocks {
+/**
+ * Zeroed distance blocks of `total` entries for `table`'s regions, Uint32 when its costliest path fits; over a
+ * SharedArrayBuffer when `shared` (builders fill their regions' blocks in place).
+ */
+export function distanceBlocks(
+  table: RegionTable,
+  layer: PassLayer,
+  total: number,
+  shared = false,
+): DistanceBlocks {
   let maxCost = 0;
   const tileCost = layer.tileCost;
   for (let t = 0; t < tileCost.length; t++) if (tileCost[t] > maxCost) maxCost = tileCost[t];
   // The grid's costliest step (a diagonal onto the costliest tile, rounded as GridSpace rounds) per tile.
   const bound = table.sectorSize * table.sectorSize * Math.round(maxCost * DIAGONAL_STEP);
-  return bound < 0xffffffff ? new Uint32Array(total) : new Float64Array(total);
+  if (bound < 0xffffffff) {
+    return shared ? new Uint32Array(new SharedArrayBuffer(total * 4)) : new Uint32Array(total);
+  }
+  return shared ? new Float64Array(new SharedArrayBuffer(total * 8)) : new Float64Array(total);
 }
 
 /** What the construction of an {@link AbstractGraph} needs beyond its table and layer (see AbstractGraphBuild). */
@@ -131,7 +147,9 @@ export function writeCode(tree: Uint8Array, e: number, code: number): void {
   const shift = bit & 7;
   const word = ((tree[byte] | (tree[byte + 1] << 8)) & ~(7 << shift)) | (code << shift);
   tree[byte] = word & 255;
-  tree[byte + 1] = word >> 8;
+  // Only when the code spans two bytes: a node's last entry must not rewrite the next node's first byte, which
+  // another builder may be filling at the same time (parallel preparation, abstractGraphBuild.ts).
+  if (shift > 5) tree[byte + 1] = word >> 8;
 }
 
 /** Bytes of 3-bit trees for `nodes` nodes of `stride` entries each (and the spare byte readCode reads). */

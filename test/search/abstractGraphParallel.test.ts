@@ -1,0 +1,64 @@
+/**
+ * The parallel preparation of an abstract graph (skeleton, shares of the regions filled in place, landmarks; the
+ * map builders run it, service/mapBuild.ts) gives the sequential preparation's arrays bit for bit, whatever the
+ * number of shares and the order they run in; and its progress counts reach 100%.
+ */
+import { describe, expect, test } from "vitest";
+import { buildPassLayer } from "../../src/maps/layer.ts";
+import { parseMovingAi } from "../../src/maps/movingai.ts";
+import { buildRegionTable } from "../../src/maps/regionBuild.ts";
+import { movingAiTerrain } from "../../src/maps/terrain.ts";
+import { type SharedGraphData } from "../../src/search/abstractGraph.ts";
+import {
+  AbstractGraphBuild,
+  buildSkeleton,
+  finishGraph,
+  graphProgress,
+  prepareShare,
+  progressPercent,
+} from "../../src/search/abstractGraphBuild.ts";
+import { DEFAULT_SAMPLING } from "../../src/search/entranceNodes.ts";
+import { mapText } from "../helpers/movingai.ts";
+
+const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
+
+/** Every array of a shared graph as bytes, and its numbers, for an exact comparison. */
+function digest(d: SharedGraphData): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d)) {
+    if (k === "partial") continue;
+    out[k] = ArrayBuffer.isView(v) ? Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) : v;
+  }
+  return out;
+}
+
+describe("parallel abstract graph preparation", () => {
+  for (
+    const [name, cls, parts] of [["Berlin_0_256.map", 1.5, 2], ["AR0011SR.map", 0.5, 3], [
+      "Berlin_0_256.map",
+      0.5,
+      5,
+    ]] as const
+  ) {
+    test(`${name} class ${cls} in ${parts} shares equals the sequential build`, () => {
+      const layer = buildPassLayer(parseMovingAi(mapText(name), LIMITS), movingAiTerrain());
+      const table = buildRegionTable(layer, cls);
+      const sequential = new AbstractGraphBuild(table, layer, 8).run(null)!;
+      expect(sequential.prepare(16, null).done).toBe(true);
+
+      const progress = graphProgress();
+      const skeleton = buildSkeleton(table, layer, 8, DEFAULT_SAMPLING, progress);
+      expect(skeleton.partial).toBe(true);
+      expect(progressPercent(progress, table.regionCount, 16)).toBe(5);
+      // Shares run in reverse order: no share depends on another's regions.
+      let spent = 0;
+      for (let p = parts - 1; p >= 0; p--) spent += prepareShare(table, layer, skeleton, p, parts, progress);
+      expect(Atomics.load(progress, 1)).toBe(table.regionCount);
+      const parallel = finishGraph(table, layer, skeleton, 16, spent, progress);
+      expect(progressPercent(progress, table.regionCount, 16)).toBe(100);
+      expect(parallel.distance.buffer).toBe(skeleton.distance.buffer);
+      expect(parallel.landmarkCount).toBeGreaterThan(0);
+      expect(digest(parallel)).toEqual(digest(sequential.toShared()));
+    });
+  }
+});
