@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { MAX_DIRECT_REVERSE, newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
 import { gridSearch } from "../../src/planning/gridRoute.ts";
-import { fitCurves } from "../../src/planning/curved.ts";
+import { fitCurves } from "../../src/planning/curveFit.ts";
 import { smoothPath } from "../../src/smoothing/simpleSmooth.ts";
 import { dubinsShortest } from "../../src/geometry/dubins.ts";
 import { reedsSheppShortest } from "../../src/geometry/reedsShepp.ts";

@@ -4,7 +4,7 @@ import { dubinsShortest } from "../../src/geometry/dubins.ts";
 import { reedsSheppShortest } from "../../src/geometry/reedsShepp.ts";
 import type { Pose, Segment } from "../../src/geometry/types.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
-import { fitCurves } from "../../src/planning/curved.ts";
+import { fitCurves } from "../../src/planning/curveFit.ts";
 import { finalSmoothing, newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
