@@ -8,8 +8,11 @@
  * worker: every region's distance block and shortest-path trees (refinement then walks stored trees instead
  * of searching) and the ALT landmark distances of the abstract heuristic. Measured prep on the 512x512 Moving
  * AI maps: about 0.1 s (maze) to 1.5 s (random512-10-0) on a noisy 2-core machine (bench/hierarchical.ts).
- * The preparation polls the request's cancel flag and deadline; a request that runs out of time answers
- * "budget" and the next one continues the preparation where it stopped.
+ * The preparation polls the request's cancel flag and at most half of its time budget; a request whose graph is
+ * not ready then is answered by the exact grid search (its message says so) and the next one continues the
+ * preparation where it stopped. Big maps' graphs are prepared by the map builders instead, in parallel, once for
+ * all workers (service/mapGraphs.ts): until they are published the task carries `graphPending` and the grid
+ * search answers at once.
  *
  * @module
  */
@@ -33,6 +36,7 @@ import { onReleaseScratch } from "./scratch.ts";
 import { polylineSegments } from "./gridRoute.ts";
 import { exactEnds, joinExactEnds } from "./exactEnds.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
+import { planGridOrSmooth } from "./gridPlanner.ts";
 
 /** Tuning of the hierarchical planner. */
 export interface HierarchicalOptions {
@@ -120,6 +124,36 @@ export function adoptGraph(
   return graph;
 }
 
+/**
+ * The cache key of a table's graph (neighbourhood, sampling, landmarks): the key it is shared under between
+ * workers, and the one the service's background build publishes (service/mapGraphs.ts).
+ */
+export function graphCacheKey(
+  neighborhood: Neighborhood,
+  sampling: EntranceSampling = DEFAULT_SAMPLING,
+  landmarks: number = DEFAULT_LANDMARKS,
+): string {
+  return `${neighborhood}/${sampling.longRun}/${sampling.spacing}/${landmarks}`;
+}
+
+/** This thread's fully prepared graph of `table` over `layer` under `key` (its own or adopted), or null. */
+function readyGraph(table: RegionTable, layer: PassLayer, key: string): AbstractGraph | null {
+  const graph = graphs.get(table)?.get(key);
+  return graph !== undefined && graph.layer === layer && graph.allPrepared && graph.landmarkCount > 0
+    ? graph
+    : null;
+}
+
+/**
+ * How far this thread's own preparation of `table`'s graph under `key` got, 0..100 (weights as the builders'
+ * progressPercent: nodes 5%, blocks 75%, landmarks 20%).
+ */
+function ownProgress(table: RegionTable, key: string): number {
+  const graph = graphs.get(table)?.get(key);
+  if (graph === undefined) return 0;
+  return Math.floor(5 + 75 * graph.preparedRegions / Math.max(1, table.regionCount));
+}
+
 /** Landmarks of the abstract ALT heuristic (16: measured against 4 and 8; most gain on random512 and the maze). */
 export const DEFAULT_LANDMARKS = 16;
 
@@ -155,7 +189,7 @@ export function preparedGraph(
     byKey = new Map();
     graphs.set(table, byKey);
   }
-  const key = `${neighborhood}/${sampling.longRun}/${sampling.spacing}/${landmarks}`;
+  const key = graphCacheKey(neighborhood, sampling, landmarks);
   let graph = byKey.get(key);
   if (graph === undefined || graph.layer !== layer) {
     // The construction itself is resumable too (seconds at 8192^2): a stopped one is kept for the next call.
@@ -252,6 +286,19 @@ export function hierarchicalPath(
   };
 }
 
+/**
+ * The answer while the abstract graph is not ready: the grid search (jump points, optimal on the grid, so the
+ * path is at least as short as the hierarchical one before smoothing), its message led by `why`; BUDGET naming
+ * `why` when the grid search runs out as well.
+ */
+function gridInstead(ctx: PlanContext, task: PlanTask, budget: PlanBudget, why: string): PlanOutcome {
+  const out = planGridOrSmooth(ctx, { ...task, planner: "grid" }, budget);
+  if (out.status === "budget") {
+    out.message = `${why}; the grid search ran out of budget too${out.message ? ` (${out.message})` : ""}`;
+  } else out.message = out.message ? `${why}; ${out.message}` : why;
+  return out;
+}
+
 const scratches = new WeakMap<PlanContext, HierarchicalScratch>();
 
 /** HIERARCHICAL planner entry (see the module doc). */
@@ -279,14 +326,27 @@ export function planHierarchical(
     );
   }
   const neighborhood: Neighborhood = task.neighborhood === 4 ? 4 : 8;
-  const graph = preparedGraph(table, layer, neighborhood, budget.stopped);
+  const key = graphCacheKey(neighborhood);
+  let graph = readyGraph(table, layer, key);
+  if (graph === null && task.graphPending !== undefined) {
+    // The map builders prepare it (service/mapGraphs.ts): the exact grid search answers meanwhile.
+    return gridInstead(ctx, task, budget, task.graphPending);
+  }
   if (graph === null) {
-    base.status = budget.cancelled() ? "cancelled" : "budget";
-    base.message = budget.cancelled()
-      ? ""
-      : "time budget exhausted while preparing this map version's abstract graph " +
-        "(a one-off per worker; the next request goes on from where this one stopped)";
-    return base;
+    // Prepared here (small maps), resumably, with at most half the budget: the grid search gets the rest.
+    const start = performance.now();
+    const half = start + (budget.deadline - start) / 2;
+    graph = preparedGraph(table, layer, neighborhood, () => budget.stopped() || performance.now() > half);
+  }
+  if (graph === null) {
+    if (budget.cancelled()) {
+      base.status = "cancelled";
+      return base;
+    }
+    const why = `abstract graph of class ${table.clearanceClass} is being prepared ` +
+      `(${ownProgress(table, key)}% ready); answered by the grid search ` +
+      "(optimal on the grid; the next request goes on with the preparation)";
+    return gridInstead(ctx, task, budget, why);
   }
   const found = hierarchicalPath(
     graph,

@@ -75,6 +75,11 @@ export interface PlanTask {
    */
   maxCorridorWindows?: number;
   /**
+   * PLANNER_HIERARCHICAL while the map builders prepare the table's abstract graph (service/mapGraphs.ts): unless
+   * this worker already holds the prepared graph, the grid search answers, its message starting with this note.
+   */
+  graphPending?: string;
+  /**
    * PLANNER_AUTO's portfolio (src/planning/auto.ts), with `planner` "hybrid": when the hybrid's answer is not
    * provably good enough, Directional-24 (then 48) also runs and the cheapest answer by pathCost is returned
    * (`PlanOutcome.planner` says whose). The service sets it when AUTO resolves to the hybrid for a turning unit;

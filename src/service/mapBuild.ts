@@ -13,6 +13,7 @@ import { ServiceError } from "./errors.ts";
 import { mapVersion } from "../maps/version.ts";
 import { allocPassLayer } from "../maps/layer.ts";
 import { SECTOR_SIZE } from "./mapLayers.ts";
+import type { SharedGraphData } from "../search/abstractGraph.ts";
 
 /** Maps with at least this many tiles are hashed and built in the builder workers (512 x 512). */
 export const OFF_THREAD_TILES = 512 * 512;
@@ -32,13 +33,44 @@ export type BuildRequest =
   | { type: "hash"; id: number; map: GridMap }
   | { type: "costs"; id: number; map: GridMap; layer: PassLayer; y0: number; y1: number }
   | { type: "clearance"; id: number; layer: PassLayer; y0: number; y1: number }
-  | { type: "regions"; id: number; layer: PassLayer; cls: number; sectorSize: number };
+  | { type: "regions"; id: number; layer: PassLayer; cls: number; sectorSize: number }
+  /** The three steps of an abstract graph's parallel preparation (search/abstractGraphBuild.ts). */
+  | {
+    type: "graphSkeleton";
+    id: number;
+    layer: PassLayer;
+    table: RegionTable;
+    neighborhood: 4 | 8;
+    progress: Int32Array;
+  }
+  | {
+    type: "graphShare";
+    id: number;
+    layer: PassLayer;
+    table: RegionTable;
+    skeleton: SharedGraphData;
+    part: number;
+    parts: number;
+    progress: Int32Array;
+  }
+  | {
+    type: "graphFinish";
+    id: number;
+    layer: PassLayer;
+    table: RegionTable;
+    skeleton: SharedGraphData;
+    landmarks: number;
+    prepExpansions: number;
+    progress: Int32Array;
+  };
 
 /** Builder to service thread (`ms`: time the step took in the builder). */
 export type BuildReply =
   | { type: "hashed"; id: number; version: string; ms: number }
   | { type: "done"; id: number; ms: number }
   | { type: "regions"; id: number; table: RegionTable; ms: number }
+  | { type: "graph"; id: number; graph: SharedGraphData; ms: number }
+  | { type: "spent"; id: number; expansions: number; ms: number }
   | { type: "failed"; id: number; message: string };
 
 interface Builder {
@@ -91,6 +123,45 @@ export class MapBuilder {
     const r = await this.#run(index, (id) => ({ type: "regions", id, layer, cls, sectorSize: SECTOR_SIZE }));
     if (r.type !== "regions") throw new Error("map builder: unexpected reply");
     return r.table;
+  }
+
+  /**
+   * A region table's abstract graph with `landmarks` landmarks, prepared in parallel by the builders (one places
+   * the nodes, each fills a share of the regions' blocks in place, one makes the landmarks); equal bit for bit
+   * to a worker's sequential preparation. `progress` (graphProgress) counts the steps as they go.
+   */
+  async graph(
+    layer: PassLayer,
+    table: RegionTable,
+    neighborhood: 4 | 8,
+    landmarks: number,
+    progress: Int32Array,
+  ): Promise<SharedGraphData> {
+    while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
+    const sk = await this.#run(
+      0,
+      (id) => ({ type: "graphSkeleton", id, layer, table, neighborhood, progress }),
+    );
+    if (sk.type !== "graph") throw new Error("map builder: unexpected reply");
+    const skeleton = sk.graph;
+    const parts = this.#builders.length;
+    const shares = await Promise.all(
+      Array.from(
+        { length: parts },
+        (_, part) =>
+          this.#run(
+            part,
+            (id) => ({ type: "graphShare", id, layer, table, skeleton, part, parts, progress }),
+          ),
+      ),
+    );
+    const prepExpansions = shares.reduce((n, r) => n + (r.type === "spent" ? r.expansions : 0), 0);
+    const fin = await this.#run(
+      0,
+      (id) => ({ type: "graphFinish", id, layer, table, skeleton, landmarks, prepExpansions, progress }),
+    );
+    if (fin.type !== "graph") throw new Error("map builder: unexpected reply");
+    return fin.graph;
   }
 
   /** Runs requests on the given builders at once; resolves when all replied. */

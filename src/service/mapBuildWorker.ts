@@ -1,6 +1,6 @@
 /**
  * Worker entry of the map builder (mapBuild.ts): hashes a map's tiles and builds its pass layer (a band of rows
- * per worker) and region tables off the service's thread. Everything it gets and returns is over
+ * per worker), region tables and abstract graphs (a share of the regions per worker) off the service's thread. Everything it gets and returns is over
  * SharedArrayBuffer, so nothing is copied either way and bands are written in place.
  *
  * @module
@@ -11,6 +11,8 @@ import { fillLayerClearance, fillLayerCosts } from "../maps/layer.ts";
 import { buildRegionTable } from "../maps/regionBuild.ts";
 import type { BuildReply, BuildRequest } from "./mapBuild.ts";
 import { collectSoon } from "./collect.ts";
+import { buildSkeleton, finishGraph, prepareShare } from "../search/abstractGraphBuild.ts";
+import { DEFAULT_SAMPLING } from "../search/entranceNodes.ts";
 
 self.onmessage = (ev: MessageEvent<BuildRequest>) => {
   // This idle isolate's small heap would keep every map it saw (shared tiles, layers, tables) for good.
@@ -29,6 +31,18 @@ self.onmessage = (ev: MessageEvent<BuildRequest>) => {
     } else if (msg.type === "clearance") {
       fillLayerClearance(msg.layer, msg.y0, msg.y1);
       reply = { type: "done", id: msg.id, ms: performance.now() - t0 };
+    } else if (msg.type === "graphSkeleton") {
+      const { table, layer, neighborhood, progress } = msg;
+      const graph = buildSkeleton(table, layer, neighborhood, DEFAULT_SAMPLING, progress);
+      reply = { type: "graph", id: msg.id, graph, ms: performance.now() - t0 };
+    } else if (msg.type === "graphShare") {
+      const { table, layer, skeleton, part, parts, progress } = msg;
+      const expansions = prepareShare(table, layer, skeleton, part, parts, progress);
+      reply = { type: "spent", id: msg.id, expansions, ms: performance.now() - t0 };
+    } else if (msg.type === "graphFinish") {
+      const { table, layer, skeleton, landmarks, prepExpansions, progress } = msg;
+      const graph = finishGraph(table, layer, skeleton, landmarks, prepExpansions, progress);
+      reply = { type: "graph", id: msg.id, graph, ms: performance.now() - t0 };
     } else {
       const table = buildRegionTable(msg.layer, msg.cls, msg.sectorSize);
       reply = { type: "regions", id: msg.id, table, ms: performance.now() - t0 };

@@ -1,7 +1,8 @@
 /**
  * The `prepare` option of an upload: the workers build the search tables the built-in profiles' first queries
  * would otherwise build (abstract graph and landmarks per clearance class, jump tables), each table once, by one
- * worker, published to the others over shared memory, before the upload is answered.
+ * worker, published to the others over shared memory, before the upload is answered. A big map's abstract graphs
+ * are prepared by the map builders instead, in parallel (mapGraphs.ts), and published the same way.
  *
  * @module
  */
@@ -9,6 +10,8 @@ import type { MapStore, MapVersion } from "./mapStore.ts";
 import { builtinClasses } from "./mapLayers.ts";
 import type { WorkerPool } from "./pool.ts";
 import { ServiceError } from "./errors.ts";
+import type { RegionTable } from "../maps/regions.ts";
+import { graphInBackground } from "./mapGraphs.ts";
 
 /**
  * Builds the tables of `mv`'s default layer (each once, on one worker, shared with the others). The budget
@@ -30,6 +33,7 @@ export async function prepareVersion(
   try {
     const shared = [{ key: entry.key, data: entry.layer as unknown }];
     const regionKeys: string[] = [];
+    const tables: [number, RegionTable][] = [];
     for (const cls of builtinClasses()) {
       const key = `${entry.key}/${cls}`;
       // A big map's tables may still be building in the background: wait for them (no deadline here).
@@ -37,8 +41,19 @@ export async function prepareVersion(
       if (!("table" in ready)) throw new ServiceError("UNAVAILABLE", ready.building);
       shared.push({ key, data: ready.table });
       regionKeys.push(key);
+      tables.push([cls, ready.table]);
     }
-    bytes = await pool.prepare(shared, entry.key, regionKeys);
+    if (store.builder.offThread(mv.map)) {
+      // A big map's graphs: prepared by the map builders in parallel (the ones a query started are joined, not
+      // built twice) and published; the workers then adopt them instead of preparing their own.
+      const built = await Promise.all(
+        tables.map(([cls, table]) =>
+          graphInBackground(store.builder, pool, entry, cls, table, 8, store.log, shared).done
+        ),
+      );
+      for (const b of built) bytes += b ?? 0;
+    }
+    bytes += await pool.prepare(shared, entry.key, regionKeys);
   } finally {
     unpin();
   }

@@ -86,6 +86,16 @@ export class MapStore {
   /** Versions' layers and region tables. */
   readonly #tables: VersionTables;
 
+  /** The map builders (also used for abstract graphs prepared in the background, mapGraphs.ts). */
+  get builder(): MapBuilder {
+    return this.#builder;
+  }
+
+  /** The store's log, if any. */
+  get log(): MapStoreOptions["log"] {
+    return this.#opts.log;
+  }
+
   /** Creates an empty store. */
   constructor(opts: MapStoreOptions) {
     this.#opts = opts;

@@ -17,6 +17,7 @@ import { fittingHeading, footprintReachLabels, poseError, requireFits } from "./
 import { inscribedRadius } from "../units/footprint.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
 import { type WorkerPool } from "./pool.ts";
+import { graphInBackground, graphPendingNote } from "./mapGraphs.ts";
 import { type UnitSpec } from "../units/unit.ts";
 import type { PlannerChoice, PlanOptions, PlanRequest } from "./requests.ts";
 import { checkSettings, plannerForSettings } from "./settings.ts";
@@ -221,6 +222,13 @@ export class PlanService {
         // AUTO's portfolio for turning units (src/planning/auto.ts): PLANNER_HYBRID by name runs alone.
         portfolio: req.planner === "auto" && planner === "hybrid",
       };
+      if (planner === "hierarchical" && this.#store.builder.offThread(mv.map)) {
+        // A big map's graph is prepared by the map builders, once; the grid search answers until it is published.
+        const nh = neighborhood === 4 ? 4 : 8;
+        const store = this.#store;
+        const { state } = graphInBackground(store.builder, this.#pool, entry, cls, regions, nh, store.log);
+        if (!state.ready) task.graphPending = graphPendingNote(cls, state);
+      }
       if (this.#fastLaneFits(task, width)) {
         const inline = this.#runInline(task, entry, regions);
         if (inline) return { outcome: inline, mapVersion: mv, queueMicros: 0, fromRegionTable: false };

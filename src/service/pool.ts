@@ -17,7 +17,7 @@ import { jobSettled, jobStarted, type JobTrace, traceJob } from "./jobSpans.ts";
 import { ServiceError } from "./errors.ts";
 import { collectSoon } from "./collect.ts";
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
-import type { WorkerReply, WorkerRequest } from "./workerProtocol.ts";
+import type { PublishedTable, WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { adoptJumpTables, forgetJumpTables } from "../search/jumpPointSpace.ts";
 import { type SharedTableSet, tableStore } from "./directionalTables.ts";
@@ -376,6 +376,31 @@ export class WorkerPool {
         slot.known.add(key);
       }
     }
+  }
+
+  /** Whether a table was published under `key` (by a worker or {@link publishTable}). */
+  hasPublished(key: string): boolean {
+    return this.#published.has(key);
+  }
+
+  /**
+   * A table built elsewhere (the map builders' abstract graphs), published as if a worker had built it: counted
+   * once, posted to every worker that knows its dependencies. Dropped (false) when one of them was forgotten
+   * meanwhile (its version evicted) or never shared; `shared` registers data first (a preparation shares it).
+   */
+  publishTable(
+    shared: SharedData[],
+    key: string,
+    deps: string[],
+    bytes: number,
+    data: PublishedTable,
+  ): boolean {
+    for (const s of shared) this.#data.set(s.key, s.data);
+    if (this.#published.has(key) || !deps.every((d) => this.#data.has(d))) return false;
+    this.#published.set(key, { data, deps });
+    this.#onPublish?.(data.layerKey, bytes);
+    for (const slot of this.#slots) if (slot.alive) this.#share(slot, []);
+    return true;
   }
 
   /** A worker published a table it built: keep it, count it once, post it to the workers that can use it. */

@@ -1,0 +1,103 @@
+/**
+ * Abstract graphs of big map versions prepared in the background: the map builders prepare a region table's graph
+ * in parallel (service/mapBuild.ts, search/abstractGraphBuild.ts), once, and the pool publishes it to every worker
+ * (as a graph a worker prepared would be). Until then a HIERARCHICAL query is answered by the grid search with a
+ * note saying how far the preparation is (planning/hierarchical.ts, `PlanTask.graphPending`), instead of spending
+ * its budget on a per-worker preparation. A build that failed is forgotten, so the next query starts it again.
+ * The same builds serve an upload's `prepare` (mapPrepare.ts), which waits for them.
+ *
+ * @module
+ */
+import type { RegionTable } from "../maps/regions.ts";
+import type { SharedGraphData } from "../search/abstractGraph.ts";
+import { sharedGraphBytes } from "../search/abstractGraph.ts";
+import { graphProgress, progressPercent } from "../search/abstractGraphBuild.ts";
+import { DEFAULT_LANDMARKS, graphCacheKey } from "../planning/hierarchical.ts";
+import type { LayerEntry } from "./mapCache.ts";
+import type { MapBuilder } from "./mapBuild.ts";
+import type { SharedData, WorkerPool } from "./pool.ts";
+
+/** The service's log. */
+type Log = (fields: Record<string, unknown>, msg: string) => void;
+
+/** One background preparation of a table's graph. */
+interface GraphBuild {
+  /** Settles with the graph's bytes once it is published to the pool, null if the build failed or was dropped. */
+  done: Promise<number | null>;
+  /** The builders' progress counters (search/abstractGraphBuild.ts). */
+  progress: Int32Array;
+  /** performance.now() when it started. */
+  since: number;
+}
+
+/** Builds running, by region table and graph cache key (a table leaves with its version). */
+const building = new WeakMap<RegionTable, Map<string, GraphBuild>>();
+
+/** The key a table's graph is published under in the pool (as worker.ts publishes one a worker prepared). */
+export function graphTableKey(regionKey: string, cacheKey: string): string {
+  return `${regionKey}#graph/${cacheKey}`;
+}
+
+/** Where a table's graph stands: published (ready), or being prepared (percent done, ms since it started). */
+export type GraphState = { ready: true } | { ready: false; percent: number; ms: number };
+
+/**
+ * Starts (unless published or running) the builders' preparation of the graph of `table`, `entry`'s region
+ * table for clearance class `cls`, for `neighborhood`, and tells where it stands. `shared` is registered with the
+ * pool on publishing (a preparation that has not shared the layer and table yet passes them).
+ */
+export function graphInBackground(
+  builder: MapBuilder,
+  pool: WorkerPool,
+  entry: LayerEntry,
+  cls: number,
+  table: RegionTable,
+  neighborhood: 4 | 8,
+  log?: Log,
+  shared: SharedData[] = [],
+): { state: GraphState; done: Promise<number | null> } {
+  const regionKey = `${entry.key}/${cls}`;
+  const cacheKey = graphCacheKey(neighborhood);
+  const key = graphTableKey(regionKey, cacheKey);
+  if (pool.hasPublished(key)) return { state: { ready: true }, done: Promise.resolve(0) };
+  let builds = building.get(table);
+  if (!builds) building.set(table, builds = new Map());
+  let job = builds.get(cacheKey);
+  if (!job) {
+    const progress = graphProgress();
+    const since = performance.now();
+    const done = builder.graph(entry.layer, table, neighborhood, DEFAULT_LANDMARKS, progress).then(
+      (graph: SharedGraphData) => {
+        builds.delete(cacheKey);
+        const bytes = sharedGraphBytes(graph);
+        const published = pool.publishTable(shared, key, [entry.key, regionKey], bytes, {
+          kind: "graph",
+          layerKey: entry.key,
+          regionKey,
+          cacheKey,
+          graph,
+        });
+        log?.(
+          { layer: entry.key, cls, ms: Math.round(performance.now() - since), published },
+          "abstract graph prepared in the background",
+        );
+        return published ? bytes : null;
+      },
+      (err) => {
+        builds.delete(cacheKey);
+        log?.({ layer: entry.key, cls, err: String(err) }, "abstract graph preparation failed");
+        return null;
+      },
+    );
+    job = { done, progress, since };
+    builds.set(cacheKey, job);
+  }
+  const percent = progressPercent(job.progress, table.regionCount, DEFAULT_LANDMARKS);
+  return { state: { ready: false, percent, ms: Math.round(performance.now() - job.since) }, done: job.done };
+}
+
+/** The note of a HIERARCHICAL answer given by the grid search while its graph is prepared (see the module doc). */
+export function graphPendingNote(cls: number, state: { percent: number; ms: number }): string {
+  return `abstract graph of class ${cls} is being prepared (${state.percent}% ready); answered by the grid search ` +
+    `(optimal on the grid; preparing in the background for ${state.ms} ms, later queries use the graph)`;
+}
