@@ -21,7 +21,8 @@
  * segment count. When the rest cannot be planned from there, the REFINED update carries a whole path from the
  * start instead.
  *
- * Transport-free: the gRPC handler feeds decoded client messages in and writes the updates this class emits.
+ * Transport-free: the gRPC handler feeds decoded client messages in and writes the updates this class emits
+ * (through streamOutbox.ts, which holds and coalesces them for a slow reader).
  *
  * @module
  */
@@ -47,36 +48,11 @@ import type { UnitSpec } from "../units/unit.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { pathCost } from "../motion/pathCost.ts";
 import { displayId } from "./mapKeys.ts";
+import { DEFAULT_STALL_MS, type Emit, type UpdateKind, UpdateOutbox } from "./streamOutbox.ts";
 
-/** Why an update is sent (wire UpdateKind without the prefix). */
-export type UpdateKind = "INITIAL" | "REFINED" | "REPLANNED" | "GOAL_CHANGED" | "STATUS";
+// The update types and the outbox live in streamOutbox.ts; callers import them from here too.
+export { DEFAULT_STALL_MS, type Emit, type StreamUpdate, type UpdateKind } from "./streamOutbox.ts";
 
-/** One update for the client. */
-export interface StreamUpdate {
-  /** 1, 2, 3, ... */
-  sequence: number;
-  /** Why. */
-  kind: UpdateKind;
-  /** The plan (absent for pure status updates). */
-  result: PlanResult | null;
-  /** For STATUS: "unreachable", "budget_exhausted", "map_deleted", "shutdown", "error". */
-  status: string;
-  /** Details for STATUS updates. */
-  message: string;
-  /** -1: `result` holds the whole path; else its segments replace the previous path from this segment index. */
-  replaceFromSegment: number;
-  /** With replaceFromSegment >= 0: the distance along that segment where the replacement starts. */
-  replaceFromDistance: number;
-}
-
-/**
- * Sends an update to the client; false when the transport's buffer is full (the client is not reading): the
- * stream then holds further updates until {@link PathStream.onDrain}.
- */
-export type Emit = (u: StreamUpdate) => boolean | void;
-
-/** How long a stream may stay unable to send (its client reading nothing) before it is dropped, by default. */
-export const DEFAULT_STALL_MS = 30_000;
 /** Ends the stream, with an error or cleanly. */
 export type End = (error?: ServiceError) => void;
 
@@ -94,9 +70,9 @@ interface Splice extends CorridorSplice {
 export class PathStream {
   readonly #plans: PlanService;
   readonly #store: MapStore;
-  readonly #emit: Emit;
   readonly #end: End;
-  #seq = 0;
+  /** Sends the updates; holds and coalesces them for a slow reader. */
+  readonly #outbox: UpdateOutbox;
   #request: PlanRequest | null = null;
   /** A goal message that failed its checks: replans report it until a good goal comes. */
   #goalError: Error | null = null;
@@ -117,38 +93,18 @@ export class PathStream {
   #samples: Float64Array = new Float64Array(0);
   /** Patches that arrived while a plan was running: the path it returns is checked against them. */
   #patchesDuringPlan: PatchEvent[] = [];
-  /**
-   * The transport's buffer is full: updates are held, coalesced to the latest, until the client reads. A slow
-   * reader thus costs at most the transport's buffer plus the current path, however many patches arrive.
-   */
-  #blocked = false;
-  /** The latest path update held while blocked (sent whole on drain: the client missed the ones before). */
-  #heldPath: { kind: UpdateKind; status: string; message: string } | null = null;
-  /** The latest pure status held while blocked (sent after the path). */
-  #heldStatus: { kind: UpdateKind; status: string; message: string } | null = null;
-  #stallTimer: ReturnType<typeof setTimeout> | undefined;
-  readonly #stallMs: number;
 
   /** Use StreamHub.open. */
   constructor(plans: PlanService, store: MapStore, emit: Emit, end: End, stallMs = DEFAULT_STALL_MS) {
     this.#plans = plans;
     this.#store = store;
-    this.#emit = emit;
     this.#end = end;
-    this.#stallMs = stallMs;
+    this.#outbox = new UpdateOutbox(emit, stallMs, () => this.#result, (e) => this.#fail(e));
   }
 
   /** The transport's buffer emptied (the client read): sends what was held, the latest path whole. */
   onDrain(): void {
-    if (this.#closed || !this.#blocked) return;
-    this.#blocked = false;
-    clearTimeout(this.#stallTimer);
-    const path = this.#heldPath;
-    const status = this.#heldStatus;
-    this.#heldPath = this.#heldStatus = null;
-    if (path) this.#send(path.kind, this.#result, path.status, path.message);
-    if (status && !this.#blocked) this.#send(status.kind, null, status.status, status.message);
-    else if (status) this.#heldStatus = status;
+    if (!this.#closed) this.#outbox.drain();
   }
 
   /** Handles a decoded client message. */
@@ -192,7 +148,7 @@ export class PathStream {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#stallTimer);
+    this.#outbox.stop();
     this.#abort.abort(new ServiceError("CANCELLED", "stream closed"));
     this.#end();
   }
@@ -201,8 +157,8 @@ export class PathStream {
   finish(status: string, message: string, error?: ServiceError): void {
     if (this.#closed) return;
     // The final status goes out even to a blocked client (one message more), so it learns why the stream ended.
-    this.#blocked = false;
-    this.#send("STATUS", null, status, message);
+    this.#outbox.unblock();
+    this.#outbox.send("STATUS", null, status, message);
     if (error) this.#fail(error);
     else this.close();
   }
@@ -295,7 +251,7 @@ export class PathStream {
       const segs = prefix.outcome.segments;
       this.#result = appendRest(req, prefix, r, layer);
       this.#samples = samplePath(this.#result.outcome.segments);
-      this.#send("REFINED", r, "", restMessage(segs.length, r), segs.length, 0);
+      this.#outbox.send("REFINED", r, "", restMessage(segs.length, r), segs.length, 0);
       if (missed.some((e) => this.#touchesRemaining(e))) this.#trigger("REPLANNED");
       return;
     }
@@ -429,12 +385,12 @@ export class PathStream {
       this.#result = sent;
       this.#samples = samplePath(replacement);
       this.#distance = 0;
-      this.#send(kind, sent, "", r.outcome.message);
+      this.#outbox.send(kind, sent, "", r.outcome.message);
     } else {
       this.#result = { ...sent, outcome: { ...sent.outcome, segments: joined.path } };
       this.#samples = samplePath(joined.path);
       // The unit's distance along the path is unchanged: the part before it was kept.
-      this.#send(kind, sent, "", r.outcome.message, splice.fromIndex, splice.fromOffset);
+      this.#outbox.send(kind, sent, "", r.outcome.message, splice.fromIndex, splice.fromOffset);
     }
     if (missed.some((e) => this.#touchesRemaining(e))) this.#trigger("REPLANNED");
   }
@@ -446,14 +402,19 @@ export class PathStream {
     const status = r.outcome.status;
     if (status === "unreachable" || status === "no_legal_path") {
       this.#result = r;
-      this.#send("STATUS", r, status === "unreachable" ? "unreachable" : "no_legal_path", r.outcome.message);
+      this.#outbox.send(
+        "STATUS",
+        r,
+        status === "unreachable" ? "unreachable" : "no_legal_path",
+        r.outcome.message,
+      );
       return;
     }
     this.#result = r;
     this.#samples = samplePath(r.outcome.segments);
     this.#offPath = false;
     if (kind === "INITIAL" || kind === "REFINED") this.#distance = 0;
-    this.#send(kind, r, status === "budget" ? "budget_exhausted" : "", r.outcome.message);
+    this.#outbox.send(kind, r, status === "budget" ? "budget_exhausted" : "", r.outcome.message);
     // The map changed while this plan ran: if a change touches the new path, plan again (coalesced).
     if (missed.some((e) => this.#touchesRemaining(e))) this.#trigger("REPLANNED");
   }
@@ -469,49 +430,13 @@ export class PathStream {
     }
     // A replan failed (e.g. the unit's pose is now on a blocked tile): report it, keep the stream.
     const msg = e instanceof Error ? e.message : String(e);
-    this.#send("STATUS", null, "error", msg);
-  }
-
-  #send(
-    kind: UpdateKind,
-    result: PlanResult | null,
-    status: string,
-    message: string,
-    replaceFromSegment = -1,
-    replaceFromDistance = 0,
-  ): void {
-    if (this.#blocked) {
-      if (result) this.#heldPath = { kind, status, message };
-      else this.#heldStatus = { kind, status, message };
-      return;
-    }
-    const sent = this.#emit({
-      sequence: ++this.#seq,
-      kind,
-      result,
-      status,
-      message,
-      replaceFromSegment,
-      replaceFromDistance,
-    });
-    if (sent === false && !this.#closed) {
-      this.#blocked = true;
-      this.#stallTimer = setTimeout(() => {
-        this.#fail(
-          new ServiceError(
-            "RESOURCE_EXHAUSTED",
-            `stream: the client read no update for ${this.#stallMs} ms with the send buffer full ` +
-              `(limit --stream-stall-ms ${this.#stallMs}); dropped`,
-          ),
-        );
-      }, this.#stallMs);
-    }
+    this.#outbox.send("STATUS", null, "error", msg);
   }
 
   #fail(e: Error): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#stallTimer);
+    this.#outbox.stop();
     this.#abort.abort(e);
     this.#end(e instanceof ServiceError ? e : new ServiceError("INTERNAL", String(e)));
   }
