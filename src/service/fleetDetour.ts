@@ -17,9 +17,11 @@
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
+import type { PassLayer } from "../maps/grid.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import { standing, type Trajectory, trajectoryEnd, trajectoryPose } from "../motion/trajectory.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+import { SippRouter } from "./fleetSipp.ts";
 
 /** A leg to plan: from a pose to a via point (or, with `to` null, to the unit's goal). */
 export interface DetourLeg {
@@ -50,6 +52,12 @@ export interface DetourOptions {
   budgetMs?: number;
   /** The clock (milliseconds) the budget is measured on; performance.now by default (tests pass a fake). */
   now?: () => number;
+  /**
+   * The map layer a unit plans on. With it, late units that turn in place also get a route searched in space
+   * and time (SIPP, fleetSipp.ts) against the table as it is when they are re-timed; without it, or for units
+   * that turn on a radius, only via points.
+   */
+  layer?: (u: FleetUnitState) => PassLayer | null;
 }
 
 /** What a detour pass did (for the bench and the logs). */
@@ -66,6 +74,9 @@ export interface DetourStats {
   rounds: number;
   /** Whether the budget ended the pass (or cut a round short). */
   outOfTime: boolean;
+  /** Space-time (SIPP) routes searched, and found. */
+  sippSearched: number;
+  sippFound: number;
 }
 
 /** A unit is late when it arrives more than this times its solo driving time after now... */
@@ -217,7 +228,16 @@ export async function detourLate(
   opts: DetourOptions,
 ): Promise<{ changed: Set<string>; stats: DetourStats }> {
   const changed = new Set<string>();
-  const stats: DetourStats = { tried: 0, plans: 0, improved: 0, detoured: 0, rounds: 0, outOfTime: false };
+  const stats: DetourStats = {
+    tried: 0,
+    plans: 0,
+    improved: 0,
+    detoured: 0,
+    rounds: 0,
+    outOfTime: false,
+    sippSearched: 0,
+    sippFound: 0,
+  };
   if (opts.maxUnits <= 0) return { changed, stats };
   const now = opts.now ?? (() => performance.now());
   const deadline = now() + (opts.budgetMs ?? DEFAULT_BUDGET_MS);
@@ -240,6 +260,8 @@ export async function detourLate(
     return out;
   };
   const detoured = new Set<string>();
+  const bySipp = (u: FleetUnitState) =>
+    opts.layer !== undefined && SippRouter.applies(u) && opts.layer(u) !== null;
   // The first round's cost per unit sizes the next rounds to the time left (small rounds of the latest units
   // seldom help on their own: the first is not cut down in advance, the budget cuts it short).
   let cap = opts.maxUnits, rejected = 0;
@@ -260,12 +282,17 @@ export async function detourLate(
     for (const l of lateAll) {
       // Each spot costs up to SPOT_TRIES checks of a whole path: the budget is watched here too.
       if (late.length >= cap || (late.length > 0 && spent())) break;
-      const spot = problemSpot(sched, l.u, l.pose, time);
-      if (spot) late.push({ ...l, spot });
+      // Units SIPP routes (fleetSipp.ts) need no problem spot or via points: their route is searched when they
+      // are re-timed, against the table as it is then.
+      if (bySipp(l.u)) late.push({ ...l, spot: l.pose });
+      else {
+        const spot = problemSpot(sched, l.u, l.pose, time);
+        if (spot) late.push({ ...l, spot });
+      }
     }
     if (late.length === 0) break;
     stats.tried += late.length;
-    const vias = late.map((l) => viaPoints(l.u, l.spot, l.pose, l.by, opts.fits));
+    const vias = late.map((l) => bySipp(l.u) ? [] : viaPoints(l.u, l.spot, l.pose, l.by, opts.fits));
     const firstLegs: DetourLeg[] = late.flatMap((l, i) =>
       vias[i].map((to) => ({ unit: l.u, from: l.pose, to }))
     );
@@ -288,7 +315,16 @@ export async function detourLate(
       const two = twos[j];
       if (two && two.length > 0) variants[p.i].push(joined(late[p.i].u, p.one, two));
     });
-    const ok = resettle(sched, time, late, variants, changed, detoured, spent);
+    const sipp = opts.layer
+      ? new SippRouter(
+        sched,
+        time,
+        opts.layer,
+        performance.now() + (deadline - now()),
+        stats,
+      )
+      : undefined;
+    const ok = resettle(sched, time, late, variants, changed, detoured, spent, sipp);
     // Units the time left has room for at this round's cost per unit.
     const room = Math.max(1, Math.floor((deadline - now()) / ((now() - started) / late.length)));
     if (ok) {
@@ -332,6 +368,7 @@ function resettle(
   changed: Set<string>,
   detoured: Set<string>,
   spent: () => boolean = () => false,
+  sipp?: SippRouter,
 ): boolean {
   const units = late.map((l) => l.u);
   const saved = units.map((u) => ({ traj: u.traj, path: u.path, status: u.status, message: u.message }));
@@ -339,6 +376,7 @@ function resettle(
   for (const l of late) {
     sched.table.remove(l.u.id);
     sched.commit(l.u, standing(l.pose, time));
+    sipp?.record(l.u);
   }
   let outOfTime = false, hopeless = false, standingNow = 0;
   for (const [i, l] of late.entries()) {
@@ -365,17 +403,27 @@ function resettle(
     const paths = outOfTime
       ? (best ? [] : [u.path])
       : [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
-    for (const [k, path] of paths.entries()) {
-      // A timing can take tens of milliseconds on a busy machine: the budget is watched between them too.
-      if (k > 0 && (outOfTime ||= spent())) break;
+    const tryPath = (path: Segment[]) => {
       const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN);
       if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
         [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
       }
+    };
+    for (const [k, path] of paths.entries()) {
+      // A timing can take tens of milliseconds on a busy machine: the budget is watched between them too.
+      if (k > 0 && (outOfTime ||= spent())) break;
+      tryPath(path);
+    }
+    // Then a route searched in space and time against the table as it is now (the units re-timed before this one
+    // committed, the rest standing at their starts), only if it may beat the best so far: proposed geometry, timed
+    // like the others.
+    if (sipp && !(outOfTime ||= spent())) {
+      for (const path of sipp.routes(u, l.pose, bestEnd - GAIN)) tryPath(path);
     }
     if (!best && keep()) [best, bestPath] = [old.traj, old.path];
     u.path = bestPath;
     sched.commit(u, best ?? standing(l.pose, time));
+    sipp?.record(u);
     // The round cannot be kept once one unit arrives no earlier than the makespan before, or more stand than
     // before: the rest are not re-timed (a round that does not help costs less).
     if (!best) standingNow++;

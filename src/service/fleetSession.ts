@@ -464,7 +464,8 @@ export class FleetSession {
         null;
     };
     const budgetMs = this.#opts.detourMs ?? DEFAULT_BUDGET_MS;
-    const { changed } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits, budgetMs });
+    const layer = (u: FleetUnitState) => this.#store.layerFor(this.#mv!, u.unit).layer;
+    const { changed } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits, budgetMs, layer });
     return changed;
   }
 

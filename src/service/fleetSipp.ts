@@ -1,0 +1,166 @@
+/**
+ * Space-time routes for the detour pass (issue 12): safe-interval path planning (search/sippSpace.ts on the one
+ * A* core) over when each tile is taken in the fleet's reservation table (motion/safeIntervals.ts), for units that
+ * turn in place. SIPP only proposes geometry: the route's tile centres (straight runs joined) and its
+ * string-pulled form (smoothing/simpleSmooth.ts, clear of walls for the unit's clearance), as LINE segments
+ * profiled with the unit's speed profile; the scheduler then times them against the whole table like any other
+ * candidate (the guarantee stays with that check; SIPP's model ignores acceleration). Units that turn on a
+ * radius get none (they keep the via-point detours), nor do units without a speed.
+ *
+ * @module
+ */
+import type { Pose, Segment } from "../geometry/types.ts";
+import { lineSegment } from "../geometry/segment.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { clearanceClass } from "../maps/layer.ts";
+import { type MovingUnit, TileOccupancy } from "../motion/safeIntervals.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import { COST_SCALE, SearchWorkspace } from "../search/astar.ts";
+import { sippRoute, SippSpace } from "../search/sippSpace.ts";
+import { smoothPath } from "../smoothing/simpleSmooth.ts";
+import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+
+/**
+ * Distance kept beyond the two radii while a tile is held, tiles: half a straight step (the swept move) plus the
+ * unit's own motion between two table samples is added per unit.
+ */
+export const SIPP_PAD = 0.35;
+/** Expansions per search. */
+const SIPP_EXPANSIONS = 40_000;
+/** States (tile, interval) per search. */
+const SIPP_STATES = 1 << 16;
+
+/** Counters a router adds to (the detour pass's stats). */
+export interface SippCounts {
+  /** Searches run. */
+  sippSearched: number;
+  /** Routes found. */
+  sippFound: number;
+}
+
+/**
+ * Searches SIPP routes for the units of one detour round at fleet time `time`, until `deadline` (performance.now).
+ * Every unit's trajectory is sampled into tiles once (motion/safeIntervals.ts TileOccupancy, built on the first
+ * search); tell the router each trajectory committed after that with {@link record}.
+ */
+export class SippRouter {
+  readonly #space = new SippSpace();
+  readonly #ws = new SearchWorkspace();
+  /** Occupancy per searching radius (bounding radius + pad). */
+  readonly #occupancy = new Map<number, TileOccupancy>();
+
+  /** A router over `sched`'s units; `layer` gives a unit's map layer (null: no route for it). */
+  constructor(
+    readonly sched: FleetScheduler,
+    readonly time: number,
+    readonly layer: (u: FleetUnitState) => PassLayer | null,
+    readonly deadline: number,
+    readonly counts: SippCounts,
+  ) {}
+
+  /** Whether a unit gets SIPP routes: it turns in place, has a speed and a path. */
+  static applies(u: FleetUnitState): boolean {
+    return u.unit.turningRadius === 0 && u.unit.maxSpeed > 0 && u.path.length > 0;
+  }
+
+  /** Records the trajectory just committed for a unit (every commit while the router is in use). */
+  record(u: FleetUnitState): void {
+    for (const occ of this.#occupancy.values()) occ.set(moving(u));
+  }
+
+  #occupancyFor(radius: number, pad: number, w: number, h: number): TileOccupancy {
+    const key = radius + pad;
+    let occ = this.#occupancy.get(key);
+    if (!occ) {
+      occ = new TileOccupancy(w, h, this.sched.table.dt, radius, pad);
+      for (const u of this.sched.units.values()) occ.set(moving(u));
+      this.#occupancy.set(key, occ);
+    }
+    return occ;
+  }
+
+  /**
+   * Candidate paths for `u` standing at `pose`, from a SIPP route against the others as they are now, arriving
+   * before `latest` (fleet time) in SIPP's model: none when it does not apply, the budget is spent, or no route
+   * was found.
+   */
+  routes(u: FleetUnitState, pose: Pose, latest = Infinity): Segment[][] {
+    if (!SippRouter.applies(u) || performance.now() >= this.deadline) return [];
+    const layer = this.layer(u);
+    if (!layer) return [];
+    const w = layer.width, end = u.path[u.path.length - 1].end;
+    const tileOf = (x: number, y: number) => {
+      const tx = Math.floor(x), ty = Math.floor(y);
+      return tx >= 0 && ty >= 0 && tx < w && ty < layer.height ? ty * w + tx : -1;
+    };
+    const start = tileOf(pose.x, pose.y), goal = tileOf(end.x, end.y);
+    if (start < 0 || goal < 0) return [];
+    const radius = u.unit.boundingRadius, speed = u.unit.maxSpeed, dt = this.sched.table.dt;
+    const occ = this.#occupancyFor(radius, SIPP_PAD + speed * dt / 2, w, layer.height);
+    const occupied = (t: number) => occ.occupied(t, u.id);
+    this.counts.sippSearched++;
+    const route = sippRoute(this.#space, this.#ws, {
+      layer,
+      clearance: clearanceClass(radius),
+      start,
+      startTime: this.time,
+      goal,
+      speed,
+      occupied,
+      maxStates: SIPP_STATES,
+    }, {
+      maxExpansions: SIPP_EXPANSIONS,
+      deadline: this.deadline,
+      cancel: null,
+      trackNearest: false,
+      // Routes that cannot arrive before `latest` even in SIPP's model (no acceleration) are not looked for.
+      maxCost: (latest - this.time) * COST_SCALE,
+    });
+    if (!route || route.tiles.length < 2) return [];
+    this.counts.sippFound++;
+    const centres = straightRuns(route.tiles, w);
+    const pulled = smoothPath(layer, radius, route.tiles, w);
+    const out = [profiled(u, pose, end, centres)];
+    if (pulled.length < centres.length) out.push(profiled(u, pose, end, pulled));
+    return out;
+  }
+}
+
+/** What occupancy needs of a unit. */
+function moving(u: FleetUnitState): MovingUnit {
+  return { id: u.id, traj: u.traj, radius: u.unit.boundingRadius, speed: u.unit.maxSpeed };
+}
+
+/** Tile centres of a tile path where its direction changes (start and end included), as (x, y) pairs. */
+function straightRuns(tiles: Int32Array, w: number): Float64Array {
+  const pts: number[] = [];
+  const at = (i: number) => [tiles[i] % w, Math.floor(tiles[i] / w)];
+  for (let i = 0; i < tiles.length; i++) {
+    if (i > 0 && i < tiles.length - 1) {
+      const [ax, ay] = at(i - 1), [bx, by] = at(i), [cx, cy] = at(i + 1);
+      if (bx - ax === cx - bx && by - ay === cy - by) continue;
+    }
+    const [x, y] = at(i);
+    pts.push(x + 0.5, y + 0.5);
+  }
+  return Float64Array.from(pts);
+}
+
+/**
+ * LINE segments from `pose` through the waypoints (x, y pairs at tile centres, from the start's tile to the goal's)
+ * to `end`, profiled as one drive from rest to rest. The start and the goal lie in the first and last tiles (off
+ * their centres only if the unit's own path already went there).
+ */
+function profiled(u: FleetUnitState, pose: Pose, end: Pose, pts: Float64Array): Segment[] {
+  const xs: number[] = [pose.x], ys: number[] = [pose.y];
+  for (let i = 0; i < pts.length; i += 2) xs.push(pts[i]), ys.push(pts[i + 1]);
+  xs.push(end.x), ys.push(end.y);
+  const segs: Segment[] = [];
+  for (let i = 1; i < xs.length; i++) {
+    const dx = xs[i] - xs[i - 1], dy = ys[i] - ys[i - 1], len = Math.hypot(dx, dy);
+    if (len < 1e-9) continue;
+    segs.push(lineSegment({ x: xs[i - 1], y: ys[i - 1], heading: Math.atan2(dy, dx) }, len));
+  }
+  applySpeedProfile(segs, u.unit);
+  return splitAtSpeedPhases(segs, u.unit);
+}
