@@ -39,6 +39,13 @@ export const CORRIDOR_MIN_TILES = 2 * CORRIDOR_HORIZON;
  * path costs ~2% more than the full directional search's (1.004 unweighted) at a tenth of the step work.
  */
 export const CORRIDOR_WEIGHT = 2;
+/**
+ * Tiles of the 8-connected grid route from which a query counts as long (issue 13): that route (jump points,
+ * cheap at any size) is then the corridor, and no 4-connected grid search runs (PLANNER_HYBRID skips its
+ * stitch too). On big maps the 4-connected A*'s Manhattan bound is weak: 8.5 M expansions (10 s) for the
+ * longest 4096^2 tiled-city pair, whose 8-connected route took 0.43 M with jump points.
+ */
+export const LONG_ROUTE_TILES = 2048;
 /** Window widths are rounded up to a multiple of this (the search's per-width offset tables are cached). */
 const WIDTH_STEP = 16;
 

@@ -20,9 +20,9 @@ import { type DirectionalNeighborhood, isDirectionalNeighborhood } from "../sear
 import type { DirectionalRequest, DirectionalRun } from "../search/directionalSetup.ts";
 import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
-import { refineCorridor } from "./corridorRefine.ts";
+import { LONG_ROUTE_TILES, refineCorridor } from "./corridorRefine.ts";
 import { POINT_TURN_RADIUS, tableProfileOf } from "./directionalProfile.ts";
-import { directionalSearch, holds, windowAround } from "./directionalSearch.ts";
+import { directionalSearch, holds, MAX_WINDOW_STATES, windowAround } from "./directionalSearch.ts";
 import { gridSearch } from "./gridRoute.ts";
 import { offLatticeFallback } from "./offLattice.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
@@ -114,8 +114,17 @@ export function planDirectional(
   if (long) {
     // Long query: the window around start and goal would be cut by the state cap (incomplete), so the
     // search follows a grid corridor window by window first (src/planning/corridorRefine.ts).
-    const grid = gridSearch(ctx, layer, task, 4, budget);
+    // The 8-connected route (jump points) when it is long; else the 4-connected one, whose Manhattan bound is
+    // weak on big maps (LONG_ROUTE_TILES) but whose corridor suits shorter queries (the figures of issue 7).
+    let grid = gridSearch(ctx, layer, task, 8, budget);
     spent += grid.expansions;
+    if (
+      grid.status !== "cancelled" &&
+      !(grid.path && grid.status === "found" && grid.path.length >= LONG_ROUTE_TILES)
+    ) {
+      grid = gridSearch(ctx, layer, task, 4, budget);
+      spent += grid.expansions;
+    }
     if (grid.status === "found" && grid.path && grid.path.length >= 2) {
       const search = (r: DirectionalRequest) => directionalSearch(ctx, layer, task.unit, r, budget);
       // Under a cost cap the refinement gives up once its path cannot be cheaper (CorridorRequest.abortAtCost).
@@ -209,5 +218,7 @@ function windowIsCapped(layer: PassLayer, task: PlanTask, req: DirectionalReques
     margin = Math.ceil(Math.sqrt(Math.max(0, a * a - c * c))) + 2;
   }
   const w = windowAround(layer, sx, sy, gx, gy, statesPerTile, margin);
-  return !holds(w, sx, sy, gx, gy, margin, layer);
+  // A start-goal box spanning (nearly) the whole map is never shrunk, yet its states exceed the cap as well.
+  const states = (w.x1 - w.x0 + 8) * (w.y1 - w.y0 + 8) * statesPerTile;
+  return !holds(w, sx, sy, gx, gy, margin, layer) || states > MAX_WINDOW_STATES;
 }

@@ -39,7 +39,7 @@ function stateFor(ctx: PlanContext): SearchState {
 }
 
 /** Upper bound on window states, to keep the workspace small (about 32 bytes per state). */
-const MAX_WINDOW_STATES = 1 << 21;
+export const MAX_WINDOW_STATES = 1 << 21;
 /**
  * Windows whose start-goal box alone holds more states than this (about 1 GB of workspace) are not searched by
  * the growing-window search (see directionalSearch).

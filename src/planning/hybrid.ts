@@ -10,7 +10,8 @@
  *    smoothing), else along the smoothed 4-connected grid path; each fit bounded by {@link FIT_CHECKS}.
  *    The fitting sweeps every segment for the footprint and uses the full turning radius only (no tightened or
  *    obstacle-ignoring curves), so these paths are verified once, there.
- * 1. 4-connected grid A* (gridSearch with neighbourhood 4).
+ * 1. 4-connected grid A* (gridSearch with neighbourhood 4); on a long query (an 8-connected route of at least
+ *    {@link LONG_ROUTE_TILES} tiles) that route instead, going straight to step 7's corridor refinement.
  * 2. (Steps 2-5 live in hybridStitch.ts.) Pre-smoothing forward: a Directional-24 search whose nodes stay on the grid path's tiles (hops of one or
  *    two path tiles, every table heading), giving up on nodes six or more path points behind the farthest one
  *    reached (DirectionalSetup.pathIndex); its farthest node is the failure point a.
@@ -39,7 +40,7 @@ import type { Pose, Segment } from "../geometry/types.ts";
 import { uniformCost } from "../maps/grid.ts";
 import { pathCost } from "../motion/pathCost.ts";
 import { applySpeedProfile } from "../motion/speedProfile.ts";
-import { CORRIDOR_MIN_TILES, refineCorridor } from "./corridorRefine.ts";
+import { CORRIDOR_MIN_TILES, LONG_ROUTE_TILES, refineCorridor } from "./corridorRefine.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import { directCurve, fitCurves } from "./curved.ts";
 import {
@@ -144,6 +145,8 @@ export function planHybrid(
   //    4-connected one. The fitting sweeps every segment for the footprint and uses only the full turning
   //    radius, so its paths are not swept a second time (legality is verified once, there).
   let grid4: GridSearch | null = null;
+  // A long 8-connected route (LONG_ROUTE_TILES): the corridor of the steps after the fast lane.
+  let longRoute: GridSearch | null = null;
   const fastLaneOnly = task.fastLaneOnly === true;
   if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
     // Candidates are compared by the unit's cost (pathCost); the cheapest legal one is returned.
@@ -239,6 +242,10 @@ export function planHybrid(
         const chosen: { segs: Segment[]; note: string; waypoints: Int32Array | null } = best!;
         return done(chosen.segs, chosen.note, chosen.waypoints);
       }
+      if (neighborhood === 8 && search.path.length >= LONG_ROUTE_TILES) {
+        longRoute = search;
+        break;
+      }
     }
     // No fit: the cheapest direct candidate, settled only where the pool would settle it the same way.
     if (best !== null && !fastLaneOnly) {
@@ -257,14 +264,17 @@ export function planHybrid(
   }
   // 1. 4-connected grid A* (the fast lane's when it ran to completion).
   trace?.steps.push("grid");
-  const grid = grid4 ?? gridSearch(ctx, layer, task, 4, budget);
-  if (grid !== grid4) expansions += grid.expansions;
+  const grid = longRoute ?? grid4 ?? gridSearch(ctx, layer, task, 4, budget);
+  if (grid !== grid4 && grid !== longRoute) expansions += grid.expansions;
   if (grid.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
   if (grid.status === "unreachable") {
     return planOutcome(task.planner, { status: "unreachable", expansions, message: "no grid path" });
   }
   const note: string[] = [];
-  if (grid.status === "found" && grid.path && grid.path.length >= 2) {
+  // A long route skips the stitch: its pre-smoothing searches the route's bounding box (the whole map for a
+  // diagonal crossing: a box-sized scratch, seconds, and at 8192^2 beyond the state cap), where the corridor
+  // refinement below searches windows along the route and costs what the route's length asks for.
+  if (grid.status === "found" && grid.path && grid.path.length >= 2 && grid !== longRoute) {
     const stitched = stitch(ctx, layer, task, grid.path, mode, reverse, budget, trace);
     expansions += stitched.expansions;
     if (stitched.cancelled) return planOutcome(task.planner, { status: "cancelled", expansions });
@@ -315,6 +325,9 @@ export function planHybrid(
     return legalPath(layer, task, smoothed) ? smoothed : segs;
   });
 }
+
+/** Re-exported: the long-route threshold (corridorRefine.ts). */
+export { LONG_ROUTE_TILES };
 
 /** Re-exported: the stitch's trace and figures (hybridStitch.ts). */
 export { type HybridTrace, MAX_GAP, newHybridTrace, PRESMOOTH_EXPANSIONS_PER_TILE } from "./hybridStitch.ts";

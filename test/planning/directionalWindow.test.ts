@@ -1,6 +1,7 @@
 /** PLANNER_DIRECTIONAL's window: NO_LEGAL_PATH only when the whole map was searched (issue 11, item 3). */
 import { describe, expect, test } from "vitest";
-import { planDirectional, windowAround } from "../../src/planning/directional.ts";
+import { directionalSearch, planDirectional, windowAround } from "../../src/planning/directional.ts";
+import { PlanBudget } from "../../src/planning/budget.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { checkPath, contextOf, layerOf, taskOf } from "../helpers/pathCheck.ts";
@@ -138,14 +139,23 @@ describe("directional search window", () => {
     const side = 1500;
     const layer = layerOf(Array.from({ length: side }, () => ".".repeat(side)));
     const start = { x: 3.5, y: 3.5, heading: 0 }, goal = { x: side - 3.5, y: side - 3.5, heading: 0 };
-    // Under AUTO's cost cap (no corridor): 1500^2 tiles x 32 states is beyond the limit.
-    const out = planDirectional(
-      contextOf(layer),
-      taskOf(layer, tank, start, goal, { neighborhood: 24 }),
-      undefined,
-      1e6,
-    );
+    // The growing-window search alone: 1500^2 tiles x 32 states is beyond the limit.
+    const out = directionalSearch(contextOf(layer), layer, { ...tank }, {
+      start,
+      goal: { ...goal, tolerance: 0.5, headingTolerance: 0.2 },
+      neighborhood: 24,
+      roadsOnly: false,
+      reverse: true,
+      maxExpansions: 1_000_000,
+    }, new PlanBudget(1_000_000, 30_000, null));
     expect(out.status).toBe("budget");
     expect(out.message).toMatch(/would hold \d+ states .*not ruled out/);
+    // The planner takes such a query (its start-goal box is the whole map, never shrunk) along a corridor
+    // instead, also under AUTO's cost cap (it used to answer the refusal above).
+    const task = taskOf(layer, tank, start, goal, { neighborhood: 24 });
+    const planned = planDirectional(contextOf(layer), task, undefined, 1e6);
+    expect(planned.status, planned.message).toBe("found");
+    expect(planned.message).toMatch(/corridor refinement/);
+    expect(checkPath(layer, tank, planned, start, { ...goal, tolerance: 0.5 })).toEqual([]);
   });
 });
