@@ -17,6 +17,18 @@ import type { LayerEntry } from "./mapCache.ts";
 import type { MapBuilder } from "./mapBuild.ts";
 import type { SharedData, WorkerPool } from "./pool.ts";
 
+/**
+ * Maps with at least this many tiles (1024 x 1024) have their graphs prepared by the map builders. Below it a
+ * worker prepares a graph within half a query's budget (0.1-1.5 s on the 512^2 Moving AI maps) and answers from
+ * it at once, as before; the builders' thread hops and the grid-search answer in between would cost more.
+ */
+export const BACKGROUND_GRAPH_TILES = 1024 * 1024;
+
+/** Whether a map's abstract graphs are prepared in the background ({@link BACKGROUND_GRAPH_TILES}). */
+export function graphsInBackground(map: { width: number; height: number }): boolean {
+  return map.width * map.height >= BACKGROUND_GRAPH_TILES;
+}
+
 /** The service's log. */
 type Log = (fields: Record<string, unknown>, msg: string) => void;
 

@@ -11,7 +11,7 @@ import { builtinClasses } from "./mapLayers.ts";
 import type { WorkerPool } from "./pool.ts";
 import { ServiceError } from "./errors.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { graphInBackground } from "./mapGraphs.ts";
+import { graphInBackground, graphsInBackground } from "./mapGraphs.ts";
 
 /**
  * Builds the tables of `mv`'s default layer (each once, on one worker, shared with the others). The budget
@@ -43,7 +43,7 @@ export async function prepareVersion(
       regionKeys.push(key);
       tables.push([cls, ready.table]);
     }
-    if (store.builder.offThread(mv.map)) {
+    if (graphsInBackground(mv.map)) {
       // A big map's graphs: prepared by the map builders in parallel (the ones a query started are joined, not
       // built twice) and published; the workers then adopt them instead of preparing their own.
       const built = await Promise.all(

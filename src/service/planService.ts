@@ -17,7 +17,7 @@ import { fittingHeading, footprintReachLabels, poseError, requireFits } from "./
 import { inscribedRadius } from "../units/footprint.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
 import { type WorkerPool } from "./pool.ts";
-import { graphInBackground, graphPendingNote } from "./mapGraphs.ts";
+import { graphInBackground, graphPendingNote, graphsInBackground } from "./mapGraphs.ts";
 import { type UnitSpec } from "../units/unit.ts";
 import type { PlannerChoice, PlanOptions, PlanRequest } from "./requests.ts";
 import { checkSettings, plannerForSettings } from "./settings.ts";
@@ -222,7 +222,7 @@ export class PlanService {
         // AUTO's portfolio for turning units (src/planning/auto.ts): PLANNER_HYBRID by name runs alone.
         portfolio: req.planner === "auto" && planner === "hybrid",
       };
-      if (planner === "hierarchical" && this.#store.builder.offThread(mv.map)) {
+      if (planner === "hierarchical" && graphsInBackground(mv.map)) {
         // A big map's graph is prepared by the map builders, once; the grid search answers until it is published.
         const nh = neighborhood === 4 ? 4 : 8;
         const store = this.#store;
