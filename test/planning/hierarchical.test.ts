@@ -33,6 +33,7 @@ import {
   tolerance,
 } from "../helpers/movingai.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
+import { planGridOrSmooth } from "../../src/planning/gridPlanner.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
 const AGENT = BUILTIN_PROFILES.agent;
@@ -433,5 +434,46 @@ describe("hierarchical planner edge cases", () => {
     const single = planHierarchical(fresh.ctx, task(fresh, a, b));
     expect(resumed.status).toBe("found");
     expect(resumed.length).toBe(single.length);
+  });
+});
+
+describe("hierarchical planner before its graph is ready", () => {
+  const PENDING =
+    /^abstract graph of class 0\.5 is being prepared \(\d+% ready\); answered by the grid search/;
+
+  test("a graph the builders are preparing (graphPending): the grid search answers at once, with the note", () => {
+    const m = load(mapText("random512-10-0.map"));
+    const w = m.layer.width;
+    const q = queries("random512-10-0.map").sort((x, y) => y.optimal - x.optimal)[0];
+    const a = q.sy * w + q.sx, b = q.gy * w + q.gx;
+    const note = "abstract graph of class 0.5 is being prepared (40% ready); answered by the grid search";
+    const out = planHierarchical(m.ctx, task(m, a, b, AGENT, { graphPending: note }));
+    const grid = planGridOrSmooth(m.ctx, task(m, a, b, AGENT, { planner: "grid" }));
+    expect(out.status).toBe("found");
+    expect(out.planner).toBe("grid");
+    expect(out.message.startsWith(note)).toBe(true);
+    expect(out.length).toBe(grid.length);
+    // The grid search's length is the optimum (jump points are exact).
+    expect(out.length).toBeCloseTo(q.optimal, 3);
+    // Nothing was prepared here: the builders do it.
+    expect(preparedGraph(m.table, m.layer, 8, () => true)).toBeNull();
+    // With the graph ready in this thread, the note is ignored and the graph answers.
+    abstractGraphFor(m.table, m.layer, 8);
+    const ready = planHierarchical(m.ctx, task(m, a, b, AGENT, { graphPending: note }));
+    expect(ready.planner).toBe("hierarchical");
+    expect(ready.status).toBe("found");
+  });
+
+  test("a graph not prepared within half the budget: the grid search answers (or runs out) and says why", () => {
+    const m = load(mapText("random512-10-0.map"));
+    const w = m.layer.width;
+    const q = queries("random512-10-0.map").sort((x, y) => y.optimal - x.optimal)[0];
+    const a = q.sy * w + q.sx, b = q.gy * w + q.gx;
+    // 2 ms: the preparation (about a second here) stops after 1 ms, whatever the machine's speed.
+    const out = planHierarchical(m.ctx, task(m, a, b), new PlanBudget(0, 2, null));
+    expect(out.planner).toBe("grid");
+    expect(out.message).toMatch(PENDING);
+    if (out.status === "budget") expect(out.message).toMatch(/the grid search ran out of budget too/);
+    else expect(out.status).toBe("found");
   });
 });
