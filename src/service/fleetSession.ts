@@ -12,12 +12,12 @@ import { trajectoryPose, waitSegment } from "../motion/trajectory.ts";
 import { ServiceError } from "./errors.ts";
 import type { MapStore, MapVersion } from "./mapStore.ts";
 import type { PlanService } from "./planService.ts";
-import { fittingHeading, requireFits } from "./poseGate.ts";
-import { DEFAULT_BUDGET_MS, detourCandidates, detourLate, type DetourLeg } from "./fleetDetour.ts";
-import { refuges } from "./fleetRefuge.ts";
+import { requireFits } from "./poseGate.ts";
+import { detourCandidates } from "./fleetDetour.ts";
+import { DETOUR_UNITS, FleetPlanning } from "./fleetPlanning.ts";
 import { repairLate } from "./fleetRepair.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
-import type { GoalSpec, MapRef, PlannerChoice, PlanRequest } from "./requests.ts";
+import type { MapRef } from "./requests.ts";
 import { FleetScheduler, type FleetUnitState, remainingPath, trajectoryFrom } from "./fleetScheduler.ts";
 
 import type {
@@ -42,29 +42,8 @@ const ON_SCHEDULE = 0.1;
 /** A reported pose this close to the planned path (tiles) resumes it from there; farther, the path is replanned. */
 const ON_PATH = 0.3;
 
-/** A fleet unit's path: the planner's defaults, the server's limits, no waypoints. */
-const FLEET_PLAN_OPTIONS: PlanRequest["options"] = {
-  ...{
-    neighborhood: 0,
-    maxExpansions: 0,
-    maxMillis: 0,
-    nearestFallback: false,
-    ignoreObstaclesInCurves: false,
-  },
-  ...{ tighterTurns: false, allowBackingUp: false, keepToRoads: false, wantWaypoints: false },
-};
-
-/** Expansions allowed for the leg to a refuge. */
-const REFUGE_EXPANSIONS = 4000;
-
-/** Late units given detours per round of a batch (FleetOptions.detourUnits overrides it). */
-const DETOUR_UNITS = 64;
-
-/** Waiting units given a refuge per batch of messages. */
-const REFUGE_ROUNDS = 4;
 /** One fleet stream's state. */
 export class FleetSession {
-  readonly #plans: PlanService;
   readonly #store: MapStore;
   readonly #emit: (u: FleetUpdateOut) => void;
   readonly #opts: FleetOptions;
@@ -81,13 +60,15 @@ export class FleetSession {
   #dirty = new Set<string>();
   #errors: FleetErrorOut[] = [];
   #t0 = 0;
+  /** Paths, detour legs and refuge legs asked of the plan service (fleetPlanning.ts). */
+  readonly #paths: FleetPlanning;
 
   /** A session; `emit` sends an update. */
   constructor(plans: PlanService, store: MapStore, emit: (u: FleetUpdateOut) => void, opts: FleetOptions) {
-    this.#plans = plans;
     this.#store = store;
     this.#emit = emit;
     this.#opts = opts;
+    this.#paths = new FleetPlanning(plans, store, () => this.#mv!, () => this.#closed);
   }
 
   /**
@@ -252,7 +233,7 @@ export class FleetSession {
       sched.commit(known, known.traj);
       known.status = "waiting";
       this.#standAside(known, pose);
-      this.#goals.set(m.id, { goal: m.goal, planner: m.planner });
+      this.#paths.goals.set(m.id, { goal: m.goal, planner: m.planner });
       this.#toPlan.set(m.id, pose);
       this.#dirty.add(m.id);
       return;
@@ -286,13 +267,11 @@ export class FleetSession {
       }
     }
     const u = sched.addStanding({ id: m.id, order: this.#order++, unit: m.unit }, m.pose, this.#clock);
-    this.#goals.set(m.id, { goal: m.goal, planner: m.planner });
+    this.#paths.goals.set(m.id, { goal: m.goal, planner: m.planner });
     this.#standAside(u, m.pose);
     this.#toPlan.set(m.id, m.pose);
     this.#dirty.add(m.id);
   }
-
-  readonly #goals = new Map<string, { goal: GoalSpec; planner: PlannerChoice }>();
 
   /** Units whose reservations would hit `u` standing at `pose` stop where they are and are rescheduled. */
   #standAside(u: FleetUnitState, pose: Pose): void {
@@ -312,7 +291,7 @@ export class FleetSession {
     }
     this.#advance(time, `${field}.time`);
     this.#sched!.remove(id);
-    this.#goals.delete(id);
+    this.#paths.goals.delete(id);
   }
 
   /**
@@ -369,50 +348,12 @@ export class FleetSession {
   readonly #repaired = new Set<string>();
 
   /**
-   * Plans the paths asked for (in parallel), then settles the schedule and sends what changed; with `retry`,
-   * waiting units are retried and given refuges too.
+   * Plans the paths asked for (in parallel, fleetPlanning.ts), then settles the schedule and sends what changed;
+   * with `retry`, waiting units are retried and given refuges too.
    */
   async #planAndSettle(retry = true): Promise<void> {
     const sched = this.#sched!;
-    const ids = [...this.#toPlan.keys()].filter((id) => sched.units.has(id));
-    const reqs: PlanRequest[] = ids.map((id) => {
-      const g = this.#goals.get(id)!;
-      return this.#planRequest(sched.units.get(id)!, this.#toPlan.get(id)!, g.goal, g.planner);
-    });
-    for (const id of ids) {
-      this.#refugeTried.delete(id);
-      sched.units.get(id)!.legOne = undefined;
-    }
-    this.#toPlan.clear();
-    const results = reqs.length > 0 ? await this.#plans.planMany(reqs) : [];
-    if (this.#closed) return;
-    results.forEach((r, i) => {
-      const u = sched.units.get(ids[i]);
-      if (!u) return;
-      if (r instanceof ServiceError) {
-        this.#errors.push({
-          unitId: u.id,
-          code: r.code,
-          message: `unit[${JSON.stringify(u.id)}].${r.message}`,
-        });
-        u.path = [];
-        u.status = "unreachable";
-        u.message = r.message;
-        return;
-      }
-      const o = r.outcome;
-      if (o.status === "found" && o.segments.length > 0) {
-        u.path = o.segments;
-        u.status = "waiting";
-      } else if (o.status === "found") {
-        u.path = [];
-        u.status = "waiting";
-      } else {
-        u.path = [];
-        u.status = "unreachable";
-        u.message = `no path to the goal (${o.status}${o.message ? `: ${o.message}` : ""}); it stands`;
-      }
-    });
+    if (!await this.#paths.planPaths(sched, this.#toPlan, (e) => this.#errors.push(e))) return;
     const dirty = [...this.#dirty].filter((id) => sched.units.has(id));
     this.#dirty.clear();
     const changed = sched.settle(this.#clock, dirty, retry);
@@ -425,7 +366,7 @@ export class FleetSession {
         this.#repaired.clear();
         this.#flush([...changed].filter((id) => !mayChange.has(id)));
         for (const id of [...changed]) if (!mayChange.has(id)) changed.delete(id);
-        for (const id of await this.#detours()) changed.add(id);
+        for (const id of await this.#paths.detours(sched, this.#clock, this.#opts)) changed.add(id);
       }
     }
     if (this.#closed) return;
@@ -433,104 +374,7 @@ export class FleetSession {
     this.#repaired.clear();
     // Send what is settled now (units can set out), then what stepping aside changes.
     this.#flush(changed);
-    if (retry) this.#flush(await this.#stepAside());
-  }
-
-  /** The detour pass (fleetDetour.ts) on the fleet's planners; returns the ids it changed. */
-  async #detours(): Promise<Set<string>> {
-    const maxUnits = this.#opts.detourUnits ?? DETOUR_UNITS;
-    if (maxUnits <= 0) return new Set();
-    const plan = async (legs: DetourLeg[]) => {
-      const reqs = legs.map((l) => {
-        const g = this.#goals.get(l.unit.id)!;
-        const goal = l.to === null ? g.goal : { ...g.goal, x: l.to.x, y: l.to.y, heading: undefined };
-        return this.#planRequest(l.unit, l.from, goal, g.planner);
-      });
-      const res = await this.#plans.planMany(reqs);
-      return res.map((r) =>
-        r instanceof ServiceError || r.outcome.status !== "found" ? null : r.outcome.segments
-      );
-    };
-    const fits = (u: FleetUnitState, x: number, y: number) => {
-      const { width, height } = this.#mv!.map;
-      if (!(x > 0 && y > 0 && x < width && y < height)) return false;
-      return fittingHeading(
-        this.#store.layerFor(this.#mv!, u.unit).layer,
-        x,
-        y,
-        undefined,
-        u.unit.footprint,
-      ) !==
-        null;
-    };
-    const budgetMs = this.#opts.detourMs ?? DEFAULT_BUDGET_MS;
-    const layer = (u: FleetUnitState) => this.#store.layerFor(this.#mv!, u.unit).layer;
-    const { changed } = await detourLate(this.#sched!, this.#clock, plan, { maxUnits, fits, budgetMs, layer });
-    return changed;
-  }
-
-  /**
-   * Units that wait with a path step aside (the article's yielding, as a plan): for the last-added waiting unit
-   * not tried yet, a refuge near it off every other unit's path, reached by a first leg; it waits there while
-   * the others pass, then drives a second leg to its goal (fleetScheduler.ts #scheduleVia). A few per batch.
-   */
-  async #stepAside(): Promise<Set<string>> {
-    const sched = this.#sched!;
-    const changed = new Set<string>();
-    for (let round = 0; round < REFUGE_ROUNDS; round++) {
-      const waiting = [...sched.units.values()].filter((u) =>
-        u.status === "waiting" && u.legOne === undefined && u.path.length > 0 &&
-        u.traj.segments.length === 0 &&
-        !this.#refugeTried.has(u.id)
-      ).sort((a, b) => b.order - a.order);
-      if (waiting.length === 0) break;
-      const w = waiting[0];
-      this.#refugeTried.add(w.id);
-      const pose = w.traj.startPose;
-      const goal = this.#goals.get(w.id)!;
-      const candidates = refuges(this.#store.layerFor(this.#mv!, w.unit).layer, sched, w, pose);
-      if (candidates.length === 0) continue;
-      const base = this.#planRequest(w, pose, goal.goal, goal.planner);
-      // The leg to a refuge is short by construction: a small budget keeps a refuge behind a wall from costing
-      // a long search.
-      const toRefuge = { ...base.options, maxExpansions: REFUGE_EXPANSIONS };
-      const reqs = candidates.flatMap((c) => [
-        { ...base, options: toRefuge, goal: { ...goal.goal, x: c.x, y: c.y, heading: undefined } },
-        { ...base, start: c, goal: goal.goal },
-      ]);
-      const res = await this.#plans.planMany(reqs);
-      if (this.#closed) return changed;
-      for (let i = 0; i < candidates.length; i++) {
-        const a = res[2 * i], b = res[2 * i + 1];
-        if (a instanceof ServiceError || b instanceof ServiceError) continue;
-        if (a.outcome.status !== "found" || b.outcome.status !== "found") continue;
-        if (a.outcome.segments.length === 0 || b.outcome.segments.length === 0) continue;
-        const end = a.outcome.segments[a.outcome.segments.length - 1].end;
-        // The second leg starts where the first ends (its heading too).
-        const legTwo = b.outcome.segments;
-        if (Math.hypot(end.x - legTwo[0].start.x, end.y - legTwo[0].start.y) > 1e-6) continue;
-        w.path = [...a.outcome.segments, ...legTwo];
-        w.legOne = a.outcome.segments.length;
-        for (const id of sched.settle(this.#clock, [w.id], false)) changed.add(id);
-        break;
-      }
-    }
-    // Units that stepped aside may let others start (and then go on themselves).
-    if (changed.size > 0) { for (const id of sched.retryWaiting(this.#clock)) changed.add(id); }
-    return changed;
-  }
-
-  readonly #refugeTried = new Set<string>();
-
-  #planRequest(u: FleetUnitState, start: Pose, goal: GoalSpec, planner: PlannerChoice): PlanRequest {
-    return {
-      map: { id: this.#mv!.id, version: this.#mv!.version },
-      unit: u.unit,
-      start,
-      goal,
-      planner,
-      options: FLEET_PLAN_OPTIONS,
-    };
+    if (retry) this.#flush(await this.#paths.stepAside(sched, this.#clock));
   }
 
   /** Sends the changed trajectories, errors and a sync acknowledgement (when `syncedTime` is given). */
