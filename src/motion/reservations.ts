@@ -100,7 +100,9 @@ interface Span extends Sample {
 
 interface Entry {
   res: Reservation;
+  /** Time slice and cell of each moving sample (k * CELL_SPACE + cell), with the slice's list it is in. */
   keys: number[];
+  lists: Sample[][];
   cells: Set<number>;
   spans: { cell: number; span: Span }[];
 }
@@ -179,6 +181,8 @@ export class ReservationTable {
   /** Moving samples by cell, all times, per unit (a unit's are dropped at once, not filtered out). */
   readonly #byCell = new Map<number, Map<string, CellSample[]>>();
   readonly #standing = new Map<number, Span[]>();
+  /** The same lists as #standing, by cell index (read per sample in the hot loops: an array read, not a hash). */
+  readonly #standingAt: (Span[] | undefined)[] = [];
   readonly #entries = new Map<string, Entry>();
   #maxRadius = 0;
   // Upper bounds over all reservations ever made (never lowered: only the query's reach grows).
@@ -278,7 +282,7 @@ export class ReservationTable {
     this.remove(res.id);
     const { traj, radius, speed, id } = res;
     const dt = this.dt;
-    const entry: Entry = { res, keys: [], cells: new Set(), spans: [] };
+    const entry: Entry = { res, keys: [], lists: [], cells: new Set(), spans: [] };
     const env = this.envelopes ? envelopeSpec(res) : null;
     this.#maxRadius = Math.max(this.#maxRadius, radius, env?.radius ?? 0);
     this.#maxSpeed = Math.max(this.#maxSpeed, speed);
@@ -290,7 +294,7 @@ export class ReservationTable {
       const span: Span = { id, x: p.x, y: p.y, radius, speed: 0, from, to };
       const cell = this.#cell(p.x, p.y);
       let list = this.#standing.get(cell);
-      if (!list) this.#standing.set(cell, list = []);
+      if (!list) this.#standing.set(cell, this.#standingAt[cell] = list = []);
       list.push(span);
       entry.spans.push({ cell, span });
     };
@@ -329,6 +333,7 @@ export class ReservationTable {
       }
       all.push(sample);
       entry.keys.push(k * CELL_SPACE + cell);
+      entry.lists.push(list);
     };
     for (let k = kStart; k <= kEnd; k++) {
       const j = k - k1;
@@ -353,13 +358,16 @@ export class ReservationTable {
     const e = this.#entries.get(id);
     if (!e) return;
     this.#entries.delete(id);
-    for (const key of e.keys) {
-      const k = Math.floor(key / CELL_SPACE), cell = key - k * CELL_SPACE;
-      const slice = this.#moving[k]!;
-      const list = slice.get(cell)!;
-      const i = list.findIndex((s) => s.id === id);
-      if (i >= 0) list.splice(i, 1);
-      if (list.length === 0) slice.delete(cell);
+    // Through the lists kept on add (a slice's cell is looked up only when its list empties).
+    for (let m = 0; m < e.lists.length; m++) {
+      const list = e.lists[m];
+      let i = 0;
+      while (i < list.length && list[i].id !== id) i++;
+      if (i < list.length) list.splice(i, 1);
+      if (list.length === 0) {
+        const key = e.keys[m], k = Math.floor(key / CELL_SPACE);
+        this.#moving[k]?.delete(key - k * CELL_SPACE);
+      }
     }
     for (const cell of e.cells) {
       const units = this.#byCell.get(cell)!;
@@ -370,7 +378,10 @@ export class ReservationTable {
       const list = this.#standing.get(cell)!;
       const i = list.indexOf(span);
       if (i >= 0) list.splice(i, 1);
-      if (list.length === 0) this.#standing.delete(cell);
+      if (list.length === 0) {
+        this.#standing.delete(cell);
+        this.#standingAt[cell] = undefined;
+      }
     }
   }
 
@@ -411,7 +422,7 @@ export class ReservationTable {
             }
           }
         }
-        const standing = this.#standing.get(cell);
+        const standing = this.#standingAt[cell];
         if (standing) {
           for (const s of standing) {
             const k = Math.max(s.from, k0);
@@ -532,7 +543,7 @@ export class ReservationTable {
             }
           }
         }
-        const standing = this.#standing.get(cell);
+        const standing = this.#standingAt[cell];
         if (standing) {
           for (const s of standing) {
             if (k < s.from || k > s.to || s.id === cand.id || ignore?.has(s.id)) continue;
