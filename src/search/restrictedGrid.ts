@@ -83,6 +83,11 @@ export class RegionSpace implements SearchSpace {
     return this;
   }
 
+  /** Whether `tile`, a tile of the restricted region's sector box, is a tile of the region. */
+  holds(tile: number): boolean {
+    return this.regionLocal[tile] === this.local;
+  }
+
   /** The grid moves that stay inside the region: its local id, inside its sector. */
   expand(state: number, out: Successors, parent: number): number {
     const n = this.grid.expand(state, out, parent);
