@@ -14,7 +14,7 @@
  */
 import type { Pose, Segment } from "../geometry/types.ts";
 import { type Conflict, type Reservation, ReservationTable } from "../motion/reservations.ts";
-import { brakeFrom, type Braking } from "../motion/braking.ts";
+import type { Braking } from "../motion/braking.ts";
 import {
   standing,
   type Trajectory,
@@ -23,81 +23,18 @@ import {
   trajectoryPose,
   waitSegment,
 } from "../motion/trajectory.ts";
-import type { UnitSpec } from "../units/unit.ts";
 import { timePath } from "./fleetWaits.ts";
-import { backingPaths, drivenPath, extendTravelled, type OtherUnit } from "./fleetBackUp.ts";
-import { profiled, remainingPath } from "../motion/trajectoryRest.ts";
+import { backingPaths, type OtherUnit } from "./fleetBackUp.ts";
+import { brakeToHalt, hardStop, restAt } from "./fleetHalt.ts";
+import { nextDelay, timeViaRefuge } from "./fleetVia.ts";
+import type { FleetUnitState } from "./fleetUnitState.ts";
 
 // The fleet's callers import these from here as before.
 export { remainingPath, trajectoryFrom } from "../motion/trajectoryRest.ts";
-
-/** What a fleet unit is doing. */
-export type FleetUnitStatus = "moving" | "waiting" | "unreachable";
-
-/** One unit of a fleet as the scheduler keeps it. */
-export interface FleetUnitState {
-  /** Client id. */
-  id: string;
-  /** Order of addition (lower = scheduled first when several wait). */
-  order: number;
-  /** The resolved unit. */
-  unit: UnitSpec;
-  /** The committed trajectory. */
-  traj: Trajectory;
-  /** The geometric path still to drive from where the unit stands in `traj` before it starts (no waits). */
-  path: Segment[];
-  /**
-   * A refuge to step aside to (the article's "yield"): `path` is split after `legOne` segments, where the unit
-   * may wait at the refuge before going on; if no wait there lets it go on, it parks at the refuge.
-   */
-  legOne?: number;
-  /** The ground it last drove (up to BACK_REACH tiles, ending where it stands), to back up over. */
-  travelled?: Segment[];
-  /**
-   * The braking of its last halt (a unit moving when halted stops within its deceleration): while `traj` is
-   * this, it is rescheduled from where and when the braking ends, the braking kept in front.
-   */
-  brake?: Trajectory;
-  /** Set when a halt had to stop it at once, harder than it can brake (said in its next message). */
-  hardStop?: string;
-  /** What it is doing. */
-  status: FleetUnitStatus;
-  /** Why (for waiting and unreachable). */
-  message: string;
-  /** The last failed scheduling: what stopped it, to skip retries that cannot succeed (see retryWaiting). */
-  failed?: FailedAt;
-}
-
-/** What a failed scheduling saw: its blocker (a unit standing for good) and the scheduler's change counters. */
-interface FailedAt {
-  /** The unit standing for good in its way, and that unit's trajectory then (null: it ran out of delays). */
-  blocker: { id: string; traj: Trajectory } | null;
-  /** Changes that may free space anywhere: removals, halts, bumps. */
-  freed: number;
-  /** The same plus units setting out from where they stood. */
-  moved: number;
-  /** The fleet time and the path it was scheduled for. */
-  time: number;
-  path: Segment[];
-}
-
-/** Reservation checks one scheduling through a refuge may make (see #scheduleVia). */
-const VIA_TRIES = 120;
+export type { FailedAt, FleetUnitState, FleetUnitStatus } from "./fleetUnitState.ts";
 
 /** Units a blocked unit may be scheduled ahead of (see FleetScheduler.scheduleAhead). */
 const MAX_BUMPS = 3;
-
-/** The first step of the start delays (and waits at a refuge) tried, seconds. */
-const DELAY_STEP = 0.25;
-
-/**
- * The next delay to try: steps of DELAY_STEP, growing by 15% of the delay so far, so a wait of a minute costs
- * about 30 tries, not 240 (a unit may wait up to 15% longer than it must).
- */
-function nextDelay(d: number, dt: number): number {
-  // Whole samples: every try of one path then samples it at the same phase (the table walks it once).
-  return Math.ceil((d + Math.max(DELAY_STEP, d * 0.15)) / dt - 1e-9) * dt;
-}
 
 /** Keeps every unit's trajectory and the reservations, and reschedules. */
 export class FleetScheduler {
@@ -182,27 +119,15 @@ export class FleetScheduler {
 
   /**
    * Stops a unit that its trajectory has moving at `time`: it brakes along its own path at its deceleration
-   * (motion/braking.ts) and stands where it stops; `path` becomes the geometry after that (re-profiled from
-   * rest). A unit at rest then, or with deceleration 0, stands where it is (deceleration 0 means it stops at
-   * once). When the braking would touch a tile `blocked` says is blocked (a patch put a wall within its braking
-   * distance), it is stopped at once instead and {@link refusedBrake} says so. Returns where it stands.
+   * (fleetHalt.ts) and stands where it stops; `path` becomes the geometry after that (re-profiled from rest). A
+   * unit at rest then, or with deceleration 0, stands where it is (deceleration 0 means it stops at once). When
+   * the braking would touch a tile `blocked` says is blocked (a patch put a wall within its braking distance), it
+   * is stopped at once instead and {@link refusedBrake} says so. Returns where it stands.
    */
   haltAt(u: FleetUnitState, time: number, blocked?: (seg: Segment) => boolean): Pose {
     this.#freed++;
-    this.refusedBrake = null;
-    let b = u.traj.segments.length > 0 ? brakeFrom(u.traj, time, u.unit.deceleration) : null;
-    if (b && blocked && b.traj.segments.some(blocked)) [this.refusedBrake, b] = [b, null];
-    if (u.traj.segments.length > 0) u.travelled = extendTravelled(u.travelled, drivenPath(u.traj, time));
-    if (b) {
-      u.travelled = extendTravelled(u.travelled, drivenPath(b.traj, b.stopTime));
-      const rest = b.rest.length > 0 ? profiled(b.rest, u.unit) : [];
-      this.#setRest(u, rest);
-      u.traj = u.brake = b.traj;
-      return b.stop;
-    }
-    const pose = trajectoryPose(u.traj, time);
-    this.restAt(u, time);
-    u.traj = standing(pose, time);
+    const { pose, refused } = brakeToHalt(u, time, blocked);
+    this.refusedBrake = refused;
     return pose;
   }
 
@@ -213,45 +138,15 @@ export class FleetScheduler {
   }
 
   /**
-   * Turns a unit braking from a halt at `time` into a stop at once where it is at `time` (harder than its
-   * deceleration allows: the last resort when its braking meets a unit already stopped); `path` becomes the
-   * rest of the braking, then what came after it. Says so in its message.
-   */
-  #hardStop(u: FleetUnitState, time: number): Pose {
-    const brake = u.brake!;
-    const pose = trajectoryPose(brake, time);
-    const rest = remainingPath(brake, time, u.unit);
-    u.path = [...rest, ...u.path];
-    if (u.legOne !== undefined) u.legOne += rest.length;
-    u.brake = undefined;
-    u.traj = standing(pose, time);
-    u.hardStop = `stopped at once at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}) at t=${time.toFixed(2)}, ` +
-      `harder than its deceleration ${u.unit.deceleration} allows: braking would have met a unit already ` +
-      `stopped (a fleet option, braking_envelopes, keeps room to brake at every moment)`;
-    return pose;
-  }
-
-  /**
    * Sets `path` to what is left to drive from the unit's pose at `time`: the rest of its trajectory (and, for a
-   * unit parked on the way to a refuge, the leg after the refuge). A standing unit's path is already that, and
-   * so is a unit's braking from a halt (its path starts where the braking ends).
+   * unit parked on the way to a refuge, the leg after the refuge); see fleetHalt.ts.
    */
   restAt(u: FleetUnitState, time: number): void {
-    if (u.traj.segments.length === 0 || u.traj === u.brake) return;
-    this.#setRest(u, remainingPath(u.traj, time, u.unit));
-  }
-
-  /** `path` := `rest`, then (for a unit on the way to a refuge) the leg after the refuge. */
-  #setRest(u: FleetUnitState, rest: Segment[]): void {
-    if (u.legOne !== undefined) {
-      const legTwo = u.path.slice(u.legOne);
-      u.path = [...rest, ...legTwo];
-      u.legOne = rest.length > 0 ? rest.length : undefined;
-    } else u.path = rest;
+    restAt(u, time);
   }
 
   /**
-   * Finds a timing of the unit's path — a start delay (in steps of DELAY_STEP from `time`) and stops along the
+   * Finds a timing of the unit's path — a start delay (in steps of DELAY_STEP from `time`, fleetVia.ts) and stops along the
    * way (fleetWaits.ts) — with which it, then standing at its end forever, keeps clear of every reservation;
    * commits it and returns true. Otherwise returns false and leaves the unit's trajectory as it was.
    */
@@ -290,7 +185,20 @@ export class FleetScheduler {
 
   #scheduleAt(u: FleetUnitState, time: number, pose: Pose): boolean {
     this.#lastHit = null;
-    if (u.legOne !== undefined && u.legOne < u.path.length) return this.#scheduleVia(u, time, pose, u.legOne);
+    if (u.legOne !== undefined && u.legOne < u.path.length) {
+      const via = timeViaRefuge(
+        this.table,
+        (traj) => this.#reservation(u, traj),
+        u.path,
+        u.legOne,
+        time,
+        pose,
+      );
+      if (via === null) return false;
+      this.commit(u, via);
+      u.legOne = undefined;
+      return true;
+    }
     if (u.path.length === 0) {
       const still = standing(pose, time);
       if (this.table.firstConflict(this.#reservation(u, still), time) !== null) return false;
@@ -321,55 +229,6 @@ export class FleetScheduler {
     if (horizon < time) return null;
     return timePath(this.table, u.id, u.unit, path, time, pose, horizon, (d) => nextDelay(d, dt), this.#stops)
       .traj;
-  }
-
-  /**
-   * A path through a refuge: the first leg at once (or after a start delay), then a wait at the refuge long
-   * enough for the others to pass, then the second leg. When no wait lets it go on, the unit parks at the
-   * refuge (first leg only, status stays "waiting", retried after changes).
-   */
-  #scheduleVia(u: FleetUnitState, time: number, pose: Pose, split: number): boolean {
-    const legOne = u.path.slice(0, split), legTwo = u.path.slice(split);
-    const refuge = legOne[legOne.length - 1].end;
-    const horizon = this.table.lastMotion + 2 * this.table.dt;
-    const legOneTime = legOne.reduce((d, s) => d + (s.duration ?? 0), 0);
-    // Delays times waits grows as the square of the horizon: a budget of tries bounds a long-running fleet's
-    // cost (running out is as safe as finding nothing: the unit parks or stands).
-    let tries = VIA_TRIES;
-    for (let delay = 0; time + delay <= horizon && tries > 0; delay = nextDelay(delay, this.table.dt)) {
-      for (
-        let wait = 0;
-        time + delay + legOneTime + wait <= horizon + DELAY_STEP;
-        wait = nextDelay(wait, this.table.dt)
-      ) {
-        if (tries-- <= 0) break;
-        const segments = wait > 0 ? [...legOne, waitSegment(refuge, wait), ...legTwo] : u.path;
-        const traj: Trajectory = { startTime: time + delay, startPose: pose, segments };
-        const hit = this.table.firstConflict(this.#reservation(u, traj), time);
-        if (hit === null) {
-          this.commit(u, traj);
-          u.legOne = undefined;
-          return true;
-        }
-        // A conflict before the refuge is reached is not cured by waiting there.
-        if (hit.time < time + delay + legOneTime || hit.forever) break;
-      }
-    }
-    // The tries ran out (or every wait was cut short): wait at the refuge, or at the start, until everything
-    // reserved stands still. Without this a unit parked at a refuge stays there when no later change retries it.
-    const dt = this.table.dt;
-    const last = Math.max(0, Math.ceil((horizon - time) / dt) * dt);
-    const ends: [number, number][] = [[0, Math.max(0, Math.ceil((last - legOneTime) / dt) * dt)], [last, 0]];
-    for (const [delay, wait] of ends) {
-      const segments = wait > 0 ? [...legOne, waitSegment(refuge, wait), ...legTwo] : u.path;
-      const traj: Trajectory = { startTime: time + delay, startPose: pose, segments };
-      if (this.table.firstConflict(this.#reservation(u, traj), time) === null) {
-        this.commit(u, traj);
-        u.legOne = undefined;
-        return true;
-      }
-    }
-    return false;
   }
 
   #lastHit: Conflict | null = null;
@@ -578,7 +437,7 @@ export class FleetScheduler {
       // A braking that meets a unit already stopped in this settle cannot be kept (without envelopes, or where a
       // unit appeared inside a braking stretch): it stops at once, which never meets units standing at `time`.
       if (braking && [...conflicts].some((o) => still.has(o))) {
-        pose = this.#hardStop(u, time);
+        pose = hardStop(u, time);
         stands = u.traj;
         braking = false;
         this.#say(u, u.message);
@@ -590,7 +449,7 @@ export class FleetScheduler {
           if (this.#braking(o, time)) {
             // Its braking meets this unit standing: it stops at once too, and is settled again from there.
             this.table.remove(other);
-            this.#hardStop(o, time);
+            hardStop(o, time);
             this.commit(o, o.traj);
             queue.add(other);
             continue;
