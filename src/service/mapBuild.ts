@@ -13,6 +13,8 @@ import { ServiceError } from "./errors.ts";
 import { mapVersion } from "../maps/version.ts";
 import { allocPassLayer } from "../maps/layer.ts";
 import { SECTOR_SIZE } from "./mapLayers.ts";
+import { collectNow } from "./collect.ts";
+import { trimMalloc } from "./mallocTrim.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
 
 /** Maps with at least this many tiles are hashed and built in the builder workers (512 x 512). */
@@ -116,10 +118,7 @@ export class MapBuilder {
   /** A layer's region table for a clearance class, built in the builder with the fewest tasks waiting. */
   async regions(layer: PassLayer, cls: number): Promise<RegionTable> {
     while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
-    let index = 0;
-    for (let i = 1; i < this.#builders.length; i++) {
-      if (this.#builders[i].waiting.size < this.#builders[index].waiting.size) index = i;
-    }
+    const index = this.#leastBusy();
     const r = await this.#run(index, (id) => ({ type: "regions", id, layer, cls, sectorSize: SECTOR_SIZE }));
     if (r.type !== "regions") throw new Error("map builder: unexpected reply");
     return r.table;
@@ -138,8 +137,9 @@ export class MapBuilder {
     progress: Int32Array,
   ): Promise<SharedGraphData> {
     while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
+    // The single-builder steps go to the least busy builder (two classes' landmarks then run side by side).
     const sk = await this.#run(
-      0,
+      this.#leastBusy(),
       (id) => ({ type: "graphSkeleton", id, layer, table, neighborhood, progress }),
     );
     if (sk.type !== "graph") throw new Error("map builder: unexpected reply");
@@ -157,11 +157,20 @@ export class MapBuilder {
     );
     const prepExpansions = shares.reduce((n, r) => n + (r.type === "spent" ? r.expansions : 0), 0);
     const fin = await this.#run(
-      0,
+      this.#leastBusy(),
       (id) => ({ type: "graphFinish", id, layer, table, skeleton, landmarks, prepExpansions, progress }),
     );
     if (fin.type !== "graph") throw new Error("map builder: unexpected reply");
     return fin.graph;
+  }
+
+  /** The builder with the fewest tasks waiting (the first of equals). */
+  #leastBusy(): number {
+    let index = 0;
+    for (let i = 1; i < this.#builders.length; i++) {
+      if (this.#builders[i].waiting.size < this.#builders[index].waiting.size) index = i;
+    }
+    return index;
   }
 
   /** Runs requests on the given builders at once; resolves when all replied. */
@@ -209,6 +218,9 @@ export class MapBuilder {
       b.worker.terminate();
     }
     this.#builders = [];
+    // What the builders allocated stays in malloc's per-thread arenas after they end: give it back.
+    collectNow();
+    trimMalloc();
   }
 
   #ask(index: number, make: (id: number) => BuildRequest): Promise<BuildReply> {
