@@ -97,3 +97,57 @@ describe("ReservationTable", () => {
     }
   });
 });
+
+describe("ReservationTable removal", () => {
+  test("after adds, replacements and removals every query answers as a table built from the survivors alone", () => {
+    // Random drives crossing a small area (many share time slices and cells), some replaced, some removed, some
+    // removed and re-added with their old trajectory (the repair's roll-back): removal must take out exactly
+    // that unit's samples and spans, and leave the others' (including a second sample of the same unit in the
+    // same slice and cell) in place.
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const randomDrive = () =>
+      rnd() < 0.15
+        ? standing({ x: 2 + rnd() * 16, y: 2 + rnd() * 16, heading: 0 }, rnd() * 3)
+        : drive(2 + rnd() * 16, 2 + rnd() * 16, rnd() * 2 * Math.PI, 1 + rnd() * 6, rnd() * 3);
+    const live = new Map<string, Trajectory>();
+    const table = new ReservationTable(24, 24, 0.05, true);
+    const first = new Map<string, Trajectory>();
+    for (let i = 0; i < 40; i++) {
+      const t = randomDrive();
+      first.set(`u${i}`, t);
+      live.set(`u${i}`, t);
+      table.add({ ...res(`u${i}`, t), deceleration: SOLDIER.deceleration });
+    }
+    for (let step = 0; step < 60; step++) {
+      const id = `u${Math.floor(rnd() * 40)}`;
+      const r = rnd();
+      if (r < 0.35) {
+        table.remove(id);
+        live.delete(id);
+      } else if (r < 0.7) {
+        const t = randomDrive();
+        live.set(id, t);
+        table.add({ ...res(id, t), deceleration: SOLDIER.deceleration });
+      } else {
+        live.set(id, first.get(id)!);
+        table.add({ ...res(id, first.get(id)!), deceleration: SOLDIER.deceleration });
+      }
+    }
+    const fresh = new ReservationTable(24, 24, 0.05, true);
+    for (const [id, t] of live) fresh.add({ ...res(id, t), deceleration: SOLDIER.deceleration });
+    expect([...table.ids()].sort()).toEqual([...live.keys()].sort());
+    let conflicts = 0;
+    for (let q = 0; q < 120; q++) {
+      const cand = { ...res("q", randomDrive()), deceleration: SOLDIER.deceleration };
+      const want = fresh.conflictsWith(cand, 0);
+      expect(table.conflictsWith(cand, 0)).toEqual(want);
+      expect(table.firstConflict(cand, 0)).toEqual(fresh.firstConflict(cand, 0));
+      conflicts += want.size;
+    }
+    // The queries do meet units (the comparison is not between two empty answers).
+    expect(conflicts).toBeGreaterThan(20);
+    for (const id of live.keys()) table.remove(id);
+    expect(table.conflictsWith({ ...res("q", drive(1, 12, 0, 20, 0)), deceleration: 4 }, 0).size).toBe(0);
+  });
+});
