@@ -111,5 +111,6 @@ export function graphInBackground(
 /** The note of a HIERARCHICAL answer given by the grid search while its graph is prepared (see the module doc). */
 export function graphPendingNote(cls: number, state: { percent: number; ms: number }): string {
   return `abstract graph of class ${cls} is being prepared (${state.percent}% ready); answered by the grid search ` +
-    `(optimal on the grid; preparing in the background for ${state.ms} ms, later queries use the graph)`;
+    `(PLANNER_SMOOTH: the optimal grid path, smoothed; preparing in the background for ${state.ms} ms, later ` +
+    "queries use the graph)";
 }

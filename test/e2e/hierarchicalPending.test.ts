@@ -1,8 +1,8 @@
 /**
  * A big map's abstract graph is prepared by the map builders in the background (service/mapGraphs.ts). Over gRPC
  * on a 1024 x 1024 map: the first HIERARCHICAL query, sent before the graph is ready, is answered FOUND by the
- * grid search (stats.planner PLANNER_GRID, the same length as a PLANNER_GRID request) with a message saying the
- * graph is being prepared; later queries use the graph once it is published; a query whose grid search runs out
+ * grid search (PLANNER_GRID's optimal grid path, smoothed: stats.planner PLANNER_SMOOTH, PLANNER_SMOOTH's segments)
+ * with a message saying the graph is being prepared; later queries use the graph once it is published; a query whose grid search runs out
  * too answers BUDGET naming both (with what the grid search gives on BUDGET); with `prepare` the first query already uses the graph, and it gives the same
  * path as the background-prepared one (same tiles, same graph).
  */
@@ -66,12 +66,17 @@ describe("HIERARCHICAL while the abstract graph is prepared in the background", 
     await putChunks(srv.client, "hp", tiles(0));
     const first = await call(srv.client, "Plan", plan("hp", "PLANNER_HIERARCHICAL"));
     expect(first.status).toBe("PLAN_STATUS_FOUND");
-    expect(first.stats.planner).toBe("PLANNER_GRID");
+    expect(first.stats.planner).toBe("PLANNER_SMOOTH");
     expect(first.message).toMatch(PENDING);
+    // The grid search's optimal path (PLANNER_GRID's waypoints), smoothed: PLANNER_SMOOTH's answer.
     const grid = await call(srv.client, "Plan", plan("hp", "PLANNER_GRID"));
+    const smooth = await call(srv.client, "Plan", plan("hp", "PLANNER_SMOOTH"));
     expect(grid.status).toBe("PLAN_STATUS_FOUND");
-    expect(first.length).toBeCloseTo(grid.length, 9);
-    expect(first.segments).toEqual(grid.segments);
+    expect(first.waypoints).toEqual(grid.waypoints);
+    expect(first.waypoints.length).toBeGreaterThan(900);
+    expect(first.segments).toEqual(smooth.segments);
+    expect(first.length).toBeCloseTo(smooth.length, 9);
+    expect(first.length).toBeLessThanOrEqual(grid.length);
     // Once the builders publish the graph (bounded wait), HIERARCHICAL answers with it.
     let later = first;
     for (let i = 0; i < 300 && later.stats.planner !== "PLANNER_HIERARCHICAL"; i++) {
@@ -98,8 +103,8 @@ describe("HIERARCHICAL while the abstract graph is prepared in the background", 
     expect(out.status).toBe("PLAN_STATUS_BUDGET_EXHAUSTED");
     expect(out.message).toMatch(PENDING);
     expect(out.message).toMatch(/the grid search ran out of budget too/);
-    // What the grid search gives on BUDGET (its partial path toward the goal), as a PLANNER_GRID request does.
-    const grid = await call(srv.client, "Plan", plan("hp2", "PLANNER_GRID", { max_expansions: 10 }));
+    // What the grid search gives on BUDGET, as a PLANNER_SMOOTH request does.
+    const grid = await call(srv.client, "Plan", plan("hp2", "PLANNER_SMOOTH", { max_expansions: 10 }));
     expect(grid.status).toBe("PLAN_STATUS_BUDGET_EXHAUSTED");
     expect(out.segments ?? []).toEqual(grid.segments ?? []);
   }, 120_000);

@@ -449,12 +449,15 @@ describe("hierarchical planner before its graph is ready", () => {
     const note = "abstract graph of class 0.5 is being prepared (40% ready); answered by the grid search";
     const out = planHierarchical(m.ctx, task(m, a, b, AGENT, { graphPending: note }));
     const grid = planGridOrSmooth(m.ctx, task(m, a, b, AGENT, { planner: "grid" }));
+    const smooth = planGridOrSmooth(m.ctx, task(m, a, b, AGENT, { planner: "smooth" }));
     expect(out.status).toBe("found");
-    expect(out.planner).toBe("grid");
+    expect(out.planner).toBe("smooth");
     expect(out.message.startsWith(note)).toBe(true);
-    expect(out.length).toBe(grid.length);
-    // The grid search's length is the optimum (jump points are exact).
-    expect(out.length).toBeCloseTo(q.optimal, 3);
+    expect(out.length).toBe(smooth.length);
+    // The grid search's optimal path (jump points are exact), smoothed: never longer.
+    expect(Array.from(out.waypoints!)).toEqual(Array.from(grid.waypoints!));
+    expect(grid.length).toBeCloseTo(q.optimal, 3);
+    expect(out.length).toBeLessThanOrEqual(grid.length);
     // Nothing was prepared here: the builders do it.
     expect(preparedGraph(m.table, m.layer, 8, () => true)).toBeNull();
     // With the graph ready in this thread, the note is ignored and the graph answers.
@@ -471,7 +474,7 @@ describe("hierarchical planner before its graph is ready", () => {
     const a = q.sy * w + q.sx, b = q.gy * w + q.gx;
     // 2 ms: the preparation (about a second here) stops after 1 ms, whatever the machine's speed.
     const out = planHierarchical(m.ctx, task(m, a, b), new PlanBudget(0, 2, null));
-    expect(out.planner).toBe("grid");
+    expect(out.planner).toBe("smooth");
     expect(out.message).toMatch(PENDING);
     if (out.status === "budget") expect(out.message).toMatch(/the grid search ran out of budget too/);
     else expect(out.status).toBe("found");
