@@ -418,7 +418,23 @@ function resettle(
     // committed, the rest standing at their starts), only if it may beat the best so far: proposed geometry, timed
     // like the others.
     if (sipp && !(outOfTime ||= spent())) {
-      for (const path of sipp.routes(u, l.pose, bestEnd - GAIN)) tryPath(path);
+      const got = sipp.routes(u, l.pose, bestEnd - GAIN);
+      for (const path of got.paths) tryPath(path);
+      // The route with SIPP's own waits (the scheduler's timing stops at most twice), when the table finds it
+      // clear of everyone: the same check every timing ends with.
+      const timed = got.timed;
+      if (timed && best === null) {
+        const res = {
+          id: u.id,
+          traj: timed.traj,
+          radius: u.unit.boundingRadius,
+          speed: u.unit.maxSpeed,
+          deceleration: u.unit.deceleration,
+        };
+        if (sched.table.firstConflict(res, time) === null) {
+          [best, bestPath, bestEnd] = [timed.traj, timed.path, trajectoryEnd(timed.traj)];
+        }
+      }
     }
     if (!best && keep()) [best, bestPath] = [old.traj, old.path];
     u.path = bestPath;

@@ -15,8 +15,9 @@ import type { PassLayer } from "../maps/grid.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import { type MovingUnit, TileOccupancy } from "../motion/safeIntervals.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import { type Trajectory, waitSegment } from "../motion/trajectory.ts";
 import { COST_SCALE, SearchWorkspace } from "../search/astar.ts";
-import { sippRoute, SippSpace } from "../search/sippSpace.ts";
+import { type SippRoute, sippRoute, SippSpace } from "../search/sippSpace.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 
@@ -84,17 +85,18 @@ export class SippRouter {
    * before `latest` (fleet time) in SIPP's model: none when it does not apply, the budget is spent, or no route
    * was found.
    */
-  routes(u: FleetUnitState, pose: Pose, latest = Infinity): Segment[][] {
-    if (!SippRouter.applies(u) || performance.now() >= this.deadline) return [];
+  routes(u: FleetUnitState, pose: Pose, latest = Infinity): SippCandidates {
+    const none = { paths: [], timed: null };
+    if (!SippRouter.applies(u) || performance.now() >= this.deadline) return none;
     const layer = this.layer(u);
-    if (!layer) return [];
+    if (!layer) return none;
     const w = layer.width, end = u.path[u.path.length - 1].end;
     const tileOf = (x: number, y: number) => {
       const tx = Math.floor(x), ty = Math.floor(y);
       return tx >= 0 && ty >= 0 && tx < w && ty < layer.height ? ty * w + tx : -1;
     };
     const start = tileOf(pose.x, pose.y), goal = tileOf(end.x, end.y);
-    if (start < 0 || goal < 0) return [];
+    if (start < 0 || goal < 0) return none;
     const radius = u.unit.boundingRadius, speed = u.unit.maxSpeed, dt = this.sched.table.dt;
     const occ = this.#occupancyFor(radius, SIPP_PAD + speed * dt / 2, w, layer.height);
     const occupied = (t: number) => occ.occupied(t, u.id);
@@ -116,14 +118,73 @@ export class SippRouter {
       // Routes that cannot arrive before `latest` even in SIPP's model (no acceleration) are not looked for.
       maxCost: (latest - this.time) * COST_SCALE,
     });
-    if (!route || route.tiles.length < 2) return [];
+    if (!route || route.tiles.length < 2) return none;
     this.counts.sippFound++;
     const centres = straightRuns(route.tiles, w);
     const pulled = smoothPath(layer, radius, route.tiles, w);
-    const out = [profiled(u, pose, end, centres)];
-    if (pulled.length < centres.length) out.push(profiled(u, pose, end, pulled));
-    return out;
+    const paths = [profiled(u, pose, end, centres)];
+    if (pulled.length < centres.length) paths.push(profiled(u, pose, end, pulled));
+    return { paths, timed: timedRoute(u, pose, end, route, w, this.time) };
   }
+}
+
+/** What {@link SippRouter.routes} proposes. */
+export interface SippCandidates {
+  /** Route geometries (no waits), profiled from rest to rest, to be timed by the scheduler. */
+  paths: Segment[][];
+  /**
+   * The route with SIPP's own waits (at most one a tile, where it waited at least MIN_WAIT): legs between the
+   * waits profiled from rest to rest, each leaving no earlier than SIPP left (later when the leg before, which
+   * accelerates, arrives later). Unchecked: to be taken only if clear of the whole table. `path` is its geometry.
+   */
+  timed: { path: Segment[]; traj: Trajectory } | null;
+}
+
+/** Waits shorter than this (seconds) in a SIPP route are driven through. */
+const MIN_WAIT = 0.1;
+
+/** The SIPP route as a trajectory with its waits (see SippCandidates.timed), from `pose` at `time`. */
+function timedRoute(
+  u: FleetUnitState,
+  pose: Pose,
+  end: Pose,
+  route: SippRoute,
+  w: number,
+  time: number,
+): { path: Segment[]; traj: Trajectory } {
+  const { tiles, times } = route, n = tiles.length;
+  const step = (i: number) => {
+    const dx = (tiles[i + 1] % w) - (tiles[i] % w),
+      dy = Math.floor(tiles[i + 1] / w) - Math.floor(tiles[i] / w);
+    return Math.hypot(dx, dy) / u.unit.maxSpeed;
+  };
+  // Where SIPP waits: at tile i before leaving it, at least MIN_WAIT.
+  const stops: number[] = [];
+  for (let i = 0; i < n - 1; i++) if (times[i + 1] - step(i) - times[i] >= MIN_WAIT) stops.push(i);
+  const segs: Segment[] = [], path: Segment[] = [];
+  let clock = time, at: Pose = pose, a = 0;
+  const waitAt = (i: number) => {
+    const depart = times[i + 1] - step(i);
+    if (depart - clock > 1e-6) segs.push(waitSegment(at, depart - clock));
+    clock = Math.max(clock, depart);
+  };
+  if (stops[0] === 0) waitAt(0);
+  for (const b of [...stops.filter((i) => i > 0), n - 1]) {
+    const to = b === n - 1 ? end : centreOf(tiles[b], w, at);
+    const leg = profiled(u, at, to, straightRuns(tiles.subarray(a, b + 1), w));
+    segs.push(...leg);
+    path.push(...leg);
+    for (const s of leg) clock += s.duration ?? 0;
+    if (leg.length > 0) at = leg[leg.length - 1].end;
+    if (b < n - 1) waitAt(b);
+    a = b;
+  }
+  return { path, traj: { startTime: time, startPose: pose, segments: segs } };
+}
+
+/** The centre of tile t with the heading of `like`. */
+function centreOf(t: number, w: number, like: Pose): Pose {
+  return { x: (t % w) + 0.5, y: Math.floor(t / w) + 0.5, heading: like.heading };
 }
 
 /** What occupancy needs of a unit. */
