@@ -14,6 +14,11 @@
  * fleet stays conflict-free whatever is kept. Bounded: a wall-clock budget (the pass runs before the late units'
  * trajectories are sent), units per round, via points per unit, rounds, legs planned per pass.
  *
+ * Units that turn in place (discs such as soldiers), when the caller gives the map layer, get no problem spot and
+ * no via points: when each is re-timed, a route is searched in space and time against the table as it is then
+ * (SIPP, fleetSipp.ts), and its geometry is timed like the other candidates (measured on the circle crossing:
+ * SIPP routes beat via points within the same budget, since no legs are planned; bench/fleet.ts).
+ *
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
