@@ -11,6 +11,12 @@
  *    search over the corridor's bounding box (no state cap) as the cost reference, within 30 s.
  * 3. The same on a 1664 x 32 row of rooms (test/helpers/tiledMap.ts), where the full search finishes.
  *
+ * 4. With SCALEQ_LONG=4096,8192 (sides; off by default: ~1-2 min per side): the longest connected tank pair of
+ *    each tiled city (8k-16k 4-connected steps), DIRECTIONAL and HYBRID cold and warm, each checked by the
+ *    independent checker (test/helpers/pathCheck.ts). Cost reference: the corridor refinement with unweighted
+ *    80-tile steps along the same 8-connected route, in the same run (a full directional search does not finish
+ *    there: over 40 M expansions at 4096^2). SCALEQ_LONG_ONLY=1 runs this section alone.
+ *
  * SCALEQ_ONLY=city runs section 2 alone; SCALEQ_WARM sets the warm runs per row (default 5). Warm rows give the
  * process CPU time beside wall time (the machine is shared).
  *
@@ -28,10 +34,12 @@ import { PlanBudget } from "../src/planning/budget.ts";
 import { PlanContext } from "../src/planning/context.ts";
 import { directionalSearch, tableProfileOf, windowAround } from "../src/planning/directional.ts";
 import { gridSearch } from "../src/planning/gridRoute.ts";
+import { refineCorridor } from "../src/planning/corridorRefine.ts";
 import { runPlanTask } from "../src/planning/plan.ts";
-import { type PlannerName, type PlanTask, planTask } from "../src/planning/task.ts";
+import { type PlannerName, type PlanOutcome, type PlanTask, planTask } from "../src/planning/task.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
+import { checkPath } from "../test/helpers/pathCheck.ts";
 import { tiledRoomRows } from "../test/helpers/tiledMap.ts";
 import { cachedBySource, longestPair, tiledCity } from "./scaleMaps.ts";
 
@@ -41,6 +49,8 @@ const WARM = Number(Deno.env.get("SCALEQ_WARM") ?? 5);
 /** "city": only the 1024^2 city pair (no setup rows, no rooms row). */
 const ONLY = Deno.env.get("SCALEQ_ONLY") ?? "";
 const SIDES = (Deno.env.get("SCALEQ_SIDES") ?? "512,8192").split(",").map(Number);
+/** Sides of section 4 (longest pairs), none by default. */
+const LONG_SIDES = (Deno.env.get("SCALEQ_LONG") ?? "").split(",").filter((x) => x !== "").map(Number);
 
 function layerOfTiles(tiles: Uint8Array, width: number, height: number): PassLayer {
   const shared = new Uint8Array(new SharedArrayBuffer(width * height));
@@ -131,6 +141,69 @@ function setupSection(lines: string[]): void {
     const area = (window.x1 - window.x0) * (window.y1 - window.y0);
     lines.push(`| ${side}^2 | ${exp}, ${fmt(median(a))} ms | ${area}, ${fmt(median(b))} ms |`);
   }
+}
+
+/** Section 4: the longest pair of a tiled city of `side`^2, DIRECTIONAL and HYBRID against a same-run reference. */
+function longestSection(lines: string[], side: number): void {
+  const tiles = tiledCity(side);
+  const pair = longestPair(tiles, side, 1000);
+  const layer = layerOfTiles(tiles, side, side);
+  const s = pair.start, g = pair.goal;
+  lines.push(
+    "",
+    `${side}^2 tiled city, longest pair (${pair.steps} 4-connected steps): tank from (${s}) to (${g})`,
+    "",
+    `| planner | status | cold ms | warm ms (median of ${WARM}) | warm process CPU ms (median) | expansions | cost | how | checker |`,
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+  );
+  const start = { x: s[0] + 0.5, y: s[1] + 0.5, heading: 0 }, goal = { x: g[0] + 0.5, y: g[1] + 0.5 };
+  const legal = (segments: Segment[]) =>
+    segments.length === 0 ? "-" : checkPath(layer, tank, { segments } as unknown as PlanOutcome, start, {
+        ...goal,
+        tolerance: 0.5,
+      }).length === 0
+      ? "legal"
+      : "ILLEGAL";
+  const rows = (["directional", "hybrid"] as const).map((p) => ({ p, r: longRow(layer, p, s, g) }));
+  // The reference: unweighted 80-tile steps along the same 8-connected route (each step optimal in its window).
+  const ctx = contextFor(layer);
+  const task = taskFor(layer, "directional", s, g);
+  const budget = new PlanBudget(50_000_000, 120_000, null);
+  const t0 = performance.now();
+  const route = gridSearch(ctx, layer, task, 8, budget);
+  const ref = route.path
+    ? refineCorridor(layer, {
+      start: task.start,
+      goal: task.goal,
+      neighborhood: 24,
+      roadsOnly: false,
+      reverse: true,
+      maxExpansions: 50_000_000,
+      corridor: route.path,
+      headings: tableProfileOf(tank, 24, true).headings,
+      footprint: tank.footprint,
+      horizon: 80,
+      weight: 1,
+    }, (r) =>
+      directionalSearch(ctx, layer, tank, r, budget), budget.stopped)
+    : null;
+  const refMs = performance.now() - t0;
+  const refCost = ref?.status === "found" ? pathCost(ref.segments, tank, layer).total : NaN;
+  for (const { r } of rows) lines.push(`| ${r.row} | ${legal(r.segments)} |`);
+  lines.push(
+    `| reference: unweighted 80-tile steps along the 8-connected route | ${ref?.status ?? "no route"} | ${
+      fmt(refMs)
+    } | - | - | ${ref?.expansions ?? 0} | ${fmt(refCost)} | ${ref?.message ?? ""} | ${
+      legal(ref?.segments ?? [])
+    } |`,
+  );
+  const ratio = (
+    c: number,
+  ) => (Number.isFinite(refCost) && Number.isFinite(c) ? (c / refCost).toFixed(4) : "-");
+  lines.push(
+    "",
+    `cost / reference: ${rows.map(({ p, r }) => `${p.toUpperCase()} ${ratio(r.cost)}`).join(", ")}`,
+  );
 }
 
 /** One planner on a long pair: cold, warm median, cost and status. */
@@ -254,6 +327,10 @@ export function benchScaleQueries(): Promise<string> {
     "(in-process, one worker; tiled city maps of bench/scaleMaps.ts; times in ms, medians; the machine is shared)",
     "",
   ];
+  if (Deno.env.get("SCALEQ_LONG_ONLY") === "1") {
+    for (const side of LONG_SIDES) longestSection(lines, side);
+    return Promise.resolve(lines.join("\n"));
+  }
   if (ONLY !== "city") setupSection(lines);
   const side = 1024;
   const tiles = tiledCity(side);
@@ -268,6 +345,7 @@ export function benchScaleQueries(): Promise<string> {
     rows.length,
   );
   longSection(lines, "1664 x 32 row of rooms", rooms, [16, 16], [1647, 20]);
+  for (const side of LONG_SIDES) longestSection(lines, side);
   return Promise.resolve(lines.join("\n"));
 }
 

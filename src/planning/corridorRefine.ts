@@ -26,19 +26,23 @@ import type { Footprint } from "../units/footprint.ts";
 /** One directional search in a window (src/planning/directional.ts's directionalSearch, bound to its context). */
 export type WindowSearch = (req: DirectionalRequest) => DirectionalRun;
 
-/** Corridor tiles a step looks ahead (its sub-goal). */
-export const CORRIDOR_HORIZON = 80;
+/**
+ * Corridor tiles a step looks ahead (its sub-goal). Shorter steps with a lighter weight beat longer greedy ones
+ * at the same work: on the 1,000-tile city pair 40 tiles at weight 1.2 cost 929 in 1,085 expansions where 80 at
+ * weight 2 cost 944 in 949; on the longest 4096^2 pair 6,206 against 6,485 (unweighted 80-tile steps: 6,106).
+ */
+export const CORRIDOR_HORIZON = 40;
 /** Tiles around the corridor stretch that a step's window adds (doubled once when a step finds nothing). */
 export const CORRIDOR_MARGIN = 10;
 /** Below this many corridor tiles a single window around the whole corridor is searched. */
-export const CORRIDOR_MIN_TILES = 2 * CORRIDOR_HORIZON;
+export const CORRIDOR_MIN_TILES = 160;
 /**
  * Heuristic weight of a step's search (weighted A*, see DirectionalRequest.heuristicWeight). The corridor fixes
- * the route and each step only steers along it, so an admissible step search spends ~1,000 expansions per
- * step proving what a greedy one finds in ~30; measured on bench/scaleQueries.ts's 1,000-tile city pair the
- * path costs ~2% more than the full directional search's (1.004 unweighted) at a tenth of the step work.
+ * the route and each step only steers along it, so an admissible step search spends many expansions proving
+ * what a lightly weighted one finds in far fewer: 1.2 is ~1% dearer than unweighted steps at a quarter to a
+ * ninth of the expansions (2 was ~3% dearer on 1,000 tiles, ~6% on the longest 4096^2 pair).
  */
-export const CORRIDOR_WEIGHT = 2;
+export const CORRIDOR_WEIGHT = 1.2;
 /**
  * Tiles of the 8-connected grid route from which a query counts as long (issue 13): that route (jump points,
  * cheap at any size) is then the corridor, and no 4-connected grid search runs (PLANNER_HYBRID skips its
@@ -73,6 +77,10 @@ export interface CorridorRequest extends Omit<DirectionalRequest, "window"> {
    * Stop after this many windows (a stream's first drivable part, issue 13 item 1): the answer is the legal
    * prefix kept so far, ending at a node pose on the way, with `reached` set; "found" then means "found so far".
    */
+  /** Corridor tiles a step looks ahead (default {@link CORRIDOR_HORIZON}). */
+  horizon?: number;
+  /** Heuristic weight of the steps' searches (default {@link CORRIDOR_WEIGHT}). */
+  weight?: number;
   maxWindows?: {
     limit: number;
     /** Set when the refinement stopped at the limit before the goal. */
@@ -180,10 +188,9 @@ export function refineCorridor(
   let keptCost = 0;
   let tables: DirectionalRun["tables"] = { source: "none", millis: 0, key: "" };
   const last = path.length - 1;
+  const horizon = req.horizon ?? CORRIDOR_HORIZON;
   for (;;) {
-    const end = path.length <= CORRIDOR_MIN_TILES || idx + CORRIDOR_HORIZON >= last
-      ? last
-      : idx + CORRIDOR_HORIZON;
+    const end = path.length <= CORRIDOR_MIN_TILES || idx + horizon >= last ? last : idx + horizon;
     const final = end === last;
     const t = path[end];
     const goal: DirectionalGoal = final ? req.goal : {
@@ -206,7 +213,7 @@ export function refineCorridor(
         goal,
         window,
         maxExpansions: req.maxExpansions - expansions,
-        heuristicWeight: CORRIDOR_WEIGHT,
+        heuristicWeight: req.weight ?? CORRIDOR_WEIGHT,
         geodesic: false,
       });
       expansions += run.expansions;

@@ -23,7 +23,7 @@ import type { PlanContext } from "./context.ts";
 import { LONG_ROUTE_TILES, refineCorridor } from "./corridorRefine.ts";
 import { POINT_TURN_RADIUS, tableProfileOf } from "./directionalProfile.ts";
 import { directionalSearch, holds, MAX_WINDOW_STATES, windowAround } from "./directionalSearch.ts";
-import { gridSearch } from "./gridRoute.ts";
+import { type GridSearch, gridSearch } from "./gridRoute.ts";
 import { offLatticeFallback } from "./offLattice.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
@@ -116,12 +116,17 @@ export function planDirectional(
     // search follows a grid corridor window by window first (src/planning/corridorRefine.ts).
     // The 8-connected route (jump points) when it is long; else the 4-connected one, whose Manhattan bound is
     // weak on big maps (LONG_ROUTE_TILES) but whose corridor suits shorter queries (the figures of issue 7).
-    let grid = gridSearch(ctx, layer, task, 8, budget);
-    spent += grid.expansions;
-    if (
-      grid.status !== "cancelled" &&
-      !(grid.path && grid.status === "found" && grid.path.length >= LONG_ROUTE_TILES)
-    ) {
+    // It is looked for only when the octile distance (a lower bound of its length) says it may be long.
+    const dx = Math.abs(task.goal.x - task.start.x), dy = Math.abs(task.goal.y - task.start.y);
+    const octile = Math.max(dx, dy) + (Math.SQRT2 - 1) * Math.min(dx, dy);
+    let grid: GridSearch | null = null;
+    if (2 * octile >= LONG_ROUTE_TILES) {
+      grid = gridSearch(ctx, layer, task, 8, budget);
+      spent += grid.expansions;
+    }
+    const longRoute = grid !== null && grid.status === "found" && grid.path !== null &&
+      grid.path.length >= LONG_ROUTE_TILES;
+    if (grid === null || (grid.status !== "cancelled" && !longRoute)) {
       grid = gridSearch(ctx, layer, task, 4, budget);
       spent += grid.expansions;
     }

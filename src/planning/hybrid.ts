@@ -262,8 +262,18 @@ export function planHybrid(
       message: "the hybrid's fast lane did not settle the query",
     });
   }
-  // 1. 4-connected grid A* (the fast lane's when it ran to completion).
+  // 1. 4-connected grid A* (the fast lane's when it ran to completion), or the long 8-connected route: the fast
+  //    lane's, else (it did not run) looked for when the octile distance says the route may be long.
   trace?.steps.push("grid");
+  if (longRoute === null && grid4 === null && !mode.roadsOnly) {
+    const dx = Math.abs(task.goal.x - task.start.x), dy = Math.abs(task.goal.y - task.start.y);
+    if (2 * (Math.max(dx, dy) + (Math.SQRT2 - 1) * Math.min(dx, dy)) >= LONG_ROUTE_TILES) {
+      const route = gridSearch(ctx, layer, task, 8, budget);
+      expansions += route.expansions;
+      if (route.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
+      if (route.status === "found" && route.path && route.path.length >= LONG_ROUTE_TILES) longRoute = route;
+    }
+  }
   const grid = longRoute ?? grid4 ?? gridSearch(ctx, layer, task, 4, budget);
   if (grid !== grid4 && grid !== longRoute) expansions += grid.expansions;
   if (grid.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
@@ -318,7 +328,12 @@ export function planHybrid(
     expansions += run.expansions;
     note.push("full directional search");
   }
-  const lattice = directionalOutcome(task, run, expansions, note.filter((s) => s !== "").join("; "));
+  const lattice = directionalOutcome(
+    task,
+    run,
+    expansions,
+    note.filter((s) => s !== "" && s !== run.message).join("; "),
+  );
   // Where the lattice (tile-centre states) found nothing, poses between tile centres may still fit.
   return offLatticeFallback(layer, task, budget, expansions, lattice, radiusOf(task), (segs) => {
     const smoothed = finalSmoothing(layer, task, segs, reverse);

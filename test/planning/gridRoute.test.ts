@@ -105,7 +105,8 @@ describe("a corridor refined once per task", () => {
     // Without sharing the capped search refines the corridor itself.
     const alone = planDirectional(ctx, longTask, budget(), cost + 1);
     expect(alone.status).toBe("found");
-    const grid = gridSearch(ctx, strip, longTask, 4, budget()).expansions;
+    // The strip's route is long (LONG_ROUTE_TILES): the corridor is the 8-connected route (jump points).
+    const grid = gridSearch(ctx, strip, longTask, 8, budget()).expansions;
     expect(alone.expansions).toBeGreaterThan(grid);
     ctx.sharingRoutes(() => {
       const known = { ...directionalRunOf(plain), message: "known corridor" };
