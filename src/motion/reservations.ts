@@ -83,6 +83,8 @@ interface Sample {
   y: number;
   radius: number;
   speed: number;
+  /** The reservation it belongs to (removed ones leave their samples in the time slices until compacted). */
+  owner: { live: boolean };
 }
 
 /** A moving sample in the per-cell index (all times), for testing a standing candidate against it. */
@@ -100,10 +102,16 @@ interface Span extends Sample {
 
 interface Entry {
   res: Reservation;
-  /** Time slice and cell of each moving sample (k * CELL_SPACE + cell), with the slice's list it is in. */
+  /** False once removed: its samples left in the time slices are skipped (and dropped by compact). */
+  live: boolean;
+  /** Whether its moving samples are in the time slices (removed and not yet compacted, or live). */
+  inLists: boolean;
+  /** Time slice and cell of each moving sample (k * CELL_SPACE + cell). */
   keys: number[];
-  lists: Sample[][];
-  cells: Set<number>;
+  /** The moving samples themselves (kept to put them back, see ReservationTable.add). */
+  samples: Sample[];
+  /** Its samples in the all-times index, by cell. */
+  cellLists: Map<number, CellSample[]>;
   spans: { cell: number; span: Span }[];
 }
 
@@ -128,6 +136,9 @@ interface SampledPath {
 
 /** Samples either side of a hint tested first (see ReservationTable.firstConflict). */
 const HINT_SAMPLES = 10;
+
+/** Dead samples (of removed reservations) in the time slices before compaction is considered. */
+const COMPACT_MIN = 50_000;
 
 /** Cell side in tiles. */
 const CELL = 2;
@@ -281,8 +292,22 @@ export class ReservationTable {
   add(res: Reservation): void {
     this.remove(res.id);
     const { traj, radius, speed, id } = res;
+    // The maxima and the last moving sample were raised when it was first added (they are never lowered).
+    const old = this.#removed.get(traj);
+    if (
+      old && old.res.id === id && old.res.radius === radius && old.res.speed === speed &&
+      (old.res.deceleration ?? 0) === (res.deceleration ?? 0)
+    ) return this.#putBack(old, res);
     const dt = this.dt;
-    const entry: Entry = { res, keys: [], lists: [], cells: new Set(), spans: [] };
+    const entry: Entry = {
+      res,
+      live: true,
+      inLists: true,
+      keys: [],
+      samples: [],
+      cellLists: new Map(),
+      spans: [],
+    };
     const env = this.envelopes ? envelopeSpec(res) : null;
     this.#maxRadius = Math.max(this.#maxRadius, radius, env?.radius ?? 0);
     this.#maxSpeed = Math.max(this.#maxSpeed, speed);
@@ -291,7 +316,7 @@ export class ReservationTable {
     const kStart = Math.floor(traj.startTime / dt);
     const kEnd = Math.ceil(end / dt);
     const standAt = (p: Pose, from: number, to: number) => {
-      const span: Span = { id, x: p.x, y: p.y, radius, speed: 0, from, to };
+      const span: Span = { id, x: p.x, y: p.y, radius, speed: 0, from, to, owner: entry };
       const cell = this.#cell(p.x, p.y);
       let list = this.#standing.get(cell);
       if (!list) this.#standing.set(cell, this.#standingAt[cell] = list = []);
@@ -320,7 +345,7 @@ export class ReservationTable {
       if (!slice) this.#moving[k] = slice = new Map();
       let list = slice.get(cell);
       if (!list) slice.set(cell, list = []);
-      const sample = { id, x, y, radius: r, speed: v, k };
+      const sample = { id, x, y, radius: r, speed: v, k, owner: entry };
       list.push(sample);
       if (cell !== allCell) {
         let units = this.#byCell.get(cell);
@@ -329,11 +354,11 @@ export class ReservationTable {
         if (got) all = got;
         else units.set(id, all = []);
         allCell = cell;
-        entry.cells.add(cell);
+        entry.cellLists.set(cell, all);
       }
       all.push(sample);
       entry.keys.push(k * CELL_SPACE + cell);
-      entry.lists.push(list);
+      entry.samples.push(sample);
     };
     for (let k = kStart; k <= kEnd; k++) {
       const j = k - k1;
@@ -350,6 +375,7 @@ export class ReservationTable {
     }
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
     standAt(trajectoryEndPose(traj), kEnd + 1, Infinity);
+    this.#liveSamples += entry.samples.length;
     this.#entries.set(id, entry);
   }
 
@@ -358,18 +384,15 @@ export class ReservationTable {
     const e = this.#entries.get(id);
     if (!e) return;
     this.#entries.delete(id);
-    // Through the lists kept on add (a slice's cell is looked up only when its list empties).
-    for (let m = 0; m < e.lists.length; m++) {
-      const list = e.lists[m];
-      let i = 0;
-      while (i < list.length && list[i].id !== id) i++;
-      if (i < list.length) list.splice(i, 1);
-      if (list.length === 0) {
-        const key = e.keys[m], k = Math.floor(key / CELL_SPACE);
-        this.#moving[k]?.delete(key - k * CELL_SPACE);
-      }
+    // Its moving samples stay in the time slices, skipped as dead, until compacted (a unit rolled back to this
+    // trajectory gets them back for nothing).
+    e.live = false;
+    this.#liveSamples -= e.samples.length;
+    if (e.inLists) {
+      this.#dead += e.samples.length;
+      this.#deadEntries.add(e);
     }
-    for (const cell of e.cells) {
+    for (const cell of e.cellLists.keys()) {
       const units = this.#byCell.get(cell)!;
       units.delete(id);
       if (units.size === 0) this.#byCell.delete(cell);
@@ -383,6 +406,72 @@ export class ReservationTable {
         this.#standingAt[cell] = undefined;
       }
     }
+    this.#removed.set(e.res.traj, e);
+    if (this.#dead > COMPACT_MIN && this.#dead > this.#liveSamples) this.compact();
+  }
+
+  /** Moving samples of removed reservations still in the time slices, and of live ones. */
+  #dead = 0;
+  #liveSamples = 0;
+  readonly #deadEntries = new Set<Entry>();
+
+  /**
+   * Drops the samples of removed reservations from the time slices (done by remove when they outnumber the live
+   * ones: a query skips them, but each costs a look).
+   */
+  compact(): void {
+    for (const slice of this.#moving) {
+      if (!slice) continue;
+      for (const [cell, list] of slice) {
+        const kept = list.filter((s) => s.owner.live);
+        if (kept.length === 0) slice.delete(cell);
+        else if (kept.length < list.length) slice.set(cell, kept);
+      }
+    }
+    for (const e of this.#deadEntries) e.inLists = false;
+    this.#deadEntries.clear();
+    this.#dead = 0;
+  }
+
+  /**
+   * Reservations dropped, by trajectory: a unit given back a trajectory it had (a repair's roll-back, a retry
+   * that failed) gets the same samples back without sampling and indexing it again.
+   */
+  readonly #removed = new WeakMap<Trajectory, Entry>();
+
+  /** Puts a dropped entry's samples and spans back for `res` (the same trajectory, unit and sizes). */
+  #putBack(old: Entry, res: Reservation): void {
+    const { keys, samples } = old;
+    if (old.inLists) {
+      // Still in the time slices (not compacted since): alive again.
+      this.#dead -= samples.length;
+      this.#deadEntries.delete(old);
+    } else {
+      for (let m = 0; m < keys.length; m++) {
+        const key = keys[m], k = Math.floor(key / CELL_SPACE), cell = key - k * CELL_SPACE;
+        let slice = this.#moving[k];
+        if (!slice) this.#moving[k] = slice = new Map();
+        let list = slice.get(cell);
+        if (!list) slice.set(cell, list = []);
+        list.push(samples[m]);
+      }
+      old.inLists = true;
+    }
+    old.live = true;
+    old.res = res;
+    this.#liveSamples += samples.length;
+    for (const [cell, all] of old.cellLists) {
+      let units = this.#byCell.get(cell);
+      if (!units) this.#byCell.set(cell, units = new Map());
+      units.set(res.id, all);
+    }
+    for (const { cell, span } of old.spans) {
+      let list = this.#standing.get(cell);
+      if (!list) this.#standing.set(cell, this.#standingAt[cell] = list = []);
+      list.push(span);
+    }
+    this.#removed.delete(res.traj);
+    this.#entries.set(res.id, old);
   }
 
   /**
@@ -536,7 +625,7 @@ export class ReservationTable {
         const moving = slice?.get(cell);
         if (moving) {
           for (const s of moving) {
-            if (s.id === cand.id || ignore?.has(s.id)) continue;
+            if (!s.owner.live || s.id === cand.id || ignore?.has(s.id)) continue;
             const gap = cr + s.radius + (cs + s.speed) * half;
             if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
               return { id: s.id, time: k * dt, forever: false };

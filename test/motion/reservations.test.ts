@@ -99,7 +99,7 @@ describe("ReservationTable", () => {
 });
 
 describe("ReservationTable removal", () => {
-  test("after adds, replacements and removals every query answers as a table built from the survivors alone", () => {
+  test("after adds, replacements, removals, roll-backs and a compaction every query answers as a table built from the survivors alone", () => {
     // Random drives crossing a small area (many share time slices and cells), some replaced, some removed, some
     // removed and re-added with their old trajectory (the repair's roll-back): removal must take out exactly
     // that unit's samples and spans, and leave the others' (including a second sample of the same unit in the
@@ -120,6 +120,8 @@ describe("ReservationTable removal", () => {
       table.add({ ...res(`u${i}`, t), deceleration: SOLDIER.deceleration });
     }
     for (let step = 0; step < 60; step++) {
+      // Removed samples are dropped from the time slices (done on its own when they outnumber the live ones).
+      if (step === 30) table.compact();
       const id = `u${Math.floor(rnd() * 40)}`;
       const r = rnd();
       if (r < 0.35) {
