@@ -164,9 +164,15 @@ export function jumpTableBytes(t: StraightJumps): number {
 /**
  * Adopts another thread's jump tables of (layer, clearance class), built by {@link straightJumps} there (over
  * shared memory, so nothing is copied): later searches use them instead of building their own. Tables this
- * thread already has are kept (the same distances either way).
+ * thread already has are kept (the same distances either way), unless `replace`: a copy this thread built while
+ * another's was published is dropped for the published one, so the tables are held once.
  */
-export function adoptJumpTables(layer: PassLayer, minClearance: number, tables: StraightJumps): void {
+export function adoptJumpTables(
+  layer: PassLayer,
+  minClearance: number,
+  tables: StraightJumps,
+  replace = false,
+): void {
   const r = minClearance > 0 ? minClearance : 0;
   const n = (layer.width + 2) * (layer.height + 2);
   if (tables.open.length !== n || tables.east.length !== n) {
@@ -178,7 +184,8 @@ export function adoptJumpTables(layer: PassLayer, minClearance: number, tables: 
     openMasks.set(layer.tileCost, byClearance);
   }
   const have = byClearance.get(r);
-  if (have && jumpTables.has(have)) return;
+  if (have === tables.open || (have && jumpTables.has(have) && !replace)) return;
+  if (have) jumpTables.delete(have);
   pendingBuilds.get(layer.tileCost)?.delete(r); // a build of our own stopped half way is not needed now
   if (have) jumpCache.delete(have);
   byClearance.set(r, tables.open);

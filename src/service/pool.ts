@@ -15,7 +15,8 @@
  */
 import { jobSettled, jobStarted, type JobTrace, traceJob } from "./jobSpans.ts";
 import { ServiceError } from "./errors.ts";
-import { collectSoon } from "./collect.ts";
+import { collectNow, collectSoon } from "./collect.ts";
+import { trimMalloc } from "./mallocTrim.ts";
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { PublishedTable, WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import type { PassLayer } from "../maps/grid.ts";
@@ -69,6 +70,12 @@ interface Job {
   trace?: JobTrace | null;
 }
 
+/**
+ * Idle milliseconds of the whole pool after which this thread collects and trims malloc (after the workers' own
+ * idle release at 1 s, service/worker.ts).
+ */
+const POOL_IDLE_COLLECT_MS = 1500;
+
 /** A worker's directional tables and idle releases (see WorkerReply "stats"). */
 export type WorkerStats = Omit<Extract<WorkerReply, { type: "stats" }>, "type">;
 
@@ -105,6 +112,7 @@ export class WorkerPool {
   readonly #data = new Map<string, unknown>();
   #onPublish: ((layerKey: string, bytes: number) => void) | null = null;
   #nextJobId = 1;
+  #idleCollect: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   #recentCrashes: number[] = [];
   /** Mean run time of recent jobs, ms (exponentially weighted), or -1 before the first. */
@@ -255,6 +263,7 @@ export class WorkerPool {
   /** Stops all workers (jobs still running are cancelled). */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#idleCollect);
     for (const job of this.#queue.splice(0)) {
       this.#settle(job, null, new ServiceError("UNAVAILABLE", "shutdown"));
     }
@@ -407,8 +416,11 @@ export class WorkerPool {
   #onPublished(slot: Slot, msg: Extract<WorkerReply, { type: "publish" }>): void {
     slot.known.add(msg.key);
     // Built for data forgotten meanwhile (its version evicted), or a second build of a table published already.
-    if (this.#published.has(msg.key)) {
+    const winner = this.#published.get(msg.key);
+    if (winner) {
       this.duplicateBuilds++;
+      // The builder drops its copy for the published one (worker.ts adopt): held once, not once per worker.
+      slot.worker.postMessage({ type: "share", key: msg.key, data: winner.data } satisfies WorkerRequest);
       return;
     }
     if (!msg.deps.every((d) => slot.known.has(d))) return;
@@ -431,6 +443,7 @@ export class WorkerPool {
       if (msg.error) this.#opts.log?.({ err: msg.error }, "worker preparation failed");
       slot.preparing.get(msg.prepareId)?.(msg.error ? 0 : msg.bytes);
       slot.preparing.delete(msg.prepareId);
+      this.#collectWhenIdle();
       return;
     }
     if (msg.type !== "result" && msg.type !== "error") return;
@@ -494,6 +507,30 @@ export class WorkerPool {
       if (job.settled) continue;
       this.#start(slot, job);
     }
+    if (!slot.job) this.#collectWhenIdle();
+  }
+
+  /**
+   * Once every worker has been idle {@link POOL_IDLE_COLLECT_MS} (after their own idle releases), this thread
+   * collects and gives malloc's free pages back: it holds the last wrappers of tables a worker built twice
+   * (published messages it dropped) and an upload's garbage, and the builders' and workers' freed arrays sit in
+   * malloc's per-thread arenas until a trim. Without it a 1024^2 map kept tens of MB over its tables.
+   */
+  #collectWhenIdle(): void {
+    if (this.#closed || this.#slots.some((s) => s.job !== null)) return;
+    clearTimeout(this.#idleCollect);
+    this.#idleCollect = setTimeout(() => {
+      this.#idleCollect = undefined;
+      if (this.#closed || this.#queue.length > 0 || this.#slots.some((s) => s.job !== null)) return;
+      collectNow();
+      // The arrays are freed by V8's background sweeper after the collection; then malloc can give them back.
+      this.#idleCollect = setTimeout(() => {
+        this.#idleCollect = undefined;
+        trimMalloc();
+      }, 200);
+      Deno.unrefTimer(this.#idleCollect);
+    }, POOL_IDLE_COLLECT_MS);
+    Deno.unrefTimer(this.#idleCollect);
   }
 
   #abort(job: Job): void {

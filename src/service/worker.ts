@@ -70,15 +70,19 @@ onGraphPrepared((graph, cacheKey) => {
   });
 });
 
-/** Installs a table another worker published (its layer and region table were shared before it). */
+/**
+ * Installs a table another worker published (its layer and region table were shared before it). The pool sends
+ * a key once; if this worker built the same table meanwhile (its build started before the other's came), the
+ * published copy replaces its own, which is freed: the table is held once, whatever the number of workers.
+ */
 function adopt(data: PublishedTable): void {
   const layer = shared.get(data.layerKey) as PassLayer | undefined;
   if (!layer) return;
   if (data.kind === "jumps") {
-    adoptJumpTables(layer, data.clearance, data.tables);
+    adoptJumpTables(layer, data.clearance, data.tables, true);
   } else {
     const table = shared.get(data.regionKey) as RegionTable | undefined;
-    if (table) adoptGraph(table, layer, data.cacheKey, data.graph);
+    if (table) adoptGraph(table, layer, data.cacheKey, data.graph, true);
   }
 }
 
@@ -87,8 +91,6 @@ function adopt(data: PublishedTable): void {
  * long enough that a burst of queries reuses it, short enough that an idle worker holds little.
  */
 const IDLE_RELEASE_MS = 1000;
-/** Scratch let go beyond which the release also collects now (the arrays are freed only by a collection). */
-const COLLECT_AFTER_BYTES = 4 << 20;
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
 /** Bytes of query scratch the idle releases let go so far (stats). */
 let scratchReleased = 0;
@@ -100,7 +102,8 @@ function releaseWhenIdle(): void {
     idleTimer = undefined;
     const released = releaseScratch(ctx);
     scratchReleased += released;
-    if (released <= COLLECT_AFTER_BYTES) return;
+    // Collect even after a small release: the jobs' garbage (tables replaced by published ones, messages, a
+    // small map's tables) would otherwise stay until the heap grows, and an idle worker is cheap to collect.
     collectNow();
     // The arrays are freed by V8's background sweeper after the collection; then malloc may give them back.
     idleTimer = setTimeout(() => {

@@ -1,0 +1,204 @@
+/**
+ * What a map costs a real server, per tile, apart from what any server costs (issue 13's "at most 40 bytes per
+ * tile for a loaded and planned-on map, whatever the number of workers"). One server process per (side,
+ * workers): first a 16x16 map is uploaded and planned on with the same queries as the big map (GRID and
+ * HIERARCHICAL for the agent and the tank on the longest pair, DIRECTIONAL and HYBRID for the tank on a
+ * ~1,000-step pair), each query sent once per worker at the same time so that every worker plans it. Its settled
+ * resident set is the fixed part (runtime, warmed workers' code and heaps, the shared directional tables, the
+ * server's own state): the same for any map, reported in MB, never divided by tiles. Then the tiled city map is
+ * uploaded (PutMapChunks) and planned on the same way; per tile = (resident set - fixed part) / tiles, after
+ * load, right after the queries (workers still hold their query scratch) and settled (2.5 s later: a worker lets
+ * go of its scratch after 1 s idle, planning/scratch.ts). Everything a worker keeps that grows with the map counts.
+ *
+ * Run: `node_modules/deno/deno run -A bench/mapGrowth.ts [sides=1024,2048,4096] [workers=2,4]`.
+ *
+ * @module
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, startServer, type TestServer } from "../test/helpers/server.ts";
+import { longestPair, tiledCity } from "./scaleMaps.ts";
+
+/** One query's budget (ms); a hierarchical query that answers BUDGET while its graph is built is asked again. */
+const BUDGET_MS = 20_000;
+/** Bytes per upload chunk, about (whole rows). */
+const CHUNK_BYTES = 256 * 1024;
+/** Wait after the queries before the settled figure: the workers' idle release (1 s) and its collection. */
+const SETTLE_MS = 2500;
+
+function rssBytes(pid: number): number {
+  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+// deno-lint-ignore no-explicit-any
+function putChunks(client: any, id: string, side: number, tiles: Uint8Array): Promise<unknown> {
+  return new Promise((res, rej) => {
+    const s = client.PutMapChunks((err: Error | null, info: unknown) => (err ? rej(err) : res(info)));
+    s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI" } });
+    const rows = Math.max(1, Math.floor(CHUNK_BYTES / side));
+    for (let y = 0; y < side; y += rows) {
+      const h = Math.min(rows, side - y);
+      s.write({
+        chunk: { x: 0, y, width: side, height: h, tiles: tiles.subarray(y * side, (y + h) * side) },
+      });
+    }
+    s.end();
+  });
+}
+
+async function whenPrepared(srv: TestServer, mapId: string): Promise<void> {
+  for (let i = 0; i < 6000; i++) {
+    if (!(await call(srv.client, "GetMap", { map: { id: mapId } })).preparing) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`map ${mapId} still preparing after 600 s`);
+}
+
+/**
+ * Plans once, again while it answers BUDGET (up to 5 times: a preparation resumes) or while a HIERARCHICAL answer
+ * says the map's abstract graph is still being prepared in the background (up to 300 s): "planned on" includes
+ * the graph. Returns the status.
+ */
+async function plan(
+  srv: TestServer,
+  mapId: string,
+  planner: string,
+  unit: string,
+  start: [number, number],
+  goal: [number, number],
+): Promise<string> {
+  let status = "";
+  const until = Date.now() + 300_000;
+  for (let i = 0; i < 5; i++) {
+    const r = await call(srv.client, "Plan", {
+      map: { id: mapId },
+      planner,
+      unit: { name: unit },
+      start: { x: start[0] + 0.5, y: start[1] + 0.5, heading: 0 },
+      goal: { x: goal[0] + 0.5, y: goal[1] + 0.5 },
+      options: { max_millis: BUDGET_MS },
+    }, { deadline: Date.now() + BUDGET_MS + 60_000 });
+    status = String(r.status).replace("PLAN_STATUS_", "").toLowerCase();
+    if (/being prepared/.test(String(r.message ?? "")) && Date.now() < until) {
+      await new Promise((res) => setTimeout(res, 500));
+      i--;
+      continue;
+    }
+    if (status !== "budget") break;
+  }
+  return status;
+}
+
+/** The query set, each query sent `workers` times at once (every worker plans it); returns the statuses. */
+async function planAll(
+  srv: TestServer,
+  mapId: string,
+  workers: number,
+  pair: { start: [number, number]; goal: [number, number]; near: [number, number] },
+): Promise<string[]> {
+  const queries: [string, string, [number, number]][] = [
+    ["PLANNER_GRID", "agent", pair.goal],
+    ["PLANNER_GRID", "tank", pair.goal],
+    ["PLANNER_HIERARCHICAL", "agent", pair.goal],
+    ["PLANNER_HIERARCHICAL", "tank", pair.goal],
+    ["PLANNER_DIRECTIONAL", "tank", pair.near],
+    ["PLANNER_HYBRID", "tank", pair.near],
+  ];
+  const statuses: string[] = [];
+  for (const [planner, unit, goal] of queries) {
+    const all = await Promise.all(
+      Array.from({ length: workers }, () => plan(srv, mapId, planner, unit, pair.start, goal)),
+    );
+    statuses.push(`${planner.replace("PLANNER_", "").toLowerCase()}/${unit} ${[...new Set(all)].join("+")}`);
+  }
+  return statuses;
+}
+
+/** Figures of one server: side x side map, `workers` workers. */
+export interface Growth {
+  /** Map side. */
+  side: number;
+  /** Planner workers. */
+  workers: number;
+  /** Resident bytes with the 16x16 map loaded and planned on, settled (the fixed part). */
+  fixed: number;
+  /** Resident bytes after the big map's upload (tables ready). */
+  loaded: number;
+  /** Right after the queries. */
+  after: number;
+  /** Settled after the queries. */
+  settled: number;
+  /** Query statuses on the big map. */
+  statuses: string[];
+}
+
+/** Measures one (side, workers). */
+export async function mapGrowth(side: number, workers: number): Promise<Growth> {
+  const tiles = tiledCity(side);
+  const pair = longestPair(tiles, side);
+  const dir = mkdtempSync(join(tmpdir(), "arcpath-growth-"));
+  const srv = await startServer(
+    ["--workers", String(workers), "--no-demo", "--map-memory-mb", "16384"],
+    dir,
+    { testHooks: false, logLevel: "warn" },
+  );
+  const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
+  try {
+    const pid = srv.proc.pid!;
+    await putChunks(srv.client, "tiny", 16, new Uint8Array(256).fill(46));
+    await whenPrepared(srv, "tiny");
+    // Twice: the first round compiles and sizes what any map needs; the second is the steady state.
+    for (let i = 0; i < 2; i++) {
+      await planAll(srv, "tiny", workers, { start: [2, 2], goal: [13, 13], near: [12, 3] });
+    }
+    await settle();
+    const fixed = rssBytes(pid);
+    await putChunks(srv.client, "big", side, tiles);
+    await whenPrepared(srv, "big");
+    const loaded = rssBytes(pid);
+    const statuses = await planAll(srv, "big", workers, pair);
+    const after = rssBytes(pid);
+    await settle();
+    const settled = rssBytes(pid);
+    return { side, workers, fixed, loaded, after, settled, statuses };
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs every (side, workers); returns markdown. */
+export async function benchMapGrowth(sides: number[], workerCounts: number[]): Promise<string> {
+  const mb = (b: number) => (b / 1048576).toFixed(1);
+  const out = [
+    "Resident set of a real server (one process per row). Fixed part: 16x16 map loaded and planned on with the " +
+    "same queries, settled (MB, the same for any map). Per tile: (resident set - fixed part) / tiles. Queries: " +
+    "GRID and HIERARCHICAL (agent, tank; longest pair), DIRECTIONAL and HYBRID (tank, ~1,000 steps), each sent " +
+    "once per worker at the same time.",
+    "",
+    "| side | workers | fixed part MB | after load B/tile | right after planning B/tile | settled (2.5 s) B/tile | statuses |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  ];
+  for (const side of sides) {
+    for (const workers of workerCounts) {
+      const g = await mapGrowth(side, workers);
+      const n = side * side;
+      const per = (b: number) => ((b - g.fixed) / n).toFixed(1);
+      out.push(
+        `| ${side} | ${workers} | ${mb(g.fixed)} | ${per(g.loaded)} | ${per(g.after)} | ${per(g.settled)} | ${
+          g.statuses.join(", ")
+        } |`,
+      );
+      console.error(out.at(-1));
+    }
+  }
+  return out.join("\n");
+}
+
+if (import.meta.main) {
+  const sides = (Deno.args[0] ?? "1024,2048,4096").split(",").map(Number);
+  const workers = (Deno.args[1] ?? "2,4").split(",").map(Number);
+  console.log(await benchMapGrowth(sides, workers));
+}
