@@ -14,8 +14,8 @@
  * 4. With SCALEQ_LONG=4096,8192 (sides; off by default: ~1-2 min per side): the longest connected tank pair of
  *    each tiled city (8k-16k 4-connected steps), DIRECTIONAL and HYBRID cold and warm, each checked by the
  *    independent checker (test/helpers/pathCheck.ts). Cost reference: the corridor refinement with unweighted
- *    80-tile steps along the same 8-connected route, in the same run (a full directional search does not finish
- *    there: over 40 M expansions at 4096^2). SCALEQ_LONG_ONLY=1 runs this section alone.
+ *    80-tile steps along the same 8-connected route, in the same run (a full directional search over the 4096^2
+ *    map did not reach the goal in 15 M expansions and 10 min). SCALEQ_LONG_ONLY=1 runs this section alone.
  *
  * SCALEQ_ONLY=city runs section 2 alone; SCALEQ_WARM sets the warm runs per row (default 5). Warm rows give the
  * process CPU time beside wall time (the machine is shared).
