@@ -14,7 +14,7 @@
  * 4. With SCALEQ_LONG=4096,8192 (sides; off by default: ~1-2 min per side): the longest connected tank pair of
  *    each tiled city (8k-16k 4-connected steps), DIRECTIONAL and HYBRID cold and warm, each checked by the
  *    independent checker (test/helpers/pathCheck.ts). Cost reference: the corridor refinement with unweighted
- *    80-tile steps along the same 8-connected route, in the same run (a full directional search over the 4096^2
+ *    80-tile steps (half of each kept) along the same 8-connected route, in the same run (a full directional search over the 4096^2
  *    map did not reach the goal in 15 M expansions and 10 min). SCALEQ_LONG_ONLY=1 runs this section alone.
  *
  * SCALEQ_ONLY=city runs section 2 alone; SCALEQ_WARM sets the warm runs per row (default 5). Warm rows give the
@@ -165,7 +165,8 @@ function longestSection(lines: string[], side: number): void {
       ? "legal"
       : "ILLEGAL";
   const rows = (["directional", "hybrid"] as const).map((p) => ({ p, r: longRow(layer, p, s, g) }));
-  // The reference: unweighted 80-tile steps along the same 8-connected route (each step optimal in its window).
+  // The reference: unweighted 80-tile steps along the same 8-connected route (each step optimal in its window),
+  // half of each kept.
   const ctx = contextFor(layer);
   const task = taskFor(layer, "directional", s, g);
   const budget = new PlanBudget(50_000_000, 120_000, null);
@@ -184,6 +185,7 @@ function longestSection(lines: string[], side: number): void {
       footprint: tank.footprint,
       horizon: 80,
       weight: 1,
+      keep: 0.5,
     }, (r) =>
       directionalSearch(ctx, layer, tank, r, budget), budget.stopped)
     : null;
