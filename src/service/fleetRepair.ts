@@ -40,6 +40,13 @@ const MAX_STUCK_SHARE = 0.02;
 const ESCALATE = 4;
 
 /**
+ * The first round's limit, below MAX_STUCK: a way that cascades mostly shows it within the first few units that
+ * find no start, and each such unit costs a full search of start delays (refuges, backing up); so every way is
+ * first tried with this limit, for one that leaves nobody waiting, before the rounds above.
+ */
+const FIRST_STUCK = 2;
+
+/**
  * Repairs the schedule for late unit `u`, standing at `at` on its path at `time` with `u.path` what is left of it;
  * returns the ids whose trajectories changed. `propagate` false skips the delay propagation (the tests' and
  * benches' peer).
@@ -70,7 +77,7 @@ export function repairLate(
     if (sched.table.get(u.id)) sched.table.remove(u.id);
   }
   let best: { waiting: number; changed: Set<string>; state: Snapshot } | null = null;
-  for (const limit of [first, first * ESCALATE]) {
+  for (const limit of [FIRST_STUCK, first, first * ESCALATE]) {
     for (const way of ways) {
       const changed = way === "stand"
         ? stand(sched, u, at, time, limit)
@@ -78,7 +85,10 @@ export function repairLate(
       if (!sched.stopped) {
         const waiting = [...changed].filter((id) => sched.units.get(id)?.status === "waiting").length;
         if (waiting === 0) return changed;
-        if (!best || waiting < best.waiting) best = { waiting, changed, state: snapshot(sched) };
+        // The first round only looks for a way that leaves nobody waiting (its limit is a probe, not a verdict).
+        if (limit !== FIRST_STUCK && (!best || waiting < best.waiting)) {
+          best = { waiting, changed, state: snapshot(sched) };
+        }
       }
       restore(sched, before);
     }
