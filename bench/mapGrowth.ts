@@ -181,6 +181,7 @@ export async function benchMapGrowth(sides: number[], workerCounts: number[]): P
     "| side | workers | fixed part MB | after load B/tile | right after planning B/tile | settled (2.5 s) B/tile | statuses |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
+  const settledGrowth = new Map<number, [number, number][]>();
   for (const side of sides) {
     for (const workers of workerCounts) {
       const g = await mapGrowth(side, workers);
@@ -192,6 +193,17 @@ export async function benchMapGrowth(sides: number[], workerCounts: number[]): P
         } |`,
       );
       console.error(out.at(-1));
+      settledGrowth.set(workers, [...(settledGrowth.get(workers) ?? []), [n, g.settled - g.fixed]]);
+    }
+  }
+  // What one more tile costs between two sizes (settled): leaves out what a big map adds once whatever its size
+  // (e.g. the map builders' threads, started for maps of 512^2 and more, and their allocator arenas).
+  out.push("", "| workers | sides | marginal settled B/tile |", "| ---: | --- | ---: |");
+  for (const [workers, pts] of settledGrowth) {
+    for (let i = 1; i < pts.length; i++) {
+      const [n0, b0] = pts[i - 1], [n1, b1] = pts[i];
+      const side = (k: number) => Math.round(Math.sqrt(k));
+      out.push(`| ${workers} | ${side(n0)} -> ${side(n1)} | ${((b1 - b0) / (n1 - n0)).toFixed(1)} |`);
     }
   }
   return out.join("\n");

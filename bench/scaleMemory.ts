@@ -6,7 +6,8 @@
  * (each buffer counted once); per-worker rows are the growth of the process's resident set over each planner's
  * first queries (state kept where no walk reaches it counts too), with walk-based detail rows inside them.
  * The directional tables every worker uses (D-8, D-24 and D-48 of the built-in turning units) are read once into
- * shared memory by the pool's thread and adopted by the workers (service/pool.ts): one shared row. A worker lets
+ * shared memory by the pool's thread and adopted by the workers (service/pool.ts): the same for any map, so they
+ * are stated in MB above the table and left out of the per-tile totals. A worker lets
  * go of its query scratch after 1 s idle (planning/scratch.ts): the last rows show what it holds then. The
  * planners are warmed up first, as a worker does before its first job.
  *
@@ -83,11 +84,8 @@ export function memoryBreakdown(side: number): string {
   warmUpPlanners(tableStore);
   resident();
   const external0 = Deno.memoryUsage().external;
-  rows.push([
-    "directional tables (D-8, D-24, D-48 of the built-in turning units)",
-    tableStore.sharedBytes,
-    "shared",
-  ]);
+  // The same for any map (and any number of workers): reported in MB, never divided by the map's tiles.
+  const fixedTables = tableStore.sharedBytes;
 
   const shared = new Map<string, unknown>([["L", layer]]);
   for (const [cls, t] of tables) shared.set(`L/${cls}`, t);
@@ -166,9 +164,17 @@ export function memoryBreakdown(side: number): string {
     arraysHeld,
     "detail",
   ]);
+  const total = (label: string, b: number) =>
+    `| **${label}** | ${(b / 1048576).toFixed(1)} | ${(b / n).toFixed(2)} | |`;
   const lines = [
     `Memory by part, ${side}x${side} tiled city map (${n} tiles), one worker's planning state after GRID and ` +
     "HIERARCHICAL queries (agent and tank, longest pair) and DIRECTIONAL and HYBRID (tank, ~1000 steps).",
+    "",
+    `Fixed part, the same for any map: the directional tables of the built-in turning units (D-8, D-24, D-48), ` +
+    `${
+      (fixedTables / 1048576).toFixed(1)
+    } MB, shared by the workers (not in the rows below; a real server's ` +
+    "fixed part, runtime and warmed workers included, is measured by bench/mapGrowth.ts).",
     "",
     "| part | MB | bytes per tile | held |",
     "| --- | ---: | ---: | --- |",
@@ -177,15 +183,11 @@ export function memoryBreakdown(side: number): string {
     `| **per-worker total, right after the queries** | ${(workerBytes / 1048576).toFixed(1)} | ${
       (workerBytes / n).toFixed(2)
     } | x workers |`,
-    `| **with 2 workers, right after** | ${((sharedBytes + 2 * workerBytes) / 1048576).toFixed(1)} | ${
-      ((sharedBytes + 2 * workerBytes) / n).toFixed(2)
-    } | |`,
+    ...[2, 4].map((w) => total(`with ${w} workers, right after`, sharedBytes + w * workerBytes)),
     `| **per-worker total, idle (after the release)** | ${(idleBytes / 1048576).toFixed(1)} | ${
       (idleBytes / n).toFixed(2)
     } | x workers |`,
-    `| **with 2 workers, idle** | ${((sharedBytes + 2 * idleBytes) / 1048576).toFixed(1)} | ${
-      ((sharedBytes + 2 * idleBytes) / n).toFixed(2)
-    } | |`,
+    ...[2, 4].map((w) => total(`with ${w} workers, idle`, sharedBytes + w * idleBytes)),
   ];
   return lines.join("\n");
 }
