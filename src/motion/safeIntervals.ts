@@ -31,16 +31,24 @@ interface TileRuns {
   to: number[];
 }
 
+/** Side of the square blocks of tiles that units are filed under until they are sampled (tiles). */
+const BLOCK = 16;
+
 /**
  * Tile occupancy for disc units of radius `radius` + `pad` on a map `width` x `height` tiles, sampled every `dt`
  * seconds (the reservation table's step): every unit's trajectory is sampled into the tiles it comes near once
  * ({@link set}; a later set replaces the unit's tiles), so many searches share the work and a unit re-timed
- * costs only its own trajectory.
+ * costs only its own trajectory. A unit is sampled when a query first reaches a block of tiles its trajectory's
+ * bounding box touches (on a large map with many units, a search sees only the units near where it goes).
  */
 export class TileOccupancy {
   readonly #tiles = new Map<number, TileRuns>();
-  /** Tiles each unit holds something in. */
+  /** Tiles each sampled unit holds something in. */
   readonly #held = new Map<string, Set<number>>();
+  /** Units not sampled yet, by block; and the blocks of each. */
+  readonly #pendingIn = new Map<number, Set<string>>();
+  readonly #pending = new Map<string, { u: MovingUnit; blocks: number[] }>();
+  readonly #blockCols: number;
   readonly #reach: number;
 
   /** See the class doc. */
@@ -52,11 +60,52 @@ export class TileOccupancy {
     readonly pad: number,
   ) {
     this.#reach = radius + pad;
+    this.#blockCols = Math.ceil(width / BLOCK);
   }
 
-  /** Records a unit's trajectory (a trajectory without segments stands for good), replacing what it held. */
+  /**
+   * Records a unit's trajectory (a trajectory without segments stands for good), replacing what it held; it is
+   * sampled when a query first comes near it.
+   */
   set(u: MovingUnit): void {
     this.remove(u.id);
+    // A box around everything the trajectory reaches: a segment stays within its length of its start.
+    const p0 = u.traj.startPose;
+    let x0 = p0.x, x1 = p0.x, y0 = p0.y, y1 = p0.y;
+    for (const seg of u.traj.segments) {
+      const r = seg.curvature === 0 ? 0 : seg.length;
+      for (const p of [seg.start, seg.end]) {
+        x0 = Math.min(x0, p.x - r),
+          x1 = Math.max(x1, p.x + r),
+          y0 = Math.min(y0, p.y - r),
+          y1 = Math.max(y1, p.y + r);
+      }
+    }
+    const gap = this.#reach + u.radius + u.speed * this.dt / 2 + 1;
+    const bx0 = Math.max(0, Math.floor((x0 - gap) / BLOCK)),
+      bx1 = Math.min(this.#blockCols - 1, Math.floor((x1 + gap) / BLOCK));
+    const rows = Math.ceil(this.height / BLOCK);
+    const by0 = Math.max(0, Math.floor((y0 - gap) / BLOCK)),
+      by1 = Math.min(rows - 1, Math.floor((y1 + gap) / BLOCK));
+    const blocks: number[] = [];
+    for (let by = by0; by <= by1; by++) {
+      for (let bx = bx0; bx <= bx1; bx++) {
+        const b = by * this.#blockCols + bx;
+        blocks.push(b);
+        let set = this.#pendingIn.get(b);
+        if (!set) this.#pendingIn.set(b, set = new Set());
+        set.add(u.id);
+      }
+    }
+    this.#pending.set(u.id, { u, blocks });
+  }
+
+  /** Samples a pending unit into the tiles it comes near. */
+  #sample(id: string): void {
+    const pending = this.#pending.get(id)!;
+    this.#pending.delete(id);
+    for (const b of pending.blocks) this.#pendingIn.get(b)!.delete(id);
+    const u = pending.u;
     const dt = this.dt, traj = u.traj, held = new Set<number>();
     this.#held.set(u.id, held);
     const put = (t: number, a: number, b: number) => {
@@ -89,6 +138,11 @@ export class TileOccupancy {
 
   /** Forgets a unit. */
   remove(id: string): void {
+    const p = this.#pending.get(id);
+    if (p) {
+      this.#pending.delete(id);
+      for (const b of p.blocks) this.#pendingIn.get(b)!.delete(id);
+    }
     for (const t of this.#held.get(id) ?? []) {
       const e = this.#tiles.get(t)!;
       let w = 0;
@@ -119,6 +173,11 @@ export class TileOccupancy {
    * (see SippQuery.occupied).
    */
   occupied(t: number, except: string): number[] {
+    const x = t % this.width,
+      block = Math.floor(Math.floor(t / this.width) / BLOCK) * this.#blockCols +
+        Math.floor(x / BLOCK);
+    const waiting = this.#pendingIn.get(block);
+    if (waiting && waiting.size > 0) { for (const id of [...waiting]) this.#sample(id); }
     const e = this.#tiles.get(t), out: number[] = [];
     if (!e) return out;
     const order: number[] = [];

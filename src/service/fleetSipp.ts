@@ -45,8 +45,10 @@ export interface SippCounts {
  * search); tell the router each trajectory committed after that with {@link record}.
  */
 export class SippRouter {
-  readonly #space = new SippSpace();
-  readonly #ws = new SearchWorkspace();
+  // One search space and workspace for every router (searches are synchronous): a round's router would otherwise
+  // allocate per-tile arrays of the whole map again.
+  static readonly #space = new SippSpace();
+  static readonly #ws = new SearchWorkspace();
   /** Occupancy per searching radius (bounding radius + pad). */
   readonly #occupancy = new Map<number, TileOccupancy>();
 
@@ -101,7 +103,7 @@ export class SippRouter {
     const occ = this.#occupancyFor(radius, SIPP_PAD + speed * dt / 2, w, layer.height);
     const occupied = (t: number) => occ.occupied(t, u.id);
     this.counts.sippSearched++;
-    const route = sippRoute(this.#space, this.#ws, {
+    const route = sippRoute(SippRouter.#space, SippRouter.#ws, {
       layer,
       clearance: clearanceClass(radius),
       start,
