@@ -12,7 +12,7 @@
  * 3. The same on a 1664 x 32 row of rooms (test/helpers/tiledMap.ts), where the full search finishes.
  *
  * 4. With SCALEQ_LONG=4096,8192 (sides; off by default: ~1-2 min per side): the longest connected tank pair of
- *    each tiled city (8k-16k 4-connected steps), DIRECTIONAL and HYBRID cold and warm, each checked by the
+ *    each tiled city (8k-16k 4-connected steps), DIRECTIONAL, HYBRID and AUTO cold and warm, each checked by the
  *    independent checker (test/helpers/pathCheck.ts). Cost reference: the corridor refinement with unweighted
  *    80-tile steps (half of each kept) along the same 8-connected route, in the same run (a full directional search over the 4096^2
  *    map did not reach the goal in 15 M expansions and 10 min). SCALEQ_LONG_ONLY=1 runs this section alone.
@@ -143,7 +143,7 @@ function setupSection(lines: string[]): void {
   }
 }
 
-/** Section 4: the longest pair of a tiled city of `side`^2, DIRECTIONAL and HYBRID against a same-run reference. */
+/** Section 4: the longest pair of a tiled city of `side`^2, DIRECTIONAL, HYBRID, AUTO against a same-run reference. */
 function longestSection(lines: string[], side: number): void {
   const tiles = tiledCity(side);
   const pair = longestPair(tiles, side, 1000);
@@ -164,7 +164,10 @@ function longestSection(lines: string[], side: number): void {
       }).length === 0
       ? "legal"
       : "ILLEGAL";
-  const rows = (["directional", "hybrid"] as const).map((p) => ({ p, r: longRow(layer, p, s, g) }));
+  const rows = (["directional", "hybrid", "auto"] as const).map((p) => ({
+    p,
+    r: p === "auto" ? longRow(layer, "hybrid", s, g, true) : longRow(layer, p, s, g),
+  }));
   // The reference: unweighted 80-tile steps along the same 8-connected route (each step optimal in its window),
   // half of each kept.
   const ctx = contextFor(layer);
