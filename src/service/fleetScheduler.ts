@@ -138,14 +138,6 @@ export class FleetScheduler {
   }
 
   /**
-   * Sets `path` to what is left to drive from the unit's pose at `time`: the rest of its trajectory (and, for a
-   * unit parked on the way to a refuge, the leg after the refuge); see fleetHalt.ts.
-   */
-  restAt(u: FleetUnitState, time: number): void {
-    restAt(u, time);
-  }
-
-  /**
    * Finds a timing of the unit's path — a start delay (in steps of DELAY_STEP from `time`, fleetVia.ts) and stops along the
    * way (fleetWaits.ts) — with which it, then standing at its end forever, keeps clear of every reservation;
    * commits it and returns true. Otherwise returns false and leaves the unit's trajectory as it was.
@@ -490,7 +482,7 @@ export class FleetScheduler {
         if (!this.#mayStart(u, time)) continue;
         const pose = this.#braking(u, time) ? trajectoryEndPose(u.traj) : trajectoryPose(u.traj, time);
         const before = { traj: u.traj, path: u.path, legOne: u.legOne };
-        this.restAt(u, time);
+        restAt(u, time);
         this.table.remove(u.id);
         if (this.scheduleAhead(u, time, pose)) {
           u.status = "moving";
