@@ -613,33 +613,33 @@ export class ReservationTable {
     reach: number,
     ignore?: ReadonlySet<string>,
   ): Conflict | null {
-    const dt = this.dt, half = dt / 2;
+    const dt = this.dt, half = dt / 2, id = cand.id, cols = this.#cols;
     const slice = this.#moving[k];
     const x0 = Math.max(0, Math.floor((px - reach) / CELL));
-    const x1 = Math.min(this.#cols - 1, Math.floor((px + reach) / CELL));
+    const x1 = Math.min(cols - 1, Math.floor((px + reach) / CELL));
     const y0 = Math.max(0, Math.floor((py - reach) / CELL));
     const y1 = Math.min(this.#rows - 1, Math.floor((py + reach) / CELL));
+    // The distance first: most samples nearby are not close enough (the cheap test rules them out).
     for (let cy = y0; cy <= y1; cy++) {
       for (let cx = x0; cx <= x1; cx++) {
-        const cell = cy * this.#cols + cx;
+        const cell = cy * cols + cx;
         const moving = slice?.get(cell);
         if (moving) {
-          for (const s of moving) {
-            if (!s.owner.live || s.id === cand.id || ignore?.has(s.id)) continue;
-            const gap = cr + s.radius + (cs + s.speed) * half;
-            if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
-              return { id: s.id, time: k * dt, forever: false };
-            }
+          for (let i = 0; i < moving.length; i++) {
+            const s = moving[i];
+            const dx = s.x - px, dy = s.y - py, gap = cr + s.radius + (cs + s.speed) * half;
+            if (dx * dx + dy * dy >= gap * gap || !s.owner.live || s.id === id || ignore?.has(s.id)) continue;
+            return { id: s.id, time: k * dt, forever: false };
           }
         }
         const standing = this.#standingAt[cell];
         if (standing) {
-          for (const s of standing) {
-            if (k < s.from || k > s.to || s.id === cand.id || ignore?.has(s.id)) continue;
-            const gap = cr + s.radius + cs * half;
-            if ((s.x - px) ** 2 + (s.y - py) ** 2 < gap * gap) {
-              return { id: s.id, time: k * dt, forever: s.to === Infinity };
-            }
+          for (let i = 0; i < standing.length; i++) {
+            const s = standing[i];
+            if (k < s.from || k > s.to) continue;
+            const dx = s.x - px, dy = s.y - py, gap = cr + s.radius + cs * half;
+            if (dx * dx + dy * dy >= gap * gap || s.id === id || ignore?.has(s.id)) continue;
+            return { id: s.id, time: k * dt, forever: s.to === Infinity };
           }
         }
       }
