@@ -7,7 +7,9 @@
  * the footprints' bounding discs, so the test is conservative for rectangles. The moving samples are also
  * indexed by cell over all times, so the parts of a candidate that stand (before its start, after its end) are
  * tested once per nearby cell rather than once per sample; a candidate path's samples are kept per segments
- * array and start phase, so a scheduler trying many start delays walks the path once.
+ * array and start phase (motion/reservationSampling.ts), so a scheduler trying many start delays walks the path
+ * once. A removed reservation's moving samples stay in the time slices marked dead until compacted, so a unit
+ * rolled back to a trajectory it had gets them back without sampling it again.
  *
  * Braking envelopes: a unit with a deceleration cannot stop at once, so while it moves its reservation at each
  * sample also covers the stretch of its own path to where it would stop if it braked then (v^2 / (2 b) tiles,
@@ -21,10 +23,9 @@
  *
  * @module
  */
-import type { Pose, Segment } from "../geometry/types.ts";
-import { poseAlongInto } from "../geometry/segment.ts";
-import { distanceAtTime, type Trajectory, trajectoryEnd, trajectoryEndPose } from "./trajectory.ts";
-import { envelopeInto, stoppingDistance } from "./braking.ts";
+import type { Pose } from "../geometry/types.ts";
+import { type Trajectory, trajectoryEnd, trajectoryEndPose } from "./trajectory.ts";
+import { envelopeSpec, PathSampler } from "./reservationSampling.ts";
 
 /** One unit's trajectory with what the overlap test needs. */
 export interface Reservation {
@@ -38,33 +39,6 @@ export interface Reservation {
   speed: number;
   /** Braking deceleration, tiles/s^2 (0 or absent: it stops at once, no braking envelope). */
   deceleration?: number;
-}
-
-/** Envelope disc spacing, as a fraction of the bounding radius. */
-const ENVELOPE_SPACING = 0.5;
-/** The least envelope disc spacing, tiles (point units). */
-const MIN_ENVELOPE_SPACING = 0.1;
-
-/** How a reservation's braking envelope is sampled, or null when it has none. */
-interface EnvelopeSpec {
-  /** Deceleration. */
-  b: number;
-  /** Disc spacing along the stretch, tiles. */
-  spacing: number;
-  /** Disc radius (covers the bounding disc anywhere between two discs). */
-  radius: number;
-}
-
-function envelopeSpec(res: Reservation): EnvelopeSpec | null {
-  const b = res.deceleration ?? 0;
-  if (!(b > 0)) return null;
-  const spacing = Math.max(ENVELOPE_SPACING * res.radius, MIN_ENVELOPE_SPACING);
-  // Discs of radius sqrt(r^2 + (h/2)^2) centred every h along a straight piece cover every disc of radius r
-  // centred on it (the farthest point lies r to the side, halfway between two centres); on an arc of curvature k
-  // the concave side adds r k h^2 / 4 (k <= 1 here: turning radii below 1 tile are corners, which are centres).
-  const r = res.radius;
-  const radius = Math.sqrt(r * r + (spacing * spacing / 4) * (1 + r));
-  return { b, spacing, radius };
 }
 
 /** A conflict found by {@link ReservationTable.firstConflict}. */
@@ -115,25 +89,6 @@ interface Entry {
   spans: { cell: number; span: Span }[];
 }
 
-/** A path's poses at the sample times of one phase (see ReservationTable.#sampled). */
-interface SampledPath {
-  phase: number;
-  xs: Float64Array;
-  ys: Float64Array;
-  /** Deceleration and spacing the envelopes were sampled for (0: none). */
-  b: number;
-  spacing: number;
-  /** Envelope points of sample j: (ex[m], ey[m]) for m in eo[j]..eo[j + 1] - 1 (empty without envelopes). */
-  ex: Float64Array;
-  ey: Float64Array;
-  eo: Int32Array;
-  /**
-   * Speed margin of sample j's stop point: how far it runs ahead (along the path) in the half step after the
-   * sample, over half a step (the stop point never runs back: d/dt (s + v^2 / 2b) = v (1 + v' / b) >= 0).
-   */
-  es: Float64Array;
-}
-
 /** Samples either side of a hint tested first (see ReservationTable.firstConflict). */
 const HINT_SAMPLES = 10;
 
@@ -145,46 +100,11 @@ const CELL = 2;
 /** Spatial cells per time slice in the bucket key. */
 const CELL_SPACE = 1 << 22;
 
-/**
- * Calls `fn(k, x, y, i, u, v)` for the poses of `traj` at sample times k * dt, k = `k0`..`k1`, walking its
- * segments once (a pose per sample from the start would cost the number of segments each time); i, u and v are
- * the segment, the distance into it and the speed (i = -1 while it stands).
- */
-function eachSample(
-  traj: Trajectory,
-  k0: number,
-  k1: number,
-  dt: number,
-  fn: (k: number, x: number, y: number, i: number, u: number, v: number) => void,
-): void {
-  const segs = traj.segments;
-  const pose: Pose = { x: 0, y: 0, heading: 0 };
-  let i = 0, segStart = traj.startTime;
-  for (let k = k0; k <= k1; k++) {
-    const t = k * dt;
-    if (t <= traj.startTime || segs.length === 0) {
-      fn(k, traj.startPose.x, traj.startPose.y, -1, 0, 0);
-      continue;
-    }
-    while (i < segs.length && t - segStart >= (segs[i].duration ?? 0)) segStart += segs[i++].duration ?? 0;
-    if (i >= segs.length) {
-      const end = segs[segs.length - 1].end;
-      fn(k, end.x, end.y, -1, 0, 0);
-      continue;
-    }
-    const seg = segs[i];
-    const tau = t - segStart, D = seg.duration ?? 0;
-    const u = distanceAtTime(seg, tau);
-    poseAlongInto(seg.start.x, seg.start.y, seg.start.heading, seg.curvature, seg.direction, u, pose);
-    const v0 = seg.startSpeed ?? 0, v1 = seg.endSpeed ?? 0;
-    fn(k, pose.x, pose.y, i, u, D > 0 ? v0 + ((v1 - v0) * Math.min(tau, D)) / D : 0);
-  }
-}
-
 /** Sampled reservations of many units over time. */
 export class ReservationTable {
   /** Seconds between samples. */
   readonly dt: number;
+  readonly #sampler: PathSampler;
   readonly #cols: number;
   readonly #rows: number;
   /** Moving samples by sample index, then by cell. */
@@ -208,64 +128,12 @@ export class ReservationTable {
    */
   constructor(width: number, height: number, dt = 0.05, envelopes = true) {
     this.dt = dt;
+    this.#sampler = new PathSampler(dt);
     this.envelopes = envelopes;
     this.#cols = Math.ceil(width / CELL) + 1;
     this.#rows = Math.ceil(height / CELL) + 1;
     if (this.#cols * this.#rows > CELL_SPACE) throw new RangeError("map too large for the reservation table");
   }
-
-  /**
-   * The poses of a path `phase` + j * dt seconds after its start (j = 0, 1, ... while it moves), where k * dt is
-   * the first sample time at or after the start. Kept per segments array: a scheduler trying start delays that
-   * are whole samples apart walks the path once, not once per try.
-   */
-  #sampled(traj: Trajectory, duration: number, env: EnvelopeSpec | null): SampledPath {
-    const dt = this.dt;
-    const phase = Math.ceil(traj.startTime / dt - 1e-9) * dt - traj.startTime;
-    const b = env?.b ?? 0, spacing = env?.spacing ?? 0;
-    const hit = this.#paths.get(traj.segments);
-    if (hit && Math.abs(hit.phase - phase) < 1e-9 && hit.b === b && hit.spacing === spacing) return hit;
-    const n = Math.max(0, Math.ceil((duration - phase) / dt));
-    const xs = new Float64Array(n), ys = new Float64Array(n);
-    const eo = new Int32Array(env ? n + 1 : 1);
-    const es = new Float64Array(env ? n : 0);
-    const pts: number[] = [];
-    const k1 = Math.round((traj.startTime + phase) / dt);
-    if (!env) {
-      eachSample(traj, k1, k1 + n - 1, dt, (k, x, y) => {
-        xs[k - k1] = x;
-        ys[k - k1] = y;
-      });
-    } else {
-      // Path distance at each segment's start: the stop point's place along the path is before[i] + u + d.
-      const before = new Float64Array(traj.segments.length + 1);
-      traj.segments.forEach((seg, i) => before[i + 1] = before[i] + seg.length);
-      const total = before[traj.segments.length];
-      // Half steps: the even ones are the samples, the odd ones bound how far each sample's stop point runs.
-      let tip = 0;
-      eachSample(traj, 2 * k1, 2 * (k1 + n - 1) + 1, dt / 2, (k2, x, y, i, u, v) => {
-        const j = (k2 - 2 * k1) >> 1;
-        const d = i >= 0 ? stoppingDistance(v, b) : 0;
-        const at = i >= 0 ? Math.min(total, before[i] + u + d) : total;
-        if ((k2 & 1) === 1) {
-          es[j] = Math.max(0, at - tip) / (dt / 2);
-          return;
-        }
-        xs[j] = x;
-        ys[j] = y;
-        tip = at;
-        if (i >= 0) envelopeInto(traj.segments, i, u, d, spacing, pts);
-        eo[j + 1] = pts.length / 2;
-      });
-    }
-    const ex = new Float64Array(pts.length / 2), ey = new Float64Array(pts.length / 2);
-    for (let m = 0; m < ex.length; m++) [ex[m], ey[m]] = [pts[2 * m], pts[2 * m + 1]];
-    const out = { phase, xs, ys, b, spacing, ex, ey, eo, es };
-    this.#paths.set(traj.segments, out);
-    return out;
-  }
-
-  readonly #paths = new WeakMap<Segment[], SampledPath>();
 
   /** Fleet time of the last moving sample ever reserved (after it, everything reserved stands still). */
   get lastMotion(): number {
@@ -308,7 +176,7 @@ export class ReservationTable {
       cellLists: new Map(),
       spans: [],
     };
-    const env = this.envelopes ? envelopeSpec(res) : null;
+    const env = this.envelopes ? envelopeSpec(res.radius, res.deceleration) : null;
     this.#maxRadius = Math.max(this.#maxRadius, radius, env?.radius ?? 0);
     this.#maxSpeed = Math.max(this.#maxSpeed, speed);
     const end = trajectoryEnd(traj);
@@ -336,7 +204,7 @@ export class ReservationTable {
     let allCell = -1, all: CellSample[] = [];
     // The poses from the path's sample cache (a trajectory is usually committed right after it was checked, so
     // its path is not walked again); before its first sample it stands at its start, after its last at its end.
-    const path = this.#sampled(traj, end - traj.startTime, env);
+    const path = this.#sampler.sampled(traj, end - traj.startTime, env);
     const k1 = Math.round((traj.startTime + path.phase) / dt), last = path.xs.length - 1;
     const first = traj.startPose, final = trajectoryEndPose(traj);
     const put = (k: number, x: number, y: number, r: number, v: number) => {
@@ -564,8 +432,8 @@ export class ReservationTable {
     const mFrom = Math.max(k0, kA);
     if (mFrom <= kB) {
       const cs = cand.speed;
-      const env = this.envelopes ? envelopeSpec(cand) : null;
-      const path = this.#sampled(traj, candEnd - candStart, env);
+      const env = this.envelopes ? envelopeSpec(cand.radius, cand.deceleration) : null;
+      const path = this.#sampler.sampled(traj, candEnd - candStart, env);
       // Sample k is the path's sample j = k - k1 (k1 * dt is the first sample time after the start).
       const k1 = Math.round((candStart + path.phase) / dt);
       const last = path.xs.length - 1;
