@@ -369,12 +369,22 @@ export class ReservationTable {
         if (units) {
           for (const [sid, moving] of units) {
             if (sid === cand.id || ignore?.has(sid)) continue;
-            for (const s of moving) {
-              if (s.k < k0 || s.k > k1 || s.k >= bestK) continue;
+            // A unit's samples in a cell are in time order (added so): from the first at k0 on, up to the first
+            // that comes too close (none later can be earlier) or past k1 or the best so far.
+            let lo = 0, hi = moving.length;
+            while (lo < hi) {
+              const mid = (lo + hi) >> 1;
+              if (moving[mid].k < k0) lo = mid + 1;
+              else hi = mid;
+            }
+            for (let i = lo; i < moving.length; i++) {
+              const s = moving[i];
+              if (s.k > k1 || s.k >= bestK) break;
               const gap = cand.radius + s.radius + s.speed * half;
               if ((s.x - x) ** 2 + (s.y - y) ** 2 < gap * gap) {
                 bestK = s.k;
                 best = { id: s.id, time: s.k * this.dt, forever: false };
+                break;
               }
             }
           }

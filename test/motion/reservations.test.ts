@@ -6,7 +6,13 @@ import { describe, expect, test } from "vitest";
 import { lineSegment } from "../../src/geometry/segment.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../../src/motion/speedProfile.ts";
 import { ReservationTable } from "../../src/motion/reservations.ts";
-import { standing, type Trajectory, trajectoryEnd, trajectoryPose } from "../../src/motion/trajectory.ts";
+import {
+  standing,
+  type Trajectory,
+  trajectoryEnd,
+  trajectoryPose,
+  waitSegment,
+} from "../../src/motion/trajectory.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 
 const SOLDIER = BUILTIN_PROFILES.soldier;
@@ -149,6 +155,21 @@ describe("ReservationTable removal", () => {
     }
     // The queries do meet units (the comparison is not between two empty answers).
     expect(conflicts).toBeGreaterThan(20);
+    // A unit standing from t = 0 is checked through the per-cell index of all times (time-sorted, early exit);
+    // the same unit waiting (a wait segment, speed 0) through the time slices, sample by sample: the same
+    // earliest time and the same units.
+    let met = 0;
+    for (let q = 0; q < 150; q++) {
+      const at = { x: 2 + rnd() * 16, y: 2 + rnd() * 16, heading: 0 };
+      const still = { id: "q", traj: standing(at, 0), radius: 0.3, speed: 0 };
+      const wait = { ...still, traj: { startTime: 0, startPose: at, segments: [waitSegment(at, 40)] } };
+      const from = Math.floor(rnd() * 40) * 0.05;
+      expect(table.firstConflict(still, from)?.time ?? -1, `at ${at.x}, ${at.y} from ${from}`)
+        .toBeCloseTo(table.firstConflict(wait, from)?.time ?? -1, 9);
+      expect(table.conflictsWith(still, from)).toEqual(table.conflictsWith(wait, from));
+      if (table.firstConflict(still, from)) met++;
+    }
+    expect(met).toBeGreaterThan(10);
     for (const id of live.keys()) table.remove(id);
     expect(table.conflictsWith({ ...res("q", drive(1, 12, 0, 20, 0)), deceleration: 4 }, 0).size).toBe(0);
   });
