@@ -23,6 +23,7 @@
  */
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
+import type { Reservation } from "../motion/reservations.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import { standing, type Trajectory, trajectoryEnd, trajectoryPose } from "../motion/trajectory.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
@@ -343,6 +344,17 @@ export async function detourLate(
   return { changed, stats };
 }
 
+/** The reservation of `traj` for unit `u` (as the scheduler makes it, for a check against the table). */
+function reservation(u: FleetUnitState, traj: Trajectory): Reservation {
+  return {
+    id: u.id,
+    traj,
+    radius: u.unit.boundingRadius,
+    speed: u.unit.maxSpeed,
+    deceleration: u.unit.deceleration,
+  };
+}
+
 /**
  * The makespan `units` promise: the latest arrival, and for a unit left standing with its path (retried after
  * the others, so it sets out about when the last of them arrives) that arrival plus its driving time.
@@ -389,16 +401,8 @@ function resettle(
     sched.table.remove(u.id);
     const old = saved[i];
     /** Its trajectory from before, if it still keeps clear of everything committed since. */
-    const keep = () => {
-      const res = {
-        id: u.id,
-        traj: old.traj,
-        radius: u.unit.boundingRadius,
-        speed: u.unit.maxSpeed,
-        deceleration: u.unit.deceleration,
-      };
-      return old.traj.segments.length > 0 && sched.table.firstConflict(res, time) === null;
-    };
+    const keep = () =>
+      old.traj.segments.length > 0 && sched.table.firstConflict(reservation(u, old.traj), time) === null;
     // Its trajectory from before when still clear (one check) is the one to beat: timings that cannot arrive
     // GAIN earlier stop early (timing's `latest`: no start delay that arrives later is tried).
     let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
@@ -429,26 +433,24 @@ function resettle(
       // clear of everyone: the same check every timing ends with.
       const timed = got.timed;
       if (timed && best === null) {
-        const res = {
-          id: u.id,
-          traj: timed.traj,
-          radius: u.unit.boundingRadius,
-          speed: u.unit.maxSpeed,
-          deceleration: u.unit.deceleration,
-        };
-        if (sched.table.firstConflict(res, time) === null) {
+        if (sched.table.firstConflict(reservation(u, timed.traj), time) === null) {
           [best, bestPath, bestEnd] = [timed.traj, timed.path, trajectoryEnd(timed.traj)];
         }
       }
     }
     if (!best && keep()) [best, bestPath] = [old.traj, old.path];
     u.path = bestPath;
-    sched.commit(u, best ?? standing(l.pose, time));
+    const still = standing(l.pose, time);
+    // Left standing at its start for good: a unit outside the round (not late, or beyond this round's cap) may
+    // have been timed to pass there after this one had left (circle 100: c27 drove past c78's start, which it
+    // had left before the round, 0.023 deep). Nothing re-times those units here, so such a round is not kept.
+    const blocks = !best && sched.table.firstConflict(reservation(u, still), time) !== null;
+    sched.commit(u, best ?? still);
     sipp?.record(u);
     // The round cannot be kept once one unit arrives no earlier than the makespan before, or more stand than
     // before: the rest are not re-timed (a round that does not help costs less).
     if (!best) standingNow++;
-    if ((best && bestEnd >= before - GAIN) || standingNow > waitingBefore) {
+    if ((best && bestEnd >= before - GAIN) || standingNow > waitingBefore || blocks) {
       hopeless = true;
       break;
     }
