@@ -57,6 +57,19 @@ describe("path cost", () => {
     }
   });
 
+  test("long lines and arcs (over 64 tile-border crossings, sorted by the typed-array sort) match the sampler", () => {
+    const big = costLayer(300, 300, (x, y) => 1 + ((x * 7 + y * 13) % 5));
+    const rand = rng(29);
+    for (let i = 0; i < 12; i++) {
+      const start = { x: 100 + rand() * 100, y: 100 + rand() * 100, heading: (rand() - 0.5) * 2 * Math.PI };
+      const seg = i % 3 === 2
+        ? arcSegment(start, (rand() < 0.5 ? -1 : 1) / (20 + rand() * 30), 60 + rand() * 60, 1)
+        : lineSegment(start, 60 + rand() * 30, rand() < 0.5 ? 1 : -1);
+      const exact = segmentTerrainCost(seg, big);
+      expect(Math.abs(exact - sampled(seg, big, 200_000))).toBeLessThan(2e-3 * seg.length);
+    }
+  });
+
   test("axis-aligned lines along tile borders and through tile corners", () => {
     // Along x = 5 (a border): the midpoints fall in the tiles to the right or left, never half-way.
     const border = lineSegment({ x: 5, y: 2.5, heading: Math.PI / 2 }, 10);
