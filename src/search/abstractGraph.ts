@@ -70,6 +70,11 @@ function stepCode(dx: number, dy: number): number {
 const blockWorkspace = new SearchWorkspace();
 const blockSpace = new SectorSpace();
 
+/** The same for the tree writes (AbstractGraph.ensureTree; a walk may come between block searches), and a node's packed trees. */
+const treeWorkspace = new SearchWorkspace();
+const treeSpace = new SectorSpace();
+let treeScratch = new Uint8Array(0);
+
 /**
  * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
  * pass layer, clearance class and neighbourhood. Build once per table (it allocates), reuse for every query.
@@ -107,13 +112,19 @@ export class AbstractGraph {
   private readonly ready: Uint8Array;
   /**
    * Shortest-path trees of the distance blocks, kept so refinement is a walk instead of a search: for node i
-   * and each tile of its region (local index in the sector box, sectorSize^2 per node), the direction code
+   * and each tile of its region (local index in the sector box, {@link treeStride} per node), the direction code
    * (0..7, 3 bits: see readCode) of the step that entered the tile on the tree from node i. Entries of i's own
    * tile and of tiles outside the region are never read: a walk starts on a region tile (checked, see
    * {@link onRegion}) and every tile of a region is on each of its nodes' trees (regions are connected).
+   * Written per node the first time a walk needs it ({@link ensureTree}), not at preparation: in shared
+   * memory whose pages the system backs only once written, so the trees hold memory for the nodes paths went
+   * through (written by whichever worker came first, read by all), not 3 bits per tile and node of the map
+   * (6.3 bytes a tile over both built-in classes at 1024^2).
    */
   private readonly treeStep: Uint8Array;
-  /** Tiles per node in {@link treeStep}: sectorSize^2. */
+  /** 1 once node i's tree is written (set after it, read before a walk; shared like {@link treeStep}). */
+  private readonly treeReady: Uint8Array;
+  /** Entries per node in {@link treeStep}: sectorSize^2 rounded up to 8, so a node's trees are whole bytes. */
   private readonly treeStride: number;
   /** Landmarks of the ALT heuristic (0 until {@link prepareLandmarks}). */
   landmarkCount = 0;
@@ -161,7 +172,7 @@ export class AbstractGraph {
     this.neighborhood = neighborhood;
     this.clearance = table.clearanceClass;
     const { regionLocal, regionCount } = table;
-    this.treeStride = table.sectorSize * table.sectorSize;
+    this.treeStride = Math.ceil((table.sectorSize * table.sectorSize) / 8) * 8;
     if (shared !== null) {
       if (shared.neighborhood !== neighborhood || shared.tileCount !== regionLocal.length) {
         throw new RangeError("AbstractGraph: the shared graph is of another layer or neighbourhood");
@@ -178,6 +189,7 @@ export class AbstractGraph {
       this.distanceOffset = shared.distanceOffset;
       this.distance = shared.distance;
       this.treeStep = shared.treeStep;
+      this.treeReady = shared.treeReady;
       const partial = shared.partial === true;
       this.ready = new Uint8Array(regionCount).fill(partial ? 0 : 1);
       this.preparedRegions = partial ? 0 : regionCount;
@@ -214,8 +226,9 @@ export class AbstractGraph {
     this.distanceOffset = distanceOffset;
     this.distance = distanceBlocks(table, layer, total, sharedBlocks);
     this.ready = new Uint8Array(regionCount);
-    const bytes = treeBytes(nodeCount, this.treeStride);
-    this.treeStep = sharedBlocks ? new Uint8Array(new SharedArrayBuffer(bytes)) : new Uint8Array(bytes);
+    // Shared memory always: its pages are backed only once written (see treeStep), and toShared need not copy.
+    this.treeStep = new Uint8Array(new SharedArrayBuffer(treeBytes(nodeCount, this.treeStride)));
+    this.treeReady = new Uint8Array(new SharedArrayBuffer(nodeCount));
     this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionLocal.length);
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
   }
@@ -263,6 +276,7 @@ export class AbstractGraph {
       distanceOffset: shareArray(this.distanceOffset),
       distance: shareArray(this.distance),
       treeStep: shareArray(this.treeStep),
+      treeReady: shareArray(this.treeReady),
       landmarkCount: this.landmarkCount,
       landmarkBase: shareArray(this.landmarkBase),
       landmarkDistance: shareArray(this.landmarkDistance),
@@ -300,34 +314,13 @@ export class AbstractGraph {
     const off = this.distanceOffset[region];
     const ws = blockWorkspace;
     let spent = 0;
-    const { width, height, sectorSize, sectorsX, regionLocal } = this.table;
-    const sector = this.table.regionSector[region];
-    // The box is the region's sector, where its tiles are the ones with its local id.
-    const local = region - this.table.sectorRegionStart[sector];
-    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
-    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
     // Local state ids over the sector box: the block searches touch a few kilobytes, not map-sized arrays.
     const space = this.sectorBox(region, blockSpace);
-    const bw = x1 - x0;
-    const treeStep = this.treeStep;
     for (let i = 0; i < k; i++) {
       // astar's search without its megamorphic calls (the same g and parents): most of a big map's prepare.
       spent += space.exhaustiveFrom(ws, space.stateOf(this.nodeTile[i0 + i]));
       const g = ws.g;
       for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[space.stateOf(this.nodeTile[i0 + j])];
-      const base = (i0 + i) * this.treeStride;
-      const parent = ws.parent;
-      for (let y = y0; y < y1; y++) {
-        for (let x = x0; x < x1; x++) {
-          const t = y * width + x;
-          const l = (y - y0) * bw + (x - x0);
-          if (regionLocal[t] !== local || !ws.reached(l) || parent[l] < 0) continue;
-          const pl = parent[l];
-          const py = (pl / bw) | 0;
-          const e = base + (y - y0) * sectorSize + (x - x0);
-          writeCode(treeStep, e, stepCode(x - x0 - (pl - py * bw), y - y0 - py));
-        }
-      }
     }
     this.ready[region] = 1;
     this.prepExpansions += spent;
@@ -377,6 +370,7 @@ export class AbstractGraph {
    */
   writeTreeWalk(i: number, tile: number, out: Int32Array, at: number): number {
     if (!this.onRegion(i, tile)) throw new RangeError(`tile ${tile} is not on node ${i}'s region tree`);
+    this.ensureTree(i);
     const { width, sectorSize, sectorsX } = this.table;
     const sector = this.table.regionSector[this.nodeRegion[i]];
     const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
@@ -391,6 +385,45 @@ export class AbstractGraph {
       t -= STEP_DY[code] * width + STEP_DX[code];
     }
     return n;
+  }
+
+  /**
+   * Writes node i's tree unless written already (by this thread or another sharing the graph): the exhaustive
+   * in-region search of its distance block run again (same code, same start: the same parents), its codes
+   * packed in a scratch and copied as whole bytes (a node's entries start on a byte), so two threads writing
+   * it at once write the same bytes and neither undoes the other's; the ready flag is set after them.
+   */
+  private ensureTree(i: number): void {
+    if (Atomics.load(this.treeReady, i) === 1) return;
+    const region = this.nodeRegion[i];
+    const { width, height, sectorSize, sectorsX, regionLocal } = this.table;
+    const sector = this.table.regionSector[region];
+    // The box is the region's sector, where its tiles are the ones with its local id.
+    const local = region - this.table.sectorRegionStart[sector];
+    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
+    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
+    const bw = x1 - x0;
+    const space = this.sectorBox(region, treeSpace);
+    const ws = treeWorkspace;
+    const nodeBytes = (this.treeStride * 3) >> 3;
+    // readCode/writeCode touch the byte after an entry: one spare.
+    if (treeScratch.length < nodeBytes + 1) treeScratch = new Uint8Array(nodeBytes + 1);
+    const scratch = treeScratch;
+    scratch.fill(0);
+    space.exhaustiveFrom(ws, space.stateOf(this.nodeTile[i]));
+    const parent = ws.parent;
+    for (let y = y0; y < y1; y++) {
+      for (let x = x0; x < x1; x++) {
+        const t = y * width + x;
+        const l = (y - y0) * bw + (x - x0);
+        if (regionLocal[t] !== local || !ws.reached(l) || parent[l] < 0) continue;
+        const pl = parent[l];
+        const py = (pl / bw) | 0;
+        writeCode(scratch, (y - y0) * sectorSize + (x - x0), stepCode(x - x0 - (pl - py * bw), y - y0 - py));
+      }
+    }
+    this.treeStep.set(scratch.subarray(0, nodeBytes), i * nodeBytes);
+    Atomics.store(this.treeReady, i, 1);
   }
 
   /** True if `tile` is a tile of node i's region (so on node i's tree). */
@@ -413,6 +446,7 @@ export class AbstractGraph {
     const source = this.nodeTile[i];
     const tileCost = this.layer.tileCost;
     if (!this.onRegion(i, tile)) return Infinity;
+    this.ensureTree(i);
     let cost = 0;
     for (let t = tile, steps = 0; t !== source; steps++) {
       if (steps >= this.treeStride) return Infinity; // a damaged tree; never for a prepared block

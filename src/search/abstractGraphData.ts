@@ -48,8 +48,10 @@ export interface SharedGraphData {
   distanceOffset: Float64Array;
   /** The distance blocks (see {@link DistanceBlocks}). */
   distance: DistanceBlocks;
-  /** The shortest-path trees. */
+  /** The shortest-path trees (written per node on first use: see AbstractGraph.ensureTree). */
   treeStep: Uint8Array;
+  /** 1 per node whose tree is written. */
+  treeReady: Uint8Array;
   /** Landmarks of the ALT heuristic. */
   landmarkCount: number;
   /** See {@link AbstractGraph.landmarkBase}. */
