@@ -66,7 +66,8 @@ async function plan(
   }, { deadline: Date.now() + BUDGET_MS + 60_000 });
   return {
     ms: performance.now() - t0,
-    status: String(r.status).replace("PLAN_STATUS_", "").toLowerCase(),
+    status: String(r.status).replace("PLAN_STATUS_", "").toLowerCase() +
+      (r.stats?.from_region_table ? " (region table)" : ""),
     planner: String(r.stats?.planner ?? "").replace("PLANNER_", ""),
     length: r.length,
     message: String(r.message ?? ""),
@@ -160,6 +161,10 @@ export async function benchScaleHierarchy(): Promise<string> {
         row("prepare", "HIERARCHICAL warm (median of 3)", pWarm[1], g, median(pWarm.map((w) => w.ms)));
       }
       console.error(`side ${side} done`);
+    } catch (e) {
+      // The server's last words (a crash, memory) beside the error.
+      console.error(srv.output().slice(-4000));
+      throw e;
     } finally {
       await srv.stop();
       rmSync(dir, { recursive: true, force: true });
