@@ -23,7 +23,7 @@ import {
   trajectoryPose,
   waitSegment,
 } from "../motion/trajectory.ts";
-import { timePath } from "./fleetWaits.ts";
+import { type PlannedStop, timePath } from "./fleetWaits.ts";
 import { backingPaths, type OtherUnit } from "./fleetBackUp.ts";
 import { brakeToHalt, hardStop, restAt } from "./fleetHalt.ts";
 import { nextDelay, timeViaRefuge } from "./fleetVia.ts";
@@ -212,15 +212,22 @@ export class FleetScheduler {
   /**
    * The timing {@link schedule} would find for `path` (no refuge) from `pose` at `time`, against the table as it
    * is (take the unit's own reservation out first), without committing it; null when none. With `latest`, start
-   * delays that cannot arrive before it are not tried.
+   * delays that cannot arrive before it are not tried; `planned`: stops along the path (fleetWaits.ts).
    */
-  timing(u: FleetUnitState, path: Segment[], time: number, pose: Pose, latest = Infinity): Trajectory | null {
+  timing(
+    u: FleetUnitState,
+    path: Segment[],
+    time: number,
+    pose: Pose,
+    latest = Infinity,
+    planned: readonly PlannedStop[] = [],
+  ): Trajectory | null {
     const dt = this.table.dt;
     const drive = path.reduce((d, s) => d + (s.duration ?? 0), 0);
     const horizon = Math.min(this.table.lastMotion + 2 * dt, latest - drive);
     if (horizon < time) return null;
-    return timePath(this.table, u.id, u.unit, path, time, pose, horizon, (d) => nextDelay(d, dt), this.#stops)
-      .traj;
+    const next = (d: number) => nextDelay(d, dt);
+    return timePath(this.table, u.id, u.unit, path, time, pose, horizon, next, this.#stops, planned).traj;
   }
 
   #lastHit: Conflict | null = null;

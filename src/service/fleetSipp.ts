@@ -4,7 +4,8 @@
  * turn in place. SIPP only proposes geometry: the route's tile centres (straight runs joined) and its
  * string-pulled form (smoothing/simpleSmooth.ts, clear of walls for the unit's clearance), as LINE segments
  * profiled with the unit's speed profile; the scheduler then times them against the whole table like any other
- * candidate (the guarantee stays with that check; SIPP's model ignores acceleration). Units that turn on a
+ * candidate (the guarantee stays with that check; SIPP's model ignores acceleration), the first also with SIPP's
+ * waits as planned stops (a real stop: braking, standing, setting out again; fleetWaits.ts). Units that turn on a
  * radius get none (they keep the via-point detours), nor do units without a speed.
  *
  * @module
@@ -15,11 +16,11 @@ import type { PassLayer } from "../maps/grid.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import { type MovingUnit, TileOccupancy } from "../motion/safeIntervals.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
-import { type Trajectory, waitSegment } from "../motion/trajectory.ts";
 import { COST_SCALE, SearchWorkspace } from "../search/astar.ts";
 import { type SippRoute, sippRoute, SippSpace } from "../search/sippSpace.ts";
 import { smoothPath } from "../smoothing/simpleSmooth.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+import type { PlannedStop } from "./fleetWaits.ts";
 
 /**
  * Distance kept beyond the two radii while a tile is held, tiles: half a straight step (the swept move) plus the
@@ -88,7 +89,7 @@ export class SippRouter {
    * was found.
    */
   routes(u: FleetUnitState, pose: Pose, latest = Infinity): SippCandidates {
-    const none = { paths: [], timed: null };
+    const none = { paths: [], waits: null };
     if (!SippRouter.applies(u) || performance.now() >= this.deadline) return none;
     const layer = this.layer(u);
     if (!layer) return none;
@@ -126,7 +127,8 @@ export class SippRouter {
     const pulled = smoothPath(layer, radius, route.tiles, w);
     const paths = [profiled(u, pose, end, centres)];
     if (pulled.length < centres.length) paths.push(profiled(u, pose, end, pulled));
-    return { paths, timed: timedRoute(u, pose, end, route, w, this.time) };
+    const stops = plannedStops(u, pose, route, w);
+    return { paths, waits: stops.length > 0 ? { path: paths[0], stops } : null };
   }
 }
 
@@ -135,58 +137,32 @@ export interface SippCandidates {
   /** Route geometries (no waits), profiled from rest to rest, to be timed by the scheduler. */
   paths: Segment[][];
   /**
-   * The route with SIPP's own waits (at most one a tile, where it waited at least MIN_WAIT): legs between the
-   * waits profiled from rest to rest, each leaving no earlier than SIPP left (later when the leg before, which
-   * accelerates, arrives later). Unchecked: to be taken only if clear of the whole table. `path` is its geometry.
+   * The route's tile-centre geometry (the first of `paths`) with SIPP's own waits as planned stops (where it
+   * waited at least MIN_WAIT), for the scheduler to time with stops there (fleetWaits.ts timePath); null when
+   * SIPP did not wait on the way.
    */
-  timed: { path: Segment[]; traj: Trajectory } | null;
+  waits: { path: Segment[]; stops: PlannedStop[] } | null;
 }
 
 /** Waits shorter than this (seconds) in a SIPP route are driven through. */
 const MIN_WAIT = 0.1;
 
-/** The SIPP route as a trajectory with its waits (see SippCandidates.timed), from `pose` at `time`. */
-function timedRoute(
-  u: FleetUnitState,
-  pose: Pose,
-  end: Pose,
-  route: SippRoute,
-  w: number,
-  time: number,
-): { path: Segment[]; traj: Trajectory } {
+/**
+ * Where the SIPP route waits (at tile i before leaving it, at least MIN_WAIT), as distances along its tile-centre
+ * geometry from `pose` (see profiled) and SIPP's departure times; a wait at the start tile is a planned start.
+ */
+function plannedStops(u: FleetUnitState, pose: Pose, route: SippRoute, w: number): PlannedStop[] {
   const { tiles, times } = route, n = tiles.length;
-  const step = (i: number) => {
+  const out: PlannedStop[] = [];
+  let at = Math.hypot((tiles[0] % w) + 0.5 - pose.x, Math.floor(tiles[0] / w) + 0.5 - pose.y);
+  for (let i = 0; i < n - 1; i++) {
     const dx = (tiles[i + 1] % w) - (tiles[i] % w),
       dy = Math.floor(tiles[i + 1] / w) - Math.floor(tiles[i] / w);
-    return Math.hypot(dx, dy) / u.unit.maxSpeed;
-  };
-  // Where SIPP waits: at tile i before leaving it, at least MIN_WAIT.
-  const stops: number[] = [];
-  for (let i = 0; i < n - 1; i++) if (times[i + 1] - step(i) - times[i] >= MIN_WAIT) stops.push(i);
-  const segs: Segment[] = [], path: Segment[] = [];
-  let clock = time, at: Pose = pose, a = 0;
-  const waitAt = (i: number) => {
-    const depart = times[i + 1] - step(i);
-    if (depart - clock > 1e-6) segs.push(waitSegment(at, depart - clock));
-    clock = Math.max(clock, depart);
-  };
-  if (stops[0] === 0) waitAt(0);
-  for (const b of [...stops.filter((i) => i > 0), n - 1]) {
-    const to = b === n - 1 ? end : centreOf(tiles[b], w, at);
-    const leg = profiled(u, at, to, straightRuns(tiles.subarray(a, b + 1), w));
-    segs.push(...leg);
-    path.push(...leg);
-    for (const s of leg) clock += s.duration ?? 0;
-    if (leg.length > 0) at = leg[leg.length - 1].end;
-    if (b < n - 1) waitAt(b);
-    a = b;
+    const len = Math.hypot(dx, dy), depart = times[i + 1] - len / u.unit.maxSpeed;
+    if (depart - times[i] >= MIN_WAIT) out.push({ at, depart });
+    at += len;
   }
-  return { path, traj: { startTime: time, startPose: pose, segments: segs } };
-}
-
-/** The centre of tile t with the heading of `like`. */
-function centreOf(t: number, w: number, like: Pose): Pose {
-  return { x: (t % w) + 0.5, y: Math.floor(t / w) + 0.5, heading: like.heading };
+  return out;
 }
 
 /** What occupancy needs of a unit. */

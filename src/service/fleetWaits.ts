@@ -9,6 +9,14 @@
  * step (waits grow by 15% a try, so without it each unit queued behind another waited 15% longer than that one).
  * Every leg is checked against the table, and the whole trajectory once more before it is answered. Pure.
  *
+ * A route may come with planned stops (a space-time route's waits, fleetSipp.ts): the path is cut exactly there.
+ * A planned stop the unit would reach (driving on) before the plan leaves it is a real stop: it brakes to rest
+ * there, stands, and sets out from rest no earlier than PLAN_LEAD before the planned departure, later as the table
+ * requires (each leg and a moment standing at its end checked; a stop found standing in someone's way sends the
+ * search back to the next departure of the leg before); only waits are tried there. A planned stop it reaches
+ * later anyway is driven through (stopping costs a braking and a start). Stops short of a conflict are still made
+ * between planned stops (MAX_STOPS in all); PLAN_TRIES more checks per planned stop.
+ *
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
@@ -28,6 +36,21 @@ const STOP_TRIES = 16;
 const BACKOFF = [0, 1.5, 4];
 /** A stop is only made where the unit can stand at least this long (seconds). */
 const MIN_STAND = 0.25;
+/** Reservation checks per planned stop (beside STOP_TRIES). */
+const PLAN_TRIES = 8;
+/**
+ * A planned departure is tried this much earlier first (seconds): the plan's model drives at top speed without
+ * acceleration, so its moment is an estimate.
+ */
+const PLAN_LEAD = 0.25;
+
+/** A stop a route plans along its path (a space-time route's wait). */
+export interface PlannedStop {
+  /** Distance along the path from its start, tiles. */
+  at: number;
+  /** The fleet time the plan leaves it. */
+  depart: number;
+}
 
 /** What {@link timePath} found: a trajectory, or the conflict that stopped the last start delay tried. */
 export interface Timing {
@@ -42,6 +65,26 @@ function duration(segs: readonly Segment[]): number {
   let d = 0;
   for (const s of segs) d += s.duration ?? 0;
   return d;
+}
+
+/** The time (seconds) profiled segments take to drive the first `dist` tiles. */
+function timeInto(segs: readonly Segment[], dist: number): number {
+  let d = 0, t = 0;
+  for (const s of segs) {
+    const sd = s.duration ?? 0;
+    if (dist - d < s.length) {
+      let lo = 0, hi = sd;
+      for (let k = 0; k < 30; k++) {
+        const mid = (lo + hi) / 2;
+        if (distanceAtTime(s, mid) < dist - d) lo = mid;
+        else hi = mid;
+      }
+      return t + hi;
+    }
+    d += s.length;
+    t += sd;
+  }
+  return t;
 }
 
 /** The distance driven `tau` seconds into profiled segments. */
@@ -71,22 +114,45 @@ export function timePath(
   horizon: number,
   nextDelay: (d: number) => number,
   stops = true,
+  planned: readonly PlannedStop[] = [],
 ): Timing {
   const radius = unit.boundingRadius, speed = unit.maxSpeed, dt = table.dt;
   const deceleration = unit.deceleration;
   const check = (traj: Trajectory, from: number, hint?: number) =>
     table.firstConflict({ id, traj, radius, speed, deceleration }, from, undefined, hint);
   // The stop points: the path cut into pieces of at most WAIT_SPACING tiles; point i is the start of piece i.
+  // Planned stops cut the path exactly where they are.
+  const cuts = planned.map((p) => p.at).sort((a, b) => a - b);
   const pieces: Segment[] = [];
+  let s0 = 0;
   for (const seg of path) {
-    const n = seg.length > 0 ? Math.ceil(seg.length / WAIT_SPACING - 1e-9) : 1;
-    for (let k = 0; k < n; k++) {
-      pieces.push(n === 1 ? { ...seg } : segmentPiece(seg, (k * seg.length) / n, ((k + 1) * seg.length) / n));
+    const bounds = [0, ...cuts.filter((c) => c > s0 + 1e-6 && c < s0 + seg.length - 1e-6).map((c) => c - s0)];
+    bounds.push(seg.length);
+    for (let b = 0; b + 1 < bounds.length; b++) {
+      const a = bounds[b], len = bounds[b + 1] - a;
+      const n = len > 0 ? Math.ceil(len / WAIT_SPACING - 1e-9) : 1;
+      for (let k = 0; k < n; k++) {
+        pieces.push(
+          n === 1 && bounds.length === 2
+            ? { ...seg }
+            : segmentPiece(seg, a + (k * len) / n, a + ((k + 1) * len) / n),
+        );
+      }
     }
+    s0 += seg.length;
   }
   const m = pieces.length;
   const along = new Float64Array(m + 1);
   for (let i = 0; i < m; i++) along[i + 1] = along[i] + pieces[i].length;
+  // Point index -> planned departure (a stop at the start is a planned start delay; one at the end is none).
+  const plan = new Map<number, number>();
+  for (const p of planned) {
+    let j = 0;
+    while (j < m && along[j] < p.at - 1e-6) j++;
+    if (j < m && Math.abs(along[j] - p.at) < 1e-6) plan.set(j, Math.max(plan.get(j) ?? -Infinity, p.depart));
+  }
+  const stopsAfter = [...plan.keys()].filter((j) => j > 0).sort((a, b) => a - b);
+  const maxStops = stops ? MAX_STOPS : 0;
   const legs = new Map<number, Segment[]>();
   /** Pieces i..j-1 driven from rest to rest (the whole path as given). */
   const leg = (i: number, j: number): Segment[] => {
@@ -101,7 +167,7 @@ export function timePath(
     return out;
   };
   const waitAt = (i: number, w: number): Segment[] => w > 0 ? [waitSegment(pieces[i].start, w)] : [];
-  let budget = stops ? STOP_TRIES : 0;
+  let budget = (stops ? STOP_TRIES : 0) + PLAN_TRIES * stopsAfter.length;
   let lastHit: Conflict | null = null;
   /**
    * A unit standing for good in the way since now or before (one that arrived, or waits where it stands): no
@@ -116,37 +182,69 @@ export function timePath(
     return other && (other.segments.length === 0 || trajectoryEnd(other) <= time) ? late : null;
   };
 
-  /** From rest at point i at `arrive` (having driven `prefix` from `start`): waits there, then drives on. */
+  /**
+   * From rest at point i at `arrive` (having driven `prefix` from `start`): waits there, then drives on (to the
+   * next planned stop, if any). `depth` counts the stops made short of a conflict (0 and `top`: the start).
+   */
   const from = (
     i: number,
     arrive: number,
     start: number,
     prefix: Segment[],
     depth: number,
+    top = false,
   ): Trajectory | null => {
     let hint: number | undefined;
-    const rest = leg(i, m);
-    const make = (w: number): Trajectory =>
-      depth === 0
+    const through = leg(i, m);
+    /**
+     * Where to stop next when leaving at `moveAt`: the first planned stop it would reach (driving on) before the
+     * plan leaves it (a stop the unit reaches later anyway is driven through: stopping costs a braking and a
+     * start), else the end.
+     */
+    const stopFor = (moveAt: number): number => {
+      for (const j of stopsAfter) {
+        if (j > i && moveAt + timeInto(through, along[j] - along[i]) < plan.get(j)! - PLAN_LEAD) return j;
+      }
+      return m;
+    };
+    const make = (w: number, rest = through): Trajectory =>
+      top
         ? { startTime: time + w, startPose: pose, segments: rest }
         : { startTime: start, startPose: pose, segments: [...prefix, ...waitAt(i, w), ...rest] };
     // The last wait tried that failed in motion (not while standing): the clear one found next is bisected
     // back towards it, so that waits growing by 15% do not make each unit queued behind another wait 15% more.
     let failed = -1;
-    for (let w = 0;; w = nextDelay(w)) {
-      if (depth > 0 && budget-- <= 0) return null;
-      const moveAt = depth === 0 ? time + w : arrive + w;
-      const traj = make(w);
-      const hit = check(traj, arrive, depth === 0 ? hint : undefined);
-      if (hit === null) return failed < 0 ? traj : earliest(failed, w, traj);
-      if (depth === 0) {
+    // A planned departure from here: the waits tried start a little before it.
+    const depart = plan.get(i);
+    const w0 = depart === undefined ? 0 : Math.max(0, Math.floor((depart - PLAN_LEAD - arrive) / dt) * dt);
+    for (let w = w0;; w = nextDelay(w)) {
+      if (!top && budget-- <= 0) return null;
+      // At the start, once the checks for planned stops are spent, later start delays cannot get past them.
+      if (top && stopsAfter.length > 0 && budget <= 0) return null;
+      const moveAt = top ? time + w : arrive + w;
+      const stopAt = stopsAfter.length > 0 ? stopFor(moveAt) : m;
+      const rest = stopAt < m ? leg(i, stopAt) : through;
+      const traj = make(w, rest);
+      const hit = check(traj, arrive, top ? hint : undefined);
+      if (stopAt < m) {
+        // Clear until some time standing at the planned stop: on from there (else the next wait here).
+        const there = moveAt + duration(rest);
+        if (hit === null || hit.time >= there + MIN_STAND) {
+          const found = from(stopAt, there, traj.startTime, traj.segments, depth);
+          if (found) return found;
+          failed = w;
+          if (moveAt > horizon) return null;
+          continue;
+        }
+      } else if (hit === null) return failed < 0 ? traj : earliest(failed, w, traj);
+      if (top) {
         hint = hit.time - moveAt;
         lastHit = hit;
       }
       if (hit.forever) return null;
       // Hit while standing here (a sample a whole step before it moves): waiting longer cannot help.
       if (hit.time < moveAt - dt || moveAt > horizon) return null;
-      if (depth === 0 && failed < 0) {
+      if (top && failed < 0) {
         const stuck = blockedForGood();
         if (stuck) {
           lastHit = stuck;
@@ -154,7 +252,9 @@ export function timePath(
         }
       }
       failed = w;
-      if (depth >= MAX_STOPS) continue;
+      // At a planned stop the plan is to wait here: only longer waits are tried (stops short of a conflict after
+      // it would spend the checks that the waits need).
+      if (depth >= maxStops || (!top && plan.has(i))) continue;
       // Stop short of the conflict and wait there.
       const reach = distanceInto(rest, hit.time - moveAt);
       let tried = -1;
@@ -166,9 +266,9 @@ export function timePath(
         if (j <= i || j === tried) continue;
         tried = j;
         const piece = leg(i, j);
-        const lead = depth === 0 ? [] : [...prefix, ...waitAt(i, w)];
+        const lead = top ? [] : [...prefix, ...waitAt(i, w)];
         const part: Trajectory = {
-          startTime: depth === 0 ? moveAt : start,
+          startTime: top ? moveAt : start,
           startPose: pose,
           segments: [...lead, ...piece],
         };
@@ -191,7 +291,7 @@ export function timePath(
       }
     }
   };
-  const traj = from(0, time, time, [], 0);
+  const traj = from(0, time, time, [], 0, true);
   // Each leg was checked from its own start on; the whole once more (cheap next to the search, and exact). A
   // timing without stops (the path itself) was checked whole from `time` already.
   if (traj && traj.segments !== path && check(traj, time) !== null) return { traj: null, hit: lastHit };

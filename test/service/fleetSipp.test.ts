@@ -1,9 +1,9 @@
 /**
  * SIPP routes in the detour pass (service/fleetSipp.ts): soldiers on a circle, each through the centre (the
  * bench's circle scenario), paths from the smooth planner, scheduled by the fleet scheduler. With the map layer
- * given, late soldiers (they turn in place) get space-time routes and no via points, the pass shortens the
- * makespan, and every trajectory stays clear of every other in the reservation table; units that turn on a radius
- * are not given SIPP routes (they keep the via points).
+ * given, late soldiers (they turn in place) get space-time routes (in the first round no via points, in later
+ * ones via points too), the pass shortens the makespan, and every trajectory stays clear of every other in the
+ * reservation table; units that turn on a radius are not given SIPP routes (they keep the via points).
  */
 import { describe, expect, test } from "vitest";
 import type { Segment } from "../../src/geometry/types.ts";
@@ -50,19 +50,39 @@ function makespan(sched: FleetScheduler): number {
 }
 
 describe("SIPP routes in the detour pass", () => {
-  test("late soldiers get space-time routes, no via points; the makespan shortens and all stay clear", async () => {
+  test("first round: late soldiers get space-time routes, no via points; makespan shortens, all stay clear", async () => {
     const sched = settled();
     const before = makespan(sched);
     const { changed, stats } = await detourLate(sched, 0, plan, {
       maxUnits: 64,
       fits: () => true,
       budgetMs: Infinity,
+      rounds: 1,
       layer: () => layer,
     });
     expect(stats.sippSearched).toBeGreaterThan(0);
     expect(stats.sippFound).toBeGreaterThan(0);
     expect(stats.plans).toBe(0);
     expect(changed.size).toBeGreaterThan(0);
+    expect(makespan(sched)).toBeLessThan(before);
+    for (const u of sched.units.values()) {
+      const res = { id: u.id, traj: u.traj, radius: unit.boundingRadius, speed: unit.maxSpeed };
+      expect(sched.table.firstConflict(res, 0), u.id).toBeNull();
+    }
+  });
+
+  test("later rounds give soldiers via points too; all stay clear", async () => {
+    const sched = settled();
+    const before = makespan(sched);
+    const { stats } = await detourLate(sched, 0, plan, {
+      maxUnits: 64,
+      fits: () => true,
+      budgetMs: Infinity,
+      layer: () => layer,
+    });
+    expect(stats.rounds).toBeGreaterThan(1);
+    expect(stats.sippSearched).toBeGreaterThan(0);
+    expect(stats.plans).toBeGreaterThan(0);
     expect(makespan(sched)).toBeLessThan(before);
     for (const u of sched.units.values()) {
       const res = { id: u.id, traj: u.traj, radius: unit.boundingRadius, speed: unit.maxSpeed };
