@@ -113,6 +113,8 @@ export class WorkerPool {
   #onPublish: ((layerKey: string, bytes: number) => void) | null = null;
   #nextJobId = 1;
   #idleCollect: ReturnType<typeof setTimeout> | undefined;
+  /** A table built twice was dropped since the last idle collection (see #collectWhenIdle). */
+  #dropped = false;
   #closed = false;
   #recentCrashes: number[] = [];
   /** Mean run time of recent jobs, ms (exponentially weighted), or -1 before the first. */
@@ -419,6 +421,7 @@ export class WorkerPool {
     const winner = this.#published.get(msg.key);
     if (winner) {
       this.duplicateBuilds++;
+      this.#dropped = true;
       // The builder drops its copy for the published one (worker.ts adopt): held once, not once per worker.
       slot.worker.postMessage({ type: "share", key: msg.key, data: winner.data } satisfies WorkerRequest);
       return;
@@ -511,17 +514,19 @@ export class WorkerPool {
   }
 
   /**
-   * Once every worker has been idle {@link POOL_IDLE_COLLECT_MS} (after their own idle releases), this thread
-   * collects and gives malloc's free pages back: it holds the last wrappers of tables a worker built twice
-   * (published messages it dropped) and an upload's garbage, and the builders' and workers' freed arrays sit in
-   * malloc's per-thread arenas until a trim. Without it a 1024^2 map kept tens of MB over its tables.
+   * After a table built twice was dropped, once every worker has been idle {@link POOL_IDLE_COLLECT_MS} (after
+   * their own idle releases, which free their copies), this thread collects and gives malloc's free pages back:
+   * it holds the last wrappers of the dropped copies (the published messages), and the workers' freed arrays sit
+   * in malloc's per-thread arenas until a trim. Only then: a full collection of this thread takes tens of ms
+   * (40-65 ms measured under load), which a request arriving meanwhile would wait.
    */
   #collectWhenIdle(): void {
-    if (this.#closed || this.#slots.some((s) => s.job !== null)) return;
+    if (this.#closed || !this.#dropped || this.#slots.some((s) => s.job !== null)) return;
     clearTimeout(this.#idleCollect);
     this.#idleCollect = setTimeout(() => {
       this.#idleCollect = undefined;
       if (this.#closed || this.#queue.length > 0 || this.#slots.some((s) => s.job !== null)) return;
+      this.#dropped = false;
       collectNow();
       // The arrays are freed by V8's background sweeper after the collection; then malloc can give them back.
       this.#idleCollect = setTimeout(() => {
