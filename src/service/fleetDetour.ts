@@ -382,12 +382,12 @@ function makespan(units: readonly FleetUnitState[]): number {
 
 /**
  * Prioritised planning among the late units with their alternatives: each stands at its start, then in the
- * order given (latest first) each takes the earliest-arriving timing of its path or a variant against the whole table (or, with
- * none, its trajectory from before if that still keeps clear). When the makespan they promise (see makespan) is
- * not shorter than before, or more of them are left standing, everything is put back. Once `spent` says the
- * budget is gone, the units not re-timed yet keep their trajectories from before where these still keep clear
- * (one check each; else their own path is timed as the settle would), so the round's gains so far can be kept.
- * Returns whether anything changed.
+ * order given (latest first) each takes the earliest-arriving timing of its path or a variant against the whole
+ * table (or, with none, its trajectory from before if that still keeps clear). When the makespan they promise (see
+ * makespan) is not shorter than before, more of them are left standing, or one left standing is in the way of a
+ * unit outside the round, everything is put back. Once `spent` says the budget is gone, the units not re-timed yet
+ * keep their trajectories from before where these still keep clear (one check each; where one does not, the round
+ * is put back), so the round's gains so far can be kept. Returns whether anything changed.
  */
 function resettle(
   sched: FleetScheduler,
@@ -420,10 +420,14 @@ function resettle(
     let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
     if (keep()) [best, bestPath, bestEnd] = [old.traj, old.path, trajectoryEnd(old.traj)];
     outOfTime ||= spent();
-    // Out of time: its own path only, and only when its old trajectory is in the way of the ones re-timed.
-    const paths = outOfTime
-      ? (best ? [] : [u.path])
-      : [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
+    // Out of time, a unit whose old trajectory is in the way of the ones re-timed would need its path timed again
+    // (a walk over start delays, each a check of its whole path): for many such units, that ran the pass to ~2.5x
+    // its budget (circle 100 over gRPC, 300 ms budget: 739 ms). The round is dropped instead (put back at once).
+    if (outOfTime && !best) {
+      hopeless = true;
+      break;
+    }
+    const paths = outOfTime ? [] : [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
     const tryPath = (path: Segment[], planned?: PlannedStop[]) => {
       const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN, planned);
       if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
