@@ -69,6 +69,8 @@ function stepCode(dx: number, dy: number): number {
  */
 const blockWorkspace = new SearchWorkspace();
 const blockSpace = new SectorSpace();
+/** The current region's node tiles as the block space's local states (grown as needed). */
+let blockTargets = new Int32Array(64);
 
 /** The same for the tree writes (AbstractGraph.ensureTree; a walk may come between block searches), and a node's packed trees. */
 const treeWorkspace = new SearchWorkspace();
@@ -316,11 +318,25 @@ export class AbstractGraph {
     let spent = 0;
     // Local state ids over the sector box: the block searches touch a few kilobytes, not map-sized arrays.
     const space = this.sectorBox(region, blockSpace);
+    const local = blockTargets.length >= k ? blockTargets : (blockTargets = new Int32Array(k * 2));
+    for (let j = 0; j < k; j++) local[j] = space.stateOf(this.nodeTile[i0 + j]);
+    // On uniform-cost terrain d(i, j) = d(j, i) exactly (a path reversed enters tiles of the same cost), so node
+    // i's search only needs the later nodes and the last node needs none; otherwise every node's.
+    const symmetric = this.uniformCost;
     for (let i = 0; i < k; i++) {
-      // astar's search without its megamorphic calls (the same g and parents): most of a big map's prepare.
-      spent += space.exhaustiveFrom(ws, space.stateOf(this.nodeTile[i0 + i]));
+      // astar's search without its megamorphic calls (the same g), stopped once its targets are closed.
+      const from = symmetric ? i + 1 : 0;
+      if (symmetric && from >= k) break;
+      spent += space.exhaustiveFrom(ws, local[i], local.subarray(from), k - from);
       const g = ws.g;
-      for (let j = 0; j < k; j++) this.distance[off + i * k + j] = g[space.stateOf(this.nodeTile[i0 + j])];
+      const row = off + i * k;
+      this.distance[row + i] = 0;
+      for (let j = from; j < k; j++) {
+        if (j === i) continue;
+        const d = g[local[j]];
+        this.distance[row + j] = d;
+        if (symmetric) this.distance[off + j * k + i] = d;
+      }
     }
     this.ready[region] = 1;
     this.prepExpansions += spent;

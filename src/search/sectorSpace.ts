@@ -40,6 +40,8 @@ export class SectorSpace implements SearchSpace {
   /** Local id offset per direction for the configured box width. */
   private readonly offset = new Int32Array(8);
   private readonly probe = new Successors(8);
+  /** Per local state: the generation of the search it is a target of (see exhaustiveFrom). */
+  private targetMark = new Uint32Array(256);
 
   /**
    * Wraps `inner` (already restricted to the region) for the sector box [x0, x1) x [y0, y1) of a map `width`
@@ -136,8 +138,17 @@ export class SectorSpace implements SearchSpace {
    * inlined. The distance blocks of an abstract graph run one per entrance node (hundreds of thousands at
    * 8192^2, most of a big map's preparation); through astar each paid its megamorphic calls to expand,
    * heuristic and isGoal and a pass through the successor buffer. Returns the expansions.
+   *
+   * With `targets` (the first `targetCount` local states, all reachable) it stops once every one is closed:
+   * their g is final then (f = g, so closing order is distance order), which is all a distance block reads;
+   * the rest of the region is not searched (its tree, when a walk needs it, comes from a whole search).
    */
-  exhaustiveFrom(ws: SearchWorkspace, start: number): number {
+  exhaustiveFrom(
+    ws: SearchWorkspace,
+    start: number,
+    targets: Int32Array | null = null,
+    targetCount = 0,
+  ): number {
     ws.ensure(this.stateCount, this.maxSuccessors);
     const gen = ws.nextGeneration();
     if (ws.paged) {
@@ -154,6 +165,21 @@ export class SectorSpace implements SearchSpace {
     const offset = this.offset;
     const bw = this.boxWidth;
     heap.clear();
+    // Targets are marked with this search's generation; -1: no early stop.
+    let remaining = -1;
+    const mark = this.targetMark.length >= this.stateCount
+      ? this.targetMark
+      : (this.targetMark = new Uint32Array(this.stateCount));
+    if (targets !== null) {
+      remaining = 0;
+      for (let i = 0; i < targetCount; i++) {
+        if (mark[targets[i]] !== gen) {
+          mark[targets[i]] = gen;
+          remaining++;
+        }
+      }
+      if (remaining === 0) return 0;
+    }
     stamp[start] = gen;
     g[start] = 0;
     f[start] = 0;
@@ -172,6 +198,7 @@ export class SectorSpace implements SearchSpace {
       }
       closed[s] = gen;
       expansions++;
+      if (remaining > 0 && mark[s] === gen && --remaining === 0) break;
       const gs = g[s];
       // this.expand inlined: the same moves in the same order, from the parent's direction round.
       const mask = moves[s];

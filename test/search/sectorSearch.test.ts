@@ -69,3 +69,50 @@ describe("exhaustive sector search against the A* core", () => {
     expect(wrong).toBe(0);
   });
 });
+
+describe("distance blocks from searches stopped at their targets", () => {
+  /** Block entries that differ from a whole in-region search's distance (every node pair of every region). */
+  function blockErrors(layer: PassLayer, cls: number): { pairs: number; wrong: number; uniform: boolean } {
+    const graph = new AbstractGraph(buildRegionTable(layer, cls, 16), layer, 8);
+    graph.prepareAll(null);
+    const ws = new SearchWorkspace();
+    const sector = new SectorSpace();
+    let pairs = 0, wrong = 0;
+    for (let r = 0; r < graph.table.regionCount; r++) {
+      const i0 = graph.regionNodeStart[r], i1 = graph.regionNodeStart[r + 1];
+      for (let i = i0; i < i1; i++) {
+        graph.searchRegionFrom(graph.nodeTile[i], ws, sector);
+        for (let j = i0; j < i1; j++) {
+          pairs++;
+          if (graph.regionDistance(i, j) !== ws.g[sector.stateOf(graph.nodeTile[j])]) wrong++;
+        }
+      }
+    }
+    return { pairs, wrong, uniform: graph.uniformCost };
+  }
+
+  test("uniform costs (symmetric: half the searches) and a swamp at 3 (every node's search)", () => {
+    const grid = parseMovingAi(mapText("Berlin_0_256.map"), {
+      maxWidth: 4096,
+      maxHeight: 4096,
+      maxTiles: 1 << 24,
+    });
+    const uniform = blockErrors(buildPassLayer(grid, movingAiTerrain()), 0.5);
+    expect(uniform.uniform).toBe(true);
+    expect(uniform.pairs).toBeGreaterThan(10_000);
+    expect(uniform.wrong).toBe(0);
+    const side = 96;
+    const tiles = new Uint8Array(side * side).fill(46);
+    let s = 11;
+    for (let i = 0; i < tiles.length; i++) {
+      s = (s * 1103515245 + 12345) & 0x7fffffff;
+      const v = s % 100;
+      tiles[i] = v < 12 ? 64 : v < 30 ? 83 : 46;
+    }
+    const terrain = withOverrides(movingAiTerrain(), [{ code: 83, cost: 3, impassable: false, road: false }]);
+    const swamp = blockErrors(buildPassLayer({ width: side, height: side, tiles }, terrain), 0.5);
+    expect(swamp.uniform).toBe(false);
+    expect(swamp.pairs).toBeGreaterThan(1000);
+    expect(swamp.wrong).toBe(0);
+  });
+});
