@@ -119,6 +119,11 @@ const PLAN_CHUNK = 16;
  * 1.55 and 1.43).
  */
 const SIPP_VIAS_FROM_ROUND = 1;
+/**
+ * Milliseconds of budget left per late unit from which a round stands every late unit at its start first (see
+ * resettle); below it they are re-timed one at a time.
+ */
+const STAND_UP_MS = 25;
 /** Default wall-clock budget of a pass (ms): the pass runs before the batch's trajectories are sent. */
 export const DEFAULT_BUDGET_MS = 300;
 
@@ -342,7 +347,9 @@ export async function detourLate(
         stats,
       )
       : undefined;
-    const ok = resettle(sched, time, late, variants, changed, detoured, spent, sipp);
+    // All stood up at once where the time left is ample for the whole round, else one at a time (see resettle).
+    const standUp = deadline - now() >= late.length * STAND_UP_MS;
+    const ok = resettle(sched, time, late, variants, changed, detoured, spent, sipp, standUp);
     // Units the time left has room for at this round's cost per unit.
     const room = Math.max(1, Math.floor((deadline - now()) / ((now() - started) / late.length)));
     if (ok) {
@@ -381,16 +388,20 @@ function makespan(units: readonly FleetUnitState[]): number {
 }
 
 /**
- * Prioritised re-timing of the late units with their alternatives, one at a time in the order given (latest
- * first): each takes the earliest-arriving timing of its path or a variant against the whole table — the units
- * re-timed before it on their new trajectories, the rest still on theirs — when it arrives GAIN earlier than its
- * trajectory from before, else keeps that. So the table is conflict-free after every unit, and once `spent` says
- * the budget is gone the rest simply keep theirs and the round's gains so far can be kept. (Standing every late
- * unit at its start first, as before, let the first re-timed drive where the others' old trajectories were, but a
- * round the budget cut short could not be kept: in process, circles 30-100, load ~8, mean makespan / slowest solo
- * at a 600 ms budget 1.41 one at a time against 1.99; 300 ms 1.91 against 2.05; unbounded 1.33 both.) When the
- * makespan they promise (see makespan) is not shorter than before, more of them are left standing, or one left
- * standing is in the way of another unit, everything is put back. Returns whether anything changed.
+ * Prioritised re-timing of the late units with their alternatives in the order given (latest first): each takes
+ * the earliest-arriving timing of its path or a variant against the whole table when it arrives GAIN earlier than
+ * its trajectory from before (where that is still clear), else keeps that. Two ways:
+ * - one at a time (`standUp` false): the units re-timed before it on their new trajectories, the rest still on
+ *   theirs; the table is conflict-free after every unit, so once `spent` says the budget is gone the rest simply
+ *   keep theirs and the round's gains so far can be kept;
+ * - all stood at their starts first (`standUp`): the first re-timed may drive where the others' old trajectories
+ *   were; once the budget is gone the rest keep theirs where still clear (one check each), and where one is not,
+ *   the round is put back (timing its path again had run a 300 ms pass to 739 ms, circle 100 over gRPC).
+ * Measured in process (circles 30-100, mean makespan / slowest solo, load ~8): at a 600 ms budget 1.41 one at a
+ * time against 1.99 stood up, at 300 ms 1.91 against 2.05, unbounded 1.33 both; the 20-unit e2e crossing (ample
+ * budget) keeps within 1.3x stood up only (1.302 one at a time). Hence STAND_UP_MS.
+ * When the makespan they promise (see makespan) is not shorter than before, more of them are left standing, or one
+ * left standing is in the way of another unit, everything is put back. Returns whether anything changed.
  */
 function resettle(
   sched: FleetScheduler,
@@ -401,28 +412,48 @@ function resettle(
   detoured: Set<string>,
   spent: () => boolean = () => false,
   sipp?: SippRouter,
+  standUp = false,
 ): boolean {
   const units = late.map((l) => l.u);
   const saved = units.map((u) => ({ traj: u.traj, path: u.path, status: u.status, message: u.message }));
   const before = makespan(units), waitingBefore = units.filter((u) => u.traj.segments.length === 0).length;
   let outOfTime = false, hopeless = false, standingNow = 0;
+  for (const l of standUp ? late : []) {
+    sched.table.remove(l.u.id);
+    sched.commit(l.u, standing(l.pose, time));
+    sipp?.record(l.u);
+  }
   for (const [i, l] of late.entries()) {
     const u = l.u;
     sched.table.remove(u.id);
     const old = saved[i];
+    /** Its trajectory from before, if it still keeps clear of everything committed since. */
+    const keep = () =>
+      old.traj.segments.length > 0 && sched.table.firstConflict(reservation(u, old.traj), time) === null;
     // Its trajectory from before (clear: every unit re-timed since was checked against it) is the one to beat:
     // timings that cannot arrive GAIN earlier stop early (timing's `latest`: no start delay arriving later is tried).
     let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
-    if (old.traj.segments.length > 0) {
+    if (standUp ? keep() : old.traj.segments.length > 0) {
       [best, bestPath, bestEnd] = [old.traj, old.path, trajectoryEnd(old.traj)];
     }
     outOfTime ||= spent();
     // Out of time: it and the rest keep their trajectories (each re-timed unit was checked against them).
-    if (outOfTime) {
+    if (outOfTime && !standUp) {
       sched.commit(u, old.traj);
       break;
     }
-    const paths = [u.path, ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
+    if (outOfTime && !best) {
+      hopeless = true;
+      break;
+    }
+    // One at a time, a unit SIPP routes without via points (the first round) skips re-timing its own path: it has
+    // that timing already, SIPP's route is the candidate that wins (in process, circles 30-100: 207 of ~260 units,
+    // own path 15), and at a 300 ms budget the time saved re-timed more units (mean makespan / slowest solo 1.47
+    // against 1.81, load ~8; 600 ms 1.41 against 1.43; unbounded 1.33 both).
+    const own = standUp || !(sipp && SippRouter.applies(u) && variants[i].length === 0);
+    const paths = outOfTime
+      ? []
+      : [...(own ? [u.path] : []), ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
     const tryPath = (path: Segment[], planned?: PlannedStop[]) => {
       const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN, planned);
       if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
