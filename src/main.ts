@@ -21,6 +21,7 @@ import { denoFs, jitteredFs } from "./service/mapPersistence.ts";
 import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
+import { BACKGROUND_JUMP_TILES, setBackgroundJumpTiles, setJumpBuildDelay } from "./service/mapJumps.ts";
 import { Arcpath } from "./server/handlers.ts";
 import { DEFAULT_STALL_MS } from "./service/pathStream.ts";
 import { parseQuotas, Quotas, type QuotaTable } from "./service/quotas.ts";
@@ -59,6 +60,14 @@ const limits = {
 const writeJitterMs = args["test-hooks"]
   ? intArg("test-write-jitter-ms", args["test-write-jitter-ms"], 0, 0)
   : 0;
+
+// Big maps' jump tables are built in the background after upload (service/mapJumps.ts).
+setBackgroundJumpTiles(
+  intArg("background-jump-tiles", opt("background-jump-tiles"), BACKGROUND_JUMP_TILES, 1),
+);
+if (args["test-hooks"]) {
+  setJumpBuildDelay(intArg("test-jump-build-delay-ms", opt("test-jump-build-delay-ms"), 0, 0));
+}
 
 // Distributed mode: maps live in a shared Redis (README, "Distributed mode"); else in the data directory.
 const storeUrl = opt("store");

@@ -103,7 +103,11 @@ export function planGridOrSmooth(
     length,
     waypoints: task.wantWaypoints ? path : null,
     expansions: search.expansions,
-    message: status === "budget" ? "search budget exhausted; partial path toward the goal" : "",
+    message: status === "budget"
+      ? "search budget exhausted; partial path toward the goal"
+      : search.plain && task.jumpsPending !== undefined
+      ? task.jumpsPending
+      : "",
   });
 }
 

@@ -24,6 +24,8 @@ export interface GridSearch {
   expansions: number;
   /** What the budget went to when it ran out before the search began (a one-off table build), if so. */
   preparing?: string;
+  /** True when plain A* stood in for jump points (their tables are being built: PlanTask.jumpsPending). */
+  plain?: boolean;
 }
 
 /**
@@ -62,7 +64,10 @@ function search(
   clearance: number,
   budget: PlanBudget,
 ): GridSearch {
-  const jump = useJumpPoints(layer, neighborhood);
+  // Tables being built in the background (PlanTask.jumpsPending): plain A* now rather than a build in the query.
+  const plain = useJumpPoints(layer, neighborhood) && task.jumpsPending !== undefined &&
+    !hasJumpTables(layer, clearance);
+  const jump = useJumpPoints(layer, neighborhood) && !plain;
   // A first use's jump table build stops at the budget (resumed by the next query): "budget", not an overrun.
   // A context that may not build them on this map (the service's inline lane) answers "budget" without them.
   const space = jump
@@ -86,7 +91,7 @@ function search(
   };
   switch (r.status) {
     case "found":
-      return { path: tilePath(r.goal), status: "found", expansions: r.expansions };
+      return { path: tilePath(r.goal), status: "found", expansions: r.expansions, ...(plain ? { plain } : {}) };
     case "budget":
     case "deadline":
       return {

@@ -80,6 +80,12 @@ export interface PlanTask {
    */
   graphPending?: string;
   /**
+   * While the map builders build the layer's jump tables (service/mapJumps.ts): an 8-connected grid search here
+   * that does not hold them yet runs plain A* over the tiles (same optimal length) instead of building them; GRID's
+   * answer then carries this note.
+   */
+  jumpsPending?: string;
+  /**
    * PLANNER_AUTO's portfolio (src/planning/auto.ts), with `planner` "hybrid": when the hybrid's answer is not
    * provably good enough, Directional-24 (then 48) also runs and the cheapest answer by pathCost is returned
    * (`PlanOutcome.planner` says whose). The service sets it when AUTO resolves to the hybrid for a turning unit;

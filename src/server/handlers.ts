@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { invalid, ServiceError } from "../service/errors.ts";
 import { ChunkAssembler } from "../service/mapChunks.ts";
 import { prepareVersion } from "../service/mapPrepare.ts";
+import { jumpTablesAtUpload } from "../service/mapJumps.ts";
 import type { MapStore, MapVersion } from "../service/mapStore.ts";
 import type { PlanService } from "../service/planService.ts";
 import type { PlanRequest, StreamMessage } from "../service/requests.ts";
@@ -151,6 +152,7 @@ export class Arcpath {
     this.quotas?.checkPut(p.tenant, key, map.width * map.height);
     const mv = await this.store.put(key, map, put.terrain, { ephemeral: put.ephemeral });
     fields.version = mv.version;
+    jumpTablesAtUpload(this.store, this.planner.pool, mv); // big maps: in the background (service/mapJumps.ts)
     if (put.prepare) await this.#prepare(mv, fields);
     return this.info(mv);
   }
@@ -189,6 +191,7 @@ export class Arcpath {
     fields.chunks = assembler.chunks;
     const mv = await this.store.put(key, map, terrain, { ephemeral });
     fields.version = mv.version;
+    jumpTablesAtUpload(this.store, this.planner.pool, mv); // big maps: in the background (service/mapJumps.ts)
     if (prepare) await this.#prepare(mv, fields);
     return this.info(mv);
   }

@@ -16,6 +16,7 @@ import { SECTOR_SIZE } from "./mapLayers.ts";
 import { collectNow } from "./collect.ts";
 import { trimMalloc } from "./mallocTrim.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
+import type { StraightJumps } from "../search/jumpTables.ts";
 
 /** Maps with at least this many tiles are hashed and built in the builder workers (512 x 512). */
 export const OFF_THREAD_TILES = 512 * 512;
@@ -36,6 +37,8 @@ export type BuildRequest =
   | { type: "costs"; id: number; map: GridMap; layer: PassLayer; y0: number; y1: number }
   | { type: "clearance"; id: number; layer: PassLayer; y0: number; y1: number }
   | { type: "regions"; id: number; layer: PassLayer; cls: number; sectorSize: number }
+  /** A layer's straight jump tables for a clearance class (service/mapJumps.ts). */
+  | { type: "jumps"; id: number; layer: PassLayer; cls: number }
   /** The three steps of an abstract graph's parallel preparation (search/abstractGraphBuild.ts). */
   | {
     type: "graphSkeleton";
@@ -71,6 +74,7 @@ export type BuildReply =
   | { type: "hashed"; id: number; version: string; ms: number }
   | { type: "done"; id: number; ms: number }
   | { type: "regions"; id: number; table: RegionTable; ms: number }
+  | { type: "jumps"; id: number; tables: StraightJumps; ms: number }
   | { type: "graph"; id: number; graph: SharedGraphData; ms: number }
   | { type: "spent"; id: number; expansions: number; ms: number }
   | { type: "failed"; id: number; message: string };
@@ -122,6 +126,14 @@ export class MapBuilder {
     const r = await this.#run(index, (id) => ({ type: "regions", id, layer, cls, sectorSize: SECTOR_SIZE }));
     if (r.type !== "regions") throw new Error("map builder: unexpected reply");
     return r.table;
+  }
+
+  /** A layer's jump tables for a clearance class (over shared memory), built in the least busy builder. */
+  async jumps(layer: PassLayer, cls: number): Promise<StraightJumps> {
+    while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
+    const r = await this.#run(this.#leastBusy(), (id) => ({ type: "jumps", id, layer, cls }));
+    if (r.type !== "jumps") throw new Error("map builder: unexpected reply");
+    return r.tables;
   }
 
   /**

@@ -13,6 +13,7 @@ import type { BuildReply, BuildRequest } from "./mapBuild.ts";
 import { collectSoon } from "./collect.ts";
 import { buildSkeleton, finishGraph, prepareShare } from "../search/abstractGraphBuild.ts";
 import { DEFAULT_SAMPLING } from "../search/entranceNodes.ts";
+import { forgetJumpTables, straightJumps } from "../search/jumpTables.ts";
 
 self.onmessage = (ev: MessageEvent<BuildRequest>) => {
   // This idle isolate's small heap would keep every map it saw (shared tiles, layers, tables) for good.
@@ -43,6 +44,11 @@ self.onmessage = (ev: MessageEvent<BuildRequest>) => {
       const { table, layer, skeleton, landmarks, prepExpansions, progress } = msg;
       const graph = finishGraph(table, layer, skeleton, landmarks, prepExpansions, progress);
       reply = { type: "graph", id: msg.id, graph, ms: performance.now() - t0 };
+    } else if (msg.type === "jumps") {
+      const tables = straightJumps(msg.layer, msg.cls);
+      // The service publishes them to the workers (shared memory): this builder keeps no reference.
+      forgetJumpTables(msg.layer);
+      reply = { type: "jumps", id: msg.id, tables, ms: performance.now() - t0 };
     } else {
       const table = buildRegionTable(msg.layer, msg.cls, msg.sectorSize);
       reply = { type: "regions", id: msg.id, table, ms: performance.now() - t0 };

@@ -18,6 +18,7 @@ import { inscribedRadius } from "../units/footprint.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
 import { type WorkerPool } from "./pool.ts";
 import { graphInBackground, graphPendingNote, graphsInBackground } from "./mapGraphs.ts";
+import { jumpTablesForQuery } from "./mapJumps.ts";
 import { type UnitSpec } from "../units/unit.ts";
 import type { PlannerChoice, PlanOptions, PlanRequest } from "./requests.ts";
 import { checkSettings, plannerForSettings } from "./settings.ts";
@@ -188,6 +189,16 @@ export class PlanService {
         return { outcome: gate.outcome, mapVersion: mv, queueMicros: 0, fromRegionTable };
       }
       const { cls, regions, target, nearest, guideClearance } = gate;
+      // A big map's jump tables come from the map builders (mapJumps.ts): plain A* or a wait within the budget.
+      const jumpsPending = await jumpTablesForQuery(
+        this.#store.builder,
+        this.#pool,
+        entry,
+        guideClearance ?? cls,
+        planner,
+        budgetMs - (performance.now() - gateStart),
+        this.#store.log,
+      );
       const task: PlanTask = {
         planner,
         layerKey: entry.key,
@@ -221,6 +232,7 @@ export class PlanService {
         ...(req.fitOnly ? { fitOnly: true } : {}),
         // AUTO's portfolio for turning units (src/planning/auto.ts): PLANNER_HYBRID by name runs alone.
         portfolio: req.planner === "auto" && planner === "hybrid",
+        ...(jumpsPending === undefined ? {} : { jumpsPending }),
       };
       if (planner === "hierarchical" && graphsInBackground(mv.map)) {
         // A big map's graph is prepared by the map builders, once; the grid search answers until it is published.

@@ -410,6 +410,9 @@ export class WorkerPool {
     if (this.#published.has(key) || !deps.every((d) => this.#data.has(d))) return false;
     this.#published.set(key, { data, deps });
     this.#onPublish?.(data.layerKey, bytes);
+    // The inline lane uses jump tables built elsewhere too (the map builders': service/mapJumps.ts).
+    const layer = this.#data.get(data.layerKey) as PassLayer | undefined;
+    if (data.kind === "jumps" && layer) adoptJumpTables(layer, data.clearance, data.tables);
     for (const slot of this.#slots) if (slot.alive) this.#share(slot, []);
     return true;
   }

@@ -35,6 +35,9 @@ export const SERVER_HELP: CliHelp = {
       "let clients overwrite, patch and delete the built-in demo maps (default: read-only, FAILED_PRECONDITION)",
     "test-hooks": "enable the test suite's hooks (not for production)",
     "test-write-jitter-ms": "N  with --test-hooks: random delay of map writes",
+    "background-jump-tiles":
+      "N  maps of at least N tiles get their jump tables built in the background after upload (default 1048576)",
+    "test-jump-build-delay-ms": "N  with --test-hooks: background jump-table builds start N ms late",
     "tls-cert": "FILE  serve TLS with this certificate chain (PEM; with --tls-key)",
     "tls-key": "FILE  the TLS private key (PEM)",
     "tls-client-ca": "FILE  require client certificates signed by this CA (mutual TLS)",
@@ -94,6 +97,8 @@ export const SERVER_OPTIONS = {
   "writable-demo-maps": { type: "boolean" },
   "test-hooks": { type: "boolean" },
   "test-write-jitter-ms": { type: "string" },
+  "background-jump-tiles": { type: "string" },
+  "test-jump-build-delay-ms": { type: "string" },
   "tls-cert": { type: "string" },
   "tls-key": { type: "string" },
   "tls-client-ca": { type: "string" },

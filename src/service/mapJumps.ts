@@ -1,0 +1,165 @@
+/**
+ * Jump tables of big map versions built in the background (issue 13): on a big map the first 8-connected grid
+ * search of a clearance class would build the layer's straight jump tables inside the query (6.3 s at 8192^2
+ * under load), in whichever worker it ran. Instead the map builders build them once, right after the upload
+ * (service/mapBuild.ts), and the pool publishes them to every worker and this thread's inline lane (as tables a
+ * worker built are). Until then a GRID query is answered by plain 8-connected A* over the tiles (the same
+ * optimal length, more expansions; its message says so), and the other planners wait for the build within
+ * their budget. A build that failed is forgotten, so the next query starts it again.
+ *
+ * @module
+ */
+import type { PassLayer } from "../maps/grid.ts";
+import { jumpTableBytes, type StraightJumps } from "../search/jumpTables.ts";
+import { useJumpPoints } from "../search/jumpPointSpace.ts";
+import type { LayerEntry } from "./mapCache.ts";
+import type { MapBuilder } from "./mapBuild.ts";
+import type { SharedData, WorkerPool } from "./pool.ts";
+import { within } from "./mapTables.ts";
+import { builtinClasses } from "./mapLayers.ts";
+import type { MapStore, MapVersion } from "./mapStore.ts";
+
+/**
+ * Maps with at least this many tiles (1024 x 1024) have their jump tables built in the background; below it a
+ * query builds them within its budget (~25 ms at 512^2, ~0.1 s at 1024^2) and answers from them at once.
+ * `--background-jump-tiles` sets it ({@link setBackgroundJumpTiles}).
+ */
+export const BACKGROUND_JUMP_TILES = 1024 * 1024;
+
+let backgroundTiles = BACKGROUND_JUMP_TILES;
+/** Test hook (`--test-jump-build-delay-ms` with `--test-hooks`): each background build starts this much later. */
+let buildDelayMs = 0;
+
+/** Sets the tile count from which jump tables are built in the background; returns the previous one. */
+export function setBackgroundJumpTiles(tiles: number): number {
+  const previous = backgroundTiles;
+  backgroundTiles = tiles;
+  return previous;
+}
+
+/** Test hook: delays every background build by `ms` (so a test sees a query while the tables build). */
+export function setJumpBuildDelay(ms: number): void {
+  buildDelayMs = ms;
+}
+
+/** Whether a layer's jump tables are built in the background: big enough and jump points apply (uniform cost). */
+export function jumpsInBackground(layer: PassLayer): boolean {
+  return layer.width * layer.height >= backgroundTiles && useJumpPoints(layer, 8);
+}
+
+/** The key the pool publishes (layer, class)'s jump tables under (as worker.ts publishes a worker's build). */
+export function jumpTableKey(layerKey: string, cls: number): string {
+  return `${layerKey}#jumps/${cls}`;
+}
+
+/** One background build. */
+interface JumpBuild {
+  /** Settles with the tables' bytes once published, null if the build failed or its layer was dropped. */
+  done: Promise<number | null>;
+  /** performance.now() when it started. */
+  since: number;
+}
+
+/** Builds running, by layer entry and clearance class (an entry leaves with its version). */
+const building = new WeakMap<LayerEntry, Map<number, JumpBuild>>();
+
+/** Where (entry, class)'s jump tables stand: published, or being built (ms since the build started). */
+export type JumpState = { ready: true } | { ready: false; ms: number; done: Promise<number | null> };
+
+/** The service's log. */
+type Log = (fields: Record<string, unknown>, msg: string) => void;
+
+/**
+ * Starts (unless published or running) the builders' build of `entry`'s jump tables for clearance class `cls`
+ * and tells where they stand. The layer is registered with the pool on publishing, so the tables can be posted
+ * to the workers with it.
+ */
+export function jumpTablesInBackground(
+  builder: MapBuilder,
+  pool: WorkerPool,
+  entry: LayerEntry,
+  cls: number,
+  log?: Log,
+): JumpState {
+  const key = jumpTableKey(entry.key, cls);
+  if (pool.hasPublished(key)) return { ready: true };
+  let builds = building.get(entry);
+  if (!builds) building.set(entry, builds = new Map());
+  let job = builds.get(cls);
+  if (!job) {
+    const since = performance.now();
+    const delay = buildDelayMs;
+    const start = delay > 0
+      ? new Promise<void>((res) => setTimeout(res, delay)).then(() => builder.jumps(entry.layer, cls))
+      : builder.jumps(entry.layer, cls);
+    const done = start.then(
+      (tables: StraightJumps) => {
+        builds.delete(cls);
+        const bytes = jumpTableBytes(tables);
+        const shared: SharedData[] = [{ key: entry.key, data: entry.layer }];
+        const published = pool.publishTable(shared, key, [entry.key], bytes, {
+          kind: "jumps",
+          layerKey: entry.key,
+          clearance: cls,
+          tables,
+        });
+        log?.(
+          { layer: entry.key, cls, ms: Math.round(performance.now() - since), bytes, published },
+          "jump tables built in the background",
+        );
+        return published ? bytes : null;
+      },
+      (err) => {
+        builds.delete(cls);
+        log?.({ layer: entry.key, cls, err: String(err) }, "jump table build failed");
+        return null;
+      },
+    );
+    job = { done, since };
+    builds.set(cls, job);
+  }
+  return { ready: false, ms: Math.round(performance.now() - job.since), done: job.done };
+}
+
+/** The note of a GRID answer given by plain A* while the jump tables build (see the module doc). */
+export function jumpsPendingNote(cls: number, ms: number): string {
+  return `jump tables of class ${cls} are being built in the background (${ms} ms so far); answered by plain ` +
+    "8-connected A* over the tiles (the same optimal length, more expansions; later queries use the tables)";
+}
+
+/** Planners that answer by plain A* while the tables build (their grid search is the answer, or its stand-in). */
+const PLAIN_WHILE_BUILDING = new Set(["grid", "smooth", "hierarchical"]);
+
+/**
+ * What a query on `entry` needs of the background jump tables of class `cls` (no-op for small or mixed-cost
+ * maps): starts their build if none ran yet (a version loaded from the store, not uploaded here), then for GRID,
+ * SMOOTH and HIERARCHICAL returns the {@link jumpsPendingNote} (the task's `jumpsPending`: plain A* meanwhile),
+ * and for the curve planners, whose long queries take a jump-point route, waits up to `waitMs` for the tables
+ * (a build in the query would take as long, and twice the work).
+ */
+export async function jumpTablesForQuery(
+  builder: MapBuilder,
+  pool: WorkerPool,
+  entry: LayerEntry,
+  cls: number,
+  planner: string,
+  waitMs: number,
+  log?: Log,
+): Promise<string | undefined> {
+  if (!jumpsInBackground(entry.layer)) return undefined;
+  const state = jumpTablesInBackground(builder, pool, entry, cls, log);
+  if (state.ready) return undefined;
+  if (PLAIN_WHILE_BUILDING.has(planner)) return jumpsPendingNote(cls, state.ms);
+  await within(state.done, waitMs);
+  return undefined;
+}
+
+/**
+ * Starts the background builds of a new version's jump tables (its default layer, the built-in clearance
+ * classes) when the map is big; the upload calls this once the map is stored, and nothing waits for them.
+ */
+export function jumpTablesAtUpload(store: MapStore, pool: WorkerPool, mv: MapVersion): void {
+  const entry = mv.layers.values().next().value;
+  if (!entry || !jumpsInBackground(entry.layer)) return;
+  for (const cls of builtinClasses()) jumpTablesInBackground(store.builder, pool, entry, cls, store.log);
+}
