@@ -24,6 +24,7 @@ import { LONG_ROUTE_TILES, refineCorridor } from "./corridorRefine.ts";
 import { POINT_TURN_RADIUS, tableProfileOf } from "./directionalProfile.ts";
 import { directionalSearch, holds, MAX_WINDOW_STATES, windowAround } from "./directionalSearch.ts";
 import { type GridSearch, gridSearch } from "./gridRoute.ts";
+import { longCorridorRoute } from "./corridorRoute.ts";
 import { offLatticeFallback } from "./offLattice.ts";
 import type { PlanOutcome, PlanTask } from "./task.ts";
 
@@ -121,7 +122,8 @@ export function planDirectional(
     const octile = Math.max(dx, dy) + (Math.SQRT2 - 1) * Math.min(dx, dy);
     let grid: GridSearch | null = null;
     if (2 * octile >= LONG_ROUTE_TILES) {
-      grid = gridSearch(ctx, layer, task, 8, budget);
+      // The hierarchical route when the abstract graph is ready here, else 8-connected A* (corridorRoute.ts).
+      grid = longCorridorRoute(ctx, layer, task, budget);
       spent += grid.expansions;
     }
     const longRoute = grid !== null && grid.status === "found" && grid.path !== null &&

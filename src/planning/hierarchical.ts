@@ -303,18 +303,8 @@ function gridInstead(ctx: PlanContext, task: PlanTask, budget: PlanBudget, why: 
 
 const scratches = new WeakMap<PlanContext, HierarchicalScratch>();
 
-/** HIERARCHICAL planner entry (see the module doc). */
-export function planHierarchical(
-  ctx: PlanContext,
-  task: PlanTask,
-  budget: PlanBudget = planBudget(task),
-): PlanOutcome {
-  const base = planOutcome(task.planner, {});
-  const layer = ctx.layer(task.layerKey);
-  const table = task.regionKey === undefined
-    ? undefined
-    : ctx.lookup(task.regionKey) as RegionTable | undefined;
-  if (table === undefined) throw new Error(`region table ${task.regionKey} was not shared with this worker`);
+/** The context's hierarchical scratch, made on first use (released with the context's other scratch). */
+function scratchFor(ctx: PlanContext): HierarchicalScratch {
   let scratch = scratches.get(ctx);
   if (scratch === undefined) {
     scratch = new HierarchicalScratch(ctx.workspace, ctx.grid);
@@ -327,6 +317,53 @@ export function planHierarchical(
         sc.goalWorkspace.release(keep),
     );
   }
+  return scratch;
+}
+
+/**
+ * The refined tile route (start tile to goal tile, 8-connected) of the task's region table when this thread
+ * holds its prepared abstract graph (never prepares one), else null; for long curve-planner corridors
+ * (planning/corridorRoute.ts). Budget-cut or unreachable: null too (the caller searches the grid instead).
+ */
+export function readyHierarchicalRoute(
+  ctx: PlanContext,
+  task: PlanTask,
+  budget: PlanBudget,
+): { tiles: Int32Array; expansions: number } | null {
+  if (task.regionKey === undefined) return null;
+  const table = ctx.lookup(task.regionKey) as RegionTable | undefined;
+  if (table === undefined) return null;
+  const layer = ctx.layer(task.layerKey);
+  const graph = readyGraph(table, layer, graphCacheKey(8));
+  if (graph === null) return null;
+  const found = hierarchicalSearch(
+    graph,
+    task.startTile,
+    task.goalTile,
+    scratchFor(ctx),
+    budget.limits(),
+    false,
+  );
+  if (found.path === null) return null;
+  return {
+    tiles: found.path,
+    expansions: found.abstractExpansions + found.regionExpansions + found.refineExpansions,
+  };
+}
+
+/** HIERARCHICAL planner entry (see the module doc). */
+export function planHierarchical(
+  ctx: PlanContext,
+  task: PlanTask,
+  budget: PlanBudget = planBudget(task),
+): PlanOutcome {
+  const base = planOutcome(task.planner, {});
+  const layer = ctx.layer(task.layerKey);
+  const table = task.regionKey === undefined
+    ? undefined
+    : ctx.lookup(task.regionKey) as RegionTable | undefined;
+  if (table === undefined) throw new Error(`region table ${task.regionKey} was not shared with this worker`);
+  const scratch = scratchFor(ctx);
   const neighborhood: Neighborhood = task.neighborhood === 4 ? 4 : 8;
   const key = graphCacheKey(neighborhood);
   let graph = readyGraph(table, layer, key);

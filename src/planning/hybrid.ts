@@ -56,6 +56,7 @@ import { type PlanBudget, planBudget } from "./budget.ts";
 import type { PlanContext } from "./context.ts";
 import { finalSmoothing, legalPath, radiusOf } from "./finalSmoothing.ts";
 import { type GridSearch, gridSearch } from "./gridRoute.ts";
+import { longCorridorRoute } from "./corridorRoute.ts";
 import { type HybridTrace, stitch } from "./hybridStitch.ts";
 import { offLatticeFallback } from "./offLattice.ts";
 import { type PlanOutcome, planOutcome, type PlanTask } from "./task.ts";
@@ -148,6 +149,17 @@ export function planHybrid(
   // A long 8-connected route (LONG_ROUTE_TILES): the corridor of the steps after the fast lane.
   let longRoute: GridSearch | null = null;
   const fastLaneOnly = task.fastLaneOnly === true;
+  // The octile distance (a lower bound of the route) says the route may be long: its 8-connected route is then
+  // the hierarchical one when the abstract graph is ready here (corridorRoute.ts), not a grid search.
+  const qdx = Math.abs(task.goal.x - task.start.x), qdy = Math.abs(task.goal.y - task.start.y);
+  const mayBeLong = 2 * (Math.max(qdx, qdy) + (Math.SQRT2 - 1) * Math.min(qdx, qdy)) >= LONG_ROUTE_TILES;
+  let routeSource = "grid";
+  const route8 = () => {
+    if (!mayBeLong || fastLaneOnly) return gridSearch(ctx, layer, task, 8, budget);
+    const r = longCorridorRoute(ctx, layer, task, budget);
+    routeSource = r.source;
+    return r;
+  };
   if (unit.turningRadius > 0 && unit.headings === 0 && !mode.roadsOnly && !opts.skipFastFit) {
     // Candidates are compared by the unit's cost (pathCost); the cheapest legal one is returned.
     let best: { segs: Segment[]; cost: number; note: string; waypoints: Int32Array | null } | null = null;
@@ -194,7 +206,7 @@ export function planHybrid(
     }
     trace?.steps.push("fit");
     for (const neighborhood of fastLaneOnly ? [8] as const : [8, 4] as const) {
-      const search = gridSearch(ctx, layer, task, neighborhood, budget);
+      const search = neighborhood === 8 ? route8() : gridSearch(ctx, layer, task, neighborhood, budget);
       expansions += search.expansions;
       if (search.status === "cancelled") {
         return planOutcome(task.planner, { status: "cancelled", expansions });
@@ -266,9 +278,8 @@ export function planHybrid(
   //    lane's, else (it did not run) looked for when the octile distance says the route may be long.
   trace?.steps.push("grid");
   if (longRoute === null && grid4 === null && !mode.roadsOnly) {
-    const dx = Math.abs(task.goal.x - task.start.x), dy = Math.abs(task.goal.y - task.start.y);
-    if (2 * (Math.max(dx, dy) + (Math.SQRT2 - 1) * Math.min(dx, dy)) >= LONG_ROUTE_TILES) {
-      const route = gridSearch(ctx, layer, task, 8, budget);
+    if (mayBeLong) {
+      const route = route8();
       expansions += route.expansions;
       if (route.status === "cancelled") return planOutcome(task.planner, { status: "cancelled", expansions });
       if (route.status === "found" && route.path && route.path.length >= LONG_ROUTE_TILES) longRoute = route;
@@ -317,6 +328,7 @@ export function planHybrid(
     const corridor = { ...request, corridor: grid.path, headings, footprint: unit.footprint };
     run = refineCorridor(layer, corridor, search, budget.stopped);
     expansions += run.expansions;
+    if (grid === longRoute && routeSource === "hierarchical") note.push("corridor: the hierarchical route");
     // Shared with AUTO's capped Directional search of the same corridor (PlanContext.routes).
     if (run.status === "found") ctx.routes?.set(corridorKey(task, mode.neighborhood, reverse), run);
     note.push(run.message);
