@@ -18,7 +18,7 @@ import { inscribedRadius } from "../units/footprint.ts";
 import { type LayerEntry, type MapStore, type MapVersion } from "./mapStore.ts";
 import { type WorkerPool } from "./pool.ts";
 import { graphInBackground, graphPendingNote, graphsInBackground } from "./mapGraphs.ts";
-import { jumpTablesForQuery } from "./mapJumps.ts";
+import { jumpTablesForQuery, octileDistance } from "./mapJumps.ts";
 import { type UnitSpec } from "../units/unit.ts";
 import type { PlannerChoice, PlanOptions, PlanRequest } from "./requests.ts";
 import { checkSettings, plannerForSettings } from "./settings.ts";
@@ -196,6 +196,7 @@ export class PlanService {
         entry,
         guideClearance ?? cls,
         planner,
+        octileDistance(start.x, start.y, goal.x, goal.y),
         budgetMs - (performance.now() - gateStart),
         this.#store.log,
       );

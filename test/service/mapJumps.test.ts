@@ -1,8 +1,8 @@
 /**
  * Background jump tables (service/mapJumps.ts) with a fake builder and pool: the size threshold, one build per
  * (layer entry, class) however many queries ask, published once under the key workers use, ready afterwards; a
- * failed build is forgotten (the next ask starts another); line planners get the note at once, curve planners
- * wait for the build within their budget.
+ * failed build is forgotten (the next ask starts another); line planners get the note at once on short queries
+ * and wait up to half their budget on long ones; curve planners wait for the build within their budget.
  */
 import { afterEach, describe, expect, test } from "vitest";
 import type { PassLayer } from "../../src/maps/grid.ts";
@@ -12,6 +12,8 @@ import {
   jumpTableKey,
   jumpTablesForQuery,
   jumpTablesInBackground,
+  octileDistance,
+  PLAIN_NOW_DISTANCE,
   setBackgroundJumpTiles,
 } from "../../src/service/mapJumps.ts";
 import { straightJumps } from "../../src/search/jumpTables.ts";
@@ -94,17 +96,17 @@ describe("jump tables in the background", () => {
     expect(calls).toEqual([1.5, 1.5]);
   });
 
-  test("GRID gets the note at once; a curve planner waits for the build within its budget", async () => {
+  test("short GRID gets the note at once; a curve planner waits for the build within its budget", async () => {
     setBackgroundJumpTiles(64 * 64);
     const { builder, pending } = fakeBuilder();
     const { pool, published } = fakePool();
     const e = entry();
-    const note = await jumpTablesForQuery(builder, pool, e, 0.5, "grid", 10_000);
+    const note = await jumpTablesForQuery(builder, pool, e, 0.5, "grid", 10, 10_000);
     expect(note).toMatch(
       /jump tables of class 0.5 are being built in the background .* plain 8-connected A\*/,
     );
     let settled = false;
-    const waiting = jumpTablesForQuery(builder, pool, e, 0.5, "hybrid", 10_000).then((n) => {
+    const waiting = jumpTablesForQuery(builder, pool, e, 0.5, "hybrid", 10, 10_000).then((n) => {
       settled = true;
       return n;
     });
@@ -114,11 +116,32 @@ describe("jump tables in the background", () => {
     expect(await waiting).toBeUndefined();
     expect(published.size).toBe(1);
     // Published: no note, no wait.
-    expect(await jumpTablesForQuery(builder, pool, e, 0.5, "grid", 10_000)).toBeUndefined();
+    expect(await jumpTablesForQuery(builder, pool, e, 0.5, "grid", 10, 10_000)).toBeUndefined();
     // A curve planner's wait is bounded by its budget.
     const other = entry();
     const t0 = performance.now();
-    expect(await jumpTablesForQuery(builder, pool, other, 0.5, "directional", 30)).toBeUndefined();
+    expect(await jumpTablesForQuery(builder, pool, other, 0.5, "directional", 10, 30)).toBeUndefined();
     expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
+  test("long GRID waits up to half its budget: no note when the tables come, else the note", async () => {
+    setBackgroundJumpTiles(64 * 64);
+    const { builder, pending } = fakeBuilder();
+    const { pool } = fakePool();
+    const long = PLAIN_NOW_DISTANCE + 1;
+    // Never built within the wait: the note after it.
+    const late = await jumpTablesForQuery(builder, pool, entry(), 0.5, "grid", long, 40);
+    expect(late).toMatch(/being built in the background/);
+    // Built during the wait: jump points, no note.
+    const e = entry();
+    const waiting = jumpTablesForQuery(builder, pool, e, 0.5, "smooth", long, 20_000);
+    await new Promise((r) => setTimeout(r, 20));
+    pending[pending.length - 1].resolve();
+    expect(await waiting).toBeUndefined();
+  });
+
+  test("octile distance", () => {
+    expect(octileDistance(0, 0, 10, 0)).toBe(10);
+    expect(octileDistance(0, 0, 3, 4)).toBeCloseTo(4 + 3 * (Math.SQRT2 - 1), 12);
   });
 });
