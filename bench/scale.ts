@@ -6,7 +6,8 @@
  * waits for the table it needs within its budget or answers BUDGET naming it. Then GRID, HIERARCHICAL, HYBRID and
  * DIRECTIONAL plan for a tank between the longest connected pair (and a ~1,000-step pair; DIRECTIONAL also 4
  * steps), first (cold) and warm; up to 2048^2 the map is uploaded again with `prepare`, and the first
- * HIERARCHICAL query on that copy is timed. Reported: upload time, server RSS after load and after planning
+ * HIERARCHICAL, GRID, HYBRID and DIRECTIONAL queries on that copy are timed (the curve planners' corridors then
+ * follow the hierarchical route). Reported: upload time, server RSS after load and after planning
  * (bytes per tile, over the idle server's RSS), query times beside status and path length.
  * A second table breaks memory down by part (in-process, 1024^2).
  *
@@ -122,6 +123,7 @@ const mb = (b: number) => (b / 1048576).toFixed(0);
 function note(q: Query): string {
   if (/jump tables/.test(q.message)) return " (plain A*: jump tables building)";
   if (/abstract graph .* being prepared/.test(q.message)) return " (grid: graph preparing)";
+  if (/corridor: the hierarchical route/.test(q.message)) return " (hierarchical corridor)";
   return "";
 }
 const f1 = (x: number) => x.toFixed(1);
@@ -160,9 +162,11 @@ export async function benchScale(): Promise<string> {
       const uploadMs = performance.now() - t0;
       // Maps >= 512^2 answer once stored with their pass layer; region tables follow in the background. A
       // query sent at once waits for the table it needs within its budget, else answers BUDGET naming it.
-      const [atOnce, ready] = await Promise.all([
+      // Also a ~1,000-step GRID query at once: answered by plain A* while the jump tables build (mapJumps.ts).
+      const [atOnce, ready, nearAtOnce] = await Promise.all([
         plan(srv, "PLANNER_GRID", "big", pair.start, pair.goal),
         whenPrepared(srv, "big"),
+        plan(srv, "PLANNER_GRID", "big", pair.start, pair.near),
       ]);
       const readyMs = ready - t0;
       const loaded = rssBytes(pid);
@@ -177,6 +181,15 @@ export async function benchScale(): Promise<string> {
         f1(atOnce.length),
         "-",
         String(atOnce.expansions),
+      ], [
+        "~1000",
+        "GRID at once",
+        f1(nearAtOnce.ms),
+        "-",
+        `${nearAtOnce.status}${note(nearAtOnce)}`,
+        f1(nearAtOnce.length),
+        "-",
+        String(nearAtOnce.expansions),
       ]];
       // Every planner on the longest pair: DIRECTIONAL refines the 8-connected route's corridor there (S5).
       const pairs: [string, [number, number], string[]][] = [
@@ -228,6 +241,9 @@ export async function benchScale(): Promise<string> {
         // GRID's jump tables are prepared too (both classes: tank 1.5, soldier 0.5): no first query builds them.
         await measure(label, "prepared", "PLANNER_GRID", pair.goal);
         await measure(`${label}, soldier`, "prepared", "PLANNER_GRID", pair.goal, "soldier");
+        // The curve planners' long corridors follow the prepared graph's route (planning/corridorRoute.ts).
+        await measure(label, "prepared", "PLANNER_HYBRID", pair.goal);
+        await measure(label, "prepared", "PLANNER_DIRECTIONAL", pair.goal);
       }
       for (const [i, r] of rows.entries()) {
         const head = i === 0
