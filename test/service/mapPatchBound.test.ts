@@ -1,7 +1,8 @@
 /**
- * A patch's work is bounded by the map, not by its edits: 100,000 full-map edits on a 512x512 map apply in
- * well under 2 s (they took 9.9 s in-process, 147 s over gRPC on the red team's map, before edits were painted
- * last-first), painting last-first gives exactly what painting in order gives, a patch of pathologically
+ * A patch's work is bounded by the map, not by its edits: 300,000 full-map edits on a 512x512 map apply in
+ * well under 10 s (100,000 took 9.9 s in-process, 147 s over gRPC on the red team's map, before edits were painted
+ * last-first, so 300,000 take ~30 s that way; painted last-first they take tens of ms, so the wide bound fails only
+ * on the old way, never on a loaded machine), painting last-first gives exactly what painting in order gives, a patch of pathologically
  * overlapping narrow edits is refused quickly, and many rectangles are reported as their bounding box.
  */
 import { describe, expect, test } from "vitest";
@@ -27,20 +28,20 @@ function naive(from: GridMap, edits: TileEditSpec[]): Uint8Array {
 }
 
 describe("bounded patches", () => {
-  test("100,000 full-map edits on a 512x512 map apply in under 2 s; the last one wins", async () => {
+  test("300,000 full-map edits on a 512x512 map apply in under 10 s; the last one wins", async () => {
     const store = new MapStore({ dataDir: null, budgetBytes: 4e9, limits: DEFAULT_LIMITS });
     await store.put("m", store.parse({ kind: "movingai", text: open(512, 512) }, []), []);
-    const edits = Array.from({ length: 100_000 }, (_, i) => ({
+    const edits = Array.from({ length: 300_000 }, (_, i) => ({
       x: 0,
       y: 0,
       width: 512,
       height: 512,
-      code: i === 99_999 ? 64 : 46 + (i % 2) * 2,
+      code: i === 299_999 ? 64 : 46 + (i % 2) * 2,
     }));
     const t0 = performance.now();
     const ev = await store.patch("m", "", edits);
     const ms = performance.now() - t0;
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(10_000);
     expect(ev.to.map.tiles.every((c) => c === 64)).toBe(true);
     expect(ev.rects).toEqual([{ x0: 0, y0: 0, x1: 512, y1: 512 }]);
   });
@@ -88,16 +89,15 @@ describe("bounded patches", () => {
     expect(applyEdits(from.map, edits.slice(1)).rects.length).toBe(MAX_REPORTED_RECTS);
   });
 
-  test("100,000 tall edits of the same two columns on a 4096x512 map are refused quickly", async () => {
+  test("100,000 tall edits of the same two columns on a 4096x512 map are refused by the visit count", async () => {
     const store = new MapStore({ dataDir: null, budgetBytes: 4e9, limits: DEFAULT_LIMITS });
     await store.put("t", store.parse({ kind: "movingai", text: open(4096, 512) }, []), []);
     const edits = Array.from(
       { length: 100_000 },
       (_, i) => ({ x: i % 2, y: 0, width: 1, height: 512, code: 64 }),
     );
-    const t0 = performance.now();
+    // Refused by a count of row visits (deterministic), not by a clock.
     const err = await store.patch("t", "", edits).catch((e) => e);
-    expect(performance.now() - t0).toBeLessThan(2000);
     expect(err).toBeInstanceOf(ServiceError);
     expect(err.code).toBe("RESOURCE_EXHAUSTED");
     expect(err.message).toMatch(/^edits: the 100000 edits overlap too much/);
