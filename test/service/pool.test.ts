@@ -26,11 +26,11 @@ describe("worker pool", () => {
     const abort = new AbortController();
     const running = pool.run(slowTask(), BIG, abort.signal);
     const waiting = pool.run(quickTask(), SMALL);
-    const t0 = performance.now();
+    // "At once": a queued refusal would wait for the slow job, which runs until the abort below (the test would
+    // time out); no wall-clock bound, which a loaded machine can miss.
     const refused = await rejection(pool.run(quickTask(), SMALL));
     expect(refused.code).toBe("RESOURCE_EXHAUSTED");
     expect(refused.message).toContain("limit 1");
-    expect(performance.now() - t0).toBeLessThan(100);
     const exempt = pool.run(quickTask(), SMALL, undefined, { exemptFromQueueLimit: true });
     expect(pool.queued).toBe(2);
     abort.abort();

@@ -40,15 +40,12 @@ describe("queue wait bound", () => {
     await pool.run(slowTask(60_000), BIG).catch(() => {});
     const abort = new AbortController();
     const running = pool.run(slowTask(60_000), BIG, abort.signal);
-    const t0 = performance.now();
     const e = await rejection(pool.run(quickTask(), SMALL));
-    const ms = performance.now() - t0;
     abort.abort();
     await rejection(running);
-    // The estimate answered (its message), before the 100 ms limit would have.
+    // The estimate answered (its message; the limit's own refusal says "no worker became free"); no clock bound.
     expect(e.code).toBe("RESOURCE_EXHAUSTED");
     expect(e.message).toMatch(/^queue: estimated wait \d+ ms .* exceeds the queue-wait limit of 100 ms/);
-    expect(ms).toBeLessThan(100);
     // A free worker takes a job at once, whatever the estimate (the cancelled search stops within ms).
     await new Promise((r) => setTimeout(r, 300));
     expect((await pool.run(quickTask(), SMALL)).value.status).toBe("found");
