@@ -183,3 +183,18 @@ export function jumpTablesAtUpload(store: MapStore, pool: WorkerPool, mv: MapVer
   if (!entry || !jumpsInBackground(entry.layer)) return;
   for (const cls of builtinClasses()) jumpTablesInBackground(store.builder, pool, entry, cls, store.log);
 }
+
+/**
+ * Waits until a big version's built-in classes' jump tables are published (started if not running): an upload's
+ * `prepare` (mapPrepare.ts) waits for them, so no worker builds a second copy. Resolves with the bytes built.
+ */
+export async function jumpTablesSettled(store: MapStore, pool: WorkerPool, mv: MapVersion): Promise<number> {
+  const entry = mv.layers.values().next().value;
+  if (!entry || !jumpsInBackground(entry.layer)) return 0;
+  let bytes = 0;
+  for (const cls of builtinClasses()) {
+    const state = jumpTablesInBackground(store.builder, pool, entry, cls, store.log);
+    if (!state.ready) bytes += (await state.done) ?? 0;
+  }
+  return bytes;
+}

@@ -12,6 +12,7 @@ import type { WorkerPool } from "./pool.ts";
 import { ServiceError } from "./errors.ts";
 import type { RegionTable } from "../maps/regions.ts";
 import { graphInBackground, graphsInBackground } from "./mapGraphs.ts";
+import { jumpTablesSettled } from "./mapJumps.ts";
 
 /**
  * Builds the tables of `mv`'s default layer (each once, on one worker, shared with the others). The budget
@@ -53,6 +54,8 @@ export async function prepareVersion(
       );
       for (const b of built) bytes += b ?? 0;
     }
+    // A big map's jump tables come from the map builders (mapJumps.ts): published first, no worker builds its own.
+    bytes += await jumpTablesSettled(store, pool, mv);
     bytes += await pool.prepare(shared, entry.key, regionKeys);
   } finally {
     unpin();

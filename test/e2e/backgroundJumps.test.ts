@@ -80,4 +80,25 @@ describe("jump tables built in the background", () => {
     expect(res.status).toBe("PLAN_STATUS_FOUND");
     expect(res.message).not.toMatch(/jump tables/);
   }, 60_000);
+
+  test("an upload with prepare waits for the builders' tables: no worker builds a second copy", async () => {
+    // Log lines of rooms3's builds (its layer key starts with the map id).
+    const lines = (published: boolean) =>
+      srv.output().split("\n").filter((l) =>
+        l.includes('"layer":"rooms3@') && l.includes(`"published":${published}`) &&
+        l.includes("jump tables built in the background")
+      ).length;
+
+    const other = [...rows];
+    other[6] = other[6].slice(0, 6) + "@" + other[6].slice(7);
+    const text = `type octile\nheight ${rows.length}\nwidth ${rows[0].length}\nmap\n${other.join("\n")}\n`;
+    await call(srv.client, "PutMap", { id: "rooms3", movingai: text, prepare: true });
+    // Both built-in classes' tables came from the builders (held back 2 s by the test hook) and were published;
+    // a worker's own build during the preparation would have been published first (theirs then refused).
+    expect(lines(true)).toBe(2);
+    expect(lines(false)).toBe(0);
+    const res = await grid("rooms3");
+    expect(res.status).toBe("PLAN_STATUS_FOUND");
+    expect(res.message).not.toMatch(/jump tables/);
+  }, 60_000);
 });
