@@ -86,7 +86,11 @@ export function brakeFrom(traj: Trajectory, time: number, deceleration: number):
     piece.startSpeed = vs;
     piece.endSpeed = ve;
     piece.duration = (2 * take) / (vs + ve);
-    if (out.length > 0) piece.start = { ...out[out.length - 1].end };
+    // Joined exactly where the previous piece ends, but with its own heading: at a fluid turn's corner the
+    // heading jumps between segments, and the previous end's heading would send this piece the wrong way.
+    if (out.length > 0) {
+      piece.start = { ...piece.start, x: out[out.length - 1].end.x, y: out[out.length - 1].end.y };
+    }
     out.push(piece);
     if (u + take < seg.length - STOP_EPS) {
       rest.push(segmentPiece(seg, u + take, seg.length));

@@ -6,7 +6,8 @@
  * replaces its earlier ones from its start_time on; before its first trajectory a unit stands at its start pose.
  * For units given their speed limits it also follows the speed in time and reports a change between
  * consecutive steps faster than the unit's deceleration (an instant stop) or acceleration allow, or above its
- * top speed.
+ * top speed. Contract errors: a segment whose length is not its mean speed times its duration, one whose own
+ * geometry integrated from its start pose does not reach its `end` (when given), consecutive ones that do not join.
  *
  * @module
  */
@@ -27,6 +28,8 @@ export interface CSegment {
   start_speed: number;
   end_speed: number;
   duration: number;
+  /** Where the segment ends, when given (the wire gives it): checked against the integrated end. */
+  end?: { x: number; y: number };
 }
 
 /**
@@ -42,10 +45,12 @@ export function wireSegments(
     startSpeed?: number;
     endSpeed?: number;
     duration?: number;
+    end?: { x: number; y: number };
   }[],
 ): CSegment[] {
   return segs.map((s) => ({
     start: s.start,
+    ...(s.end ? { end: { x: s.end.x, y: s.end.y } } : {}),
     length: s.length,
     curvature: s.curvature,
     direction: s.direction,
@@ -285,9 +290,20 @@ export function checkFleet(
         if (s.duration > 0 && Math.abs(s.length - (s.start_speed + s.end_speed) / 2 * s.duration) > 1e-6) {
           report.contractErrors.push(`${u.id} segment ${i}: length ${s.length} vs speeds*duration`);
         }
+        // A segment whose own geometry (start pose, heading, curvature, length) does not reach its end: a client
+        // driving it goes elsewhere than the server planned (e.g. a heading left over from the segment before).
+        const reached = poseAlong(s, s.length);
+        if (s.end && Math.hypot(reached.x - s.end.x, reached.y - s.end.y) > 1e-6) {
+          report.contractErrors.push(
+            `${u.id} segment ${i}: integrated end (${reached.x.toFixed(4)}, ${
+              reached.y.toFixed(4)
+            }) vs its end ` +
+              `(${s.end.x.toFixed(4)}, ${s.end.y.toFixed(4)})`,
+          );
+        }
         const next = t.segments[i + 1];
         if (next) {
-          const e = poseAlong(s, s.length);
+          const e = reached;
           if (Math.hypot(e.x - next.start.x, e.y - next.start.y) > 1e-6) {
             report.contractErrors.push(`${u.id} segments ${i}-${i + 1} do not join`);
           }

@@ -107,6 +107,41 @@ describe("brakeFrom", () => {
     expect(stoppingDistance(4, 3)).toBeCloseTo(16 / 6, 12);
   });
 
+  test("a soldier braking through a corner (its heading jumps there): each piece's own geometry reaches its end", () => {
+    // A fluid-turning unit's path turns at a corner between two lines: the heading jumps from west to north.
+    const SOLDIER = BUILTIN_PROFILES.soldier;
+    const a = lineSegment({ x: 30, y: 10, heading: Math.PI }, 10);
+    const b = lineSegment({ x: 20, y: 10, heading: Math.PI / 2 }, 5);
+    const path = profiled([a, b], SOLDIER);
+    const traj: Trajectory = { startTime: 0, startPose: path[0].start, segments: path };
+    const total = path.reduce((d, s) => d + (s.duration ?? 0), 0);
+    let across = 0;
+    for (let t = 0.3; t < total - 0.1; t += 0.01) {
+      const br = brakeFrom(traj, t, SOLDIER.deceleration);
+      if (!br) continue;
+      const pieces = br.traj.segments;
+      // Braking from before the corner to beyond it.
+      if (br.traj.startPose.x > 20 + 1e-6 && br.stop.y > 10 + 1e-6) across++;
+      for (const s of pieces) {
+        // Integrated from its start pose, heading, curvature and length (as a client does), a piece ends at its
+        // end; so the braking's last pose is where it stops.
+        const h = s.start.heading;
+        expect(
+          Math.hypot(
+            s.start.x + s.length * Math.cos(h) - s.end.x,
+            s.start.y + s.length * Math.sin(h) - s.end.y,
+          ),
+        )
+          .toBeLessThan(1e-9);
+      }
+      const stop = trajectoryPose(br.traj, br.stopTime - 1e-9);
+      expect(Math.hypot(stop.x - br.stop.x, stop.y - br.stop.y)).toBeLessThan(1e-6);
+      // It stops on its own path: on the line before the corner or on the one after it.
+      expect(Math.abs(br.stop.y - 10) < 1e-9 || Math.abs(br.stop.x - 20) < 1e-9).toBe(true);
+    }
+    expect(across).toBeGreaterThan(3);
+  });
+
   test("a halt on the final braking stops where the path ends (the envelope is the rest of the leg)", () => {
     const path = profiled([lineSegment({ x: 2, y: 2, heading: 0 }, 10)]);
     const traj: Trajectory = { startTime: 0, startPose: path[0].start, segments: path };

@@ -12,7 +12,7 @@ import { trajectoryPose, waitSegment } from "../../src/motion/trajectory.ts";
 import { FleetScheduler, trajectoryFrom } from "../../src/service/fleetScheduler.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { UnitSpec } from "../../src/units/unit.ts";
-import { checkFleet, type CUnit, wireSegments } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CUnit, unitPose, wireSegments } from "../helpers/fleetCheck.ts";
 import { rng } from "../helpers/rng.ts";
 
 const TANK = BUILTIN_PROFILES.tank;
@@ -199,4 +199,43 @@ describe("halts brake", () => {
       else expect(report.speedErrors.filter((e) => !run.hardStops.has(e.id))).toEqual([]);
     });
   }
+
+  test("a soldier halted just before a corner brakes round it: the wire's segments drive where the table has it", () => {
+    // A fluid turn: west along y = 10, then north from the corner (20, 10); the heading jumps there.
+    const run = new Run();
+    run.add("s", SOLDIER, { x: 30, y: 10, heading: Math.PI }, { x: 20, y: 18 }, 0);
+    const path = [
+      lineSegment({ x: 30, y: 10, heading: Math.PI }, 10),
+      lineSegment({ x: 20, y: 10, heading: Math.PI / 2 }, 8),
+    ];
+    applySpeedProfile(path, SOLDIER);
+    run.sched.units.get("s")!.path = splitAtSpeedPhases(path, SOLDIER);
+    run.record(run.sched.settle(0, ["s"]), 0);
+    const s = run.sched.units.get("s")!;
+    // When it is 0.05 tiles before the corner, a unit appears on its way north: it brakes round the corner.
+    let lo = 0, hi = 10;
+    for (let i = 0; i < 60; i++) {
+      const mid = (lo + hi) / 2;
+      if (trajectoryPose(s.traj, mid).x > 20.05) lo = mid;
+      else hi = mid;
+    }
+    expect(run.drop("o", SOLDIER, { x: 20, y: 12.5, heading: 0 }, lo, 2)).toEqual(["s"]);
+    // Once it has stopped, a unit appears 0.65 tiles beyond the corner on the line's extension: clear of where
+    // the table has it stand (past the corner, on its way north), not of a soldier that drove on west.
+    expect(run.drop("b", SOLDIER, { x: 19.35, y: 10, heading: 0 }, lo + 1, 1)).toEqual([]);
+    const report = run.check();
+    expect(report.overlaps).toEqual([]);
+    expect(report.contractErrors).toEqual([]);
+    // The client's pose (the checker integrating the wire's segments) is the scheduler's at every moment.
+    const client = run.units.get("s")!;
+    for (let t = lo; t < lo + 2; t += 0.01) {
+      const a = unitPose(client, t).pose, b = trajectoryPose(s.traj, t);
+      expect(Math.hypot(a.x - b.x, a.y - b.y), `t = ${t}`).toBeLessThan(1e-6);
+    }
+    // It braked (not stopped at once) and stopped past the corner.
+    expect(s.message).toBe(
+      "no start time keeps it clear of the other units; it stands and is retried after changes",
+    );
+    expect(trajectoryPose(s.traj, 100).y).toBeGreaterThan(10.01);
+  });
 });
