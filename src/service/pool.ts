@@ -15,12 +15,11 @@
  */
 import { jobSettled, jobStarted, type JobTrace, traceJob } from "./jobSpans.ts";
 import { ServiceError } from "./errors.ts";
-import { collectNow, collectSoon } from "./collect.ts";
+import { collectNow } from "./collect.ts";
 import { trimMalloc } from "./mallocTrim.ts";
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { PublishedTable, WorkerReply, WorkerRequest } from "./workerProtocol.ts";
-import type { PassLayer } from "../maps/grid.ts";
-import { adoptJumpTables, forgetJumpTables } from "../search/jumpPointSpace.ts";
+import { type SharedData, type ShareHolder, WorkerShares } from "./workerShares.ts";
 import { type SharedTableSet, tableStore } from "./directionalTables.ts";
 import { SHARED_NEIGHBORHOODS, warmTableProfiles } from "./warmUp.ts";
 
@@ -36,20 +35,7 @@ export interface PoolOptions {
   log?: (fields: Record<string, unknown>, msg: string) => void;
 }
 
-/** A table a worker published for the others (see WorkerReply "publish"). */
-interface Published {
-  data: unknown;
-  /** Shared keys it belongs to: a worker gets it once it knows them all; it goes when one is forgotten. */
-  deps: string[];
-}
-
-/** Data a job needs on its worker: a key and the object to post once (typed arrays over shared memory). */
-export interface SharedData {
-  /** Cache key in the worker. */
-  key: string;
-  /** The payload. */
-  data: unknown;
-}
+export type { SharedData } from "./workerShares.ts";
 
 interface Job {
   task: PlanTask;
@@ -79,17 +65,14 @@ const POOL_IDLE_COLLECT_MS = 1500;
 /** A worker's directional tables and idle releases (see WorkerReply "stats"). */
 export type WorkerStats = Omit<Extract<WorkerReply, { type: "stats" }>, "type">;
 
-interface Slot {
+interface Slot extends ShareHolder {
   /** Answers to "stats" requests, in order. */
   statsWaiting: ((s: WorkerStats) => void)[];
   /** Preparations posted to this worker and not answered yet, by id (resolved with the bytes built). */
   preparing: Map<number, (bytes: number) => void>;
-  worker: Worker;
   cancel: Int32Array;
   job: Job | null;
   jobId: number;
-  known: Set<string>;
-  alive: boolean;
 }
 
 /** Result of a job with its queue wait. */
@@ -106,11 +89,8 @@ export class WorkerPool {
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   readonly #waitListeners = new Set<(micros: number) => void>();
-  /** Tables workers built and published, by key: posted to every worker that knows their dependencies. */
-  readonly #published = new Map<string, Published>();
-  /** The shared data posted to workers, by key (until forgotten): a published table's layer is looked up here. */
-  readonly #data = new Map<string, unknown>();
-  #onPublish: ((layerKey: string, bytes: number) => void) | null = null;
+  /** The shared data and published tables of the workers (workerShares.ts). */
+  readonly #shares = new WorkerShares(this.#slots);
   #nextJobId = 1;
   #idleCollect: ReturnType<typeof setTimeout> | undefined;
   /** A table built twice was dropped since the last idle collection (see #collectWhenIdle). */
@@ -153,7 +133,7 @@ export class WorkerPool {
    * bytes, held once for all workers), so the map memory budget counts it against the layer's version.
    */
   onPublish(cb: (layerKey: string, bytes: number) => void): void {
-    this.#onPublish = cb;
+    this.#shares.onPublish(cb);
   }
 
   /** Bytes of the directional tables shared by all workers (and this thread), held once. */
@@ -175,37 +155,12 @@ export class WorkerPool {
 
   /** Keys of the tables workers published and every worker may adopt (tests and stats). */
   get publishedKeys(): string[] {
-    return [...this.#published.keys()];
+    return this.#shares.publishedKeys;
   }
 
   /** Tells every worker to drop cached shared data (and the published tables that belong to it). */
   forget(keys: string[]): void {
-    // This isolate holds wrappers of the same shared tables: collect them too (once for a run of evictions).
-    collectSoon();
-    const gone = new Set(keys);
-    for (const [k, p] of this.#published) {
-      if (p.deps.some((d) => gone.has(d))) {
-        this.#published.delete(k);
-        keys = [...keys, k];
-      }
-    }
-    for (const k of keys) gone.add(k);
-    const isGone = (k: string) => gone.has(k) || gone.has(k.slice(0, k.lastIndexOf("/")));
-    // This thread's copy of what was posted goes too (it held every layer and region table ever shared).
-    for (const [k, data] of [...this.#data]) {
-      if (!isGone(k)) continue;
-      // Jump tables this thread adopted for a layer go with it (the bounded cache would hold them on).
-      if ((data as { tileCost?: unknown }).tileCost instanceof Float32Array) {
-        forgetJumpTables(data as PassLayer);
-      }
-      this.#data.delete(k);
-    }
-    for (const s of this.#slots) {
-      // A layer's region tables (`<layer key>/<class>`) go with it: they were kept for good before.
-      const drop = [...s.known].filter(isGone);
-      for (const k of drop) s.known.delete(k);
-      if (drop.length > 0) s.worker.postMessage({ type: "drop", keys: drop } satisfies WorkerRequest);
-    }
+    this.#shares.forget(keys);
   }
 
   /**
@@ -338,7 +293,7 @@ export class WorkerPool {
     slot.job = job;
     slot.jobId = this.#nextJobId++;
     Atomics.store(slot.cancel, 0, 0);
-    this.#share(slot, job.shared);
+    this.#shares.share(slot, job.shared);
     const queueMicros = Math.round((performance.now() - job.enqueuedAt) * 1000);
     (job as Job & { queueMicros: number }).queueMicros = queueMicros;
     for (const cb of this.#waitListeners) cb(queueMicros);
@@ -358,7 +313,7 @@ export class WorkerPool {
   prepare(shared: SharedData[], layerKey: string, regionKeys: string[]): Promise<number> {
     const waits: Promise<number>[] = [];
     const alive = this.#slots.filter((s) => s.alive);
-    for (const slot of alive) this.#share(slot, shared);
+    for (const slot of alive) this.#shares.share(slot, shared);
     // One build per table: the region keys dealt out to the workers, each publishing what it built to the others.
     for (const [i, slot] of alive.entries()) {
       const mine = regionKeys.filter((_, k) => k % alive.length === i);
@@ -372,26 +327,9 @@ export class WorkerPool {
     return Promise.all(waits).then((bytes) => bytes.reduce((a, b) => a + b, 0));
   }
 
-  /** Posts to a worker the shared data it lacks, then the published tables whose dependencies it now knows. */
-  #share(slot: Slot, shared: SharedData[]): void {
-    for (const s of shared) {
-      this.#data.set(s.key, s.data);
-      if (!slot.known.has(s.key)) {
-        slot.worker.postMessage({ type: "share", key: s.key, data: s.data } satisfies WorkerRequest);
-        slot.known.add(s.key);
-      }
-    }
-    for (const [key, p] of this.#published) {
-      if (!slot.known.has(key) && p.deps.every((d) => slot.known.has(d))) {
-        slot.worker.postMessage({ type: "share", key, data: p.data } satisfies WorkerRequest);
-        slot.known.add(key);
-      }
-    }
-  }
-
   /** Whether a table was published under `key` (by a worker or {@link publishTable}). */
   hasPublished(key: string): boolean {
-    return this.#published.has(key);
+    return this.#shares.hasPublished(key);
   }
 
   /**
@@ -406,36 +344,14 @@ export class WorkerPool {
     bytes: number,
     data: PublishedTable,
   ): boolean {
-    for (const s of shared) this.#data.set(s.key, s.data);
-    if (this.#published.has(key) || !deps.every((d) => this.#data.has(d))) return false;
-    this.#published.set(key, { data, deps });
-    this.#onPublish?.(data.layerKey, bytes);
-    // The inline lane uses jump tables built elsewhere too (the map builders': service/mapJumps.ts).
-    const layer = this.#data.get(data.layerKey) as PassLayer | undefined;
-    if (data.kind === "jumps" && layer) adoptJumpTables(layer, data.clearance, data.tables);
-    for (const slot of this.#slots) if (slot.alive) this.#share(slot, []);
-    return true;
+    return this.#shares.publishTable(shared, key, deps, bytes, data);
   }
 
-  /** A worker published a table it built: keep it, count it once, post it to the workers that can use it. */
+  /** A worker published a table it built (workerShares.ts); a second build of one is counted and collected. */
   #onPublished(slot: Slot, msg: Extract<WorkerReply, { type: "publish" }>): void {
-    slot.known.add(msg.key);
-    // Built for data forgotten meanwhile (its version evicted), or a second build of a table published already.
-    const winner = this.#published.get(msg.key);
-    if (winner) {
-      this.duplicateBuilds++;
-      this.#dropped = true;
-      // The builder drops its copy for the published one (worker.ts adopt): held once, not once per worker.
-      slot.worker.postMessage({ type: "share", key: msg.key, data: winner.data } satisfies WorkerRequest);
-      return;
-    }
-    if (!msg.deps.every((d) => slot.known.has(d))) return;
-    this.#published.set(msg.key, { data: msg.data, deps: msg.deps });
-    this.#onPublish?.(msg.data.layerKey, msg.bytes);
-    // This thread's inline lane uses the jump tables too (no copy: shared memory); it never builds them itself.
-    const layer = this.#data.get(msg.data.layerKey) as PassLayer | undefined;
-    if (msg.data.kind === "jumps" && layer) adoptJumpTables(layer, msg.data.clearance, msg.data.tables);
-    for (const other of this.#slots) if (other.alive && other !== slot) this.#share(other, []);
+    if (!this.#shares.published(slot, msg)) return;
+    this.duplicateBuilds++;
+    this.#dropped = true;
   }
 
   #onReply(slot: Slot, msg: WorkerReply): void {
