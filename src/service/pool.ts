@@ -11,12 +11,14 @@
  *   a busy worker on Deno 2.9).
  * - A worker that crashes is replaced; its job fails with INTERNAL, the others go on.
  *
+ * What each worker was sent and the tables published for all: workerShares.ts; this thread's collection once
+ * the pool is idle: poolIdleCollector.ts.
+ *
  * @module
  */
 import { jobSettled, jobStarted, type JobTrace, traceJob } from "./jobSpans.ts";
 import { ServiceError } from "./errors.ts";
-import { collectNow } from "./collect.ts";
-import { trimMalloc } from "./mallocTrim.ts";
+import { PoolIdleCollector } from "./poolIdleCollector.ts";
 import type { PlanOutcome, PlanTask } from "../planning/task.ts";
 import type { PublishedTable, WorkerReply, WorkerRequest } from "./workerProtocol.ts";
 import { type SharedData, type ShareHolder, WorkerShares } from "./workerShares.ts";
@@ -56,12 +58,6 @@ interface Job {
   trace?: JobTrace | null;
 }
 
-/**
- * Idle milliseconds of the whole pool after which this thread collects and trims malloc (after the workers' own
- * idle release at 1 s, service/worker.ts).
- */
-const POOL_IDLE_COLLECT_MS = 1500;
-
 /** A worker's directional tables and idle releases (see WorkerReply "stats"). */
 export type WorkerStats = Omit<Extract<WorkerReply, { type: "stats" }>, "type">;
 
@@ -92,9 +88,11 @@ export class WorkerPool {
   /** The shared data and published tables of the workers (workerShares.ts). */
   readonly #shares = new WorkerShares(this.#slots);
   #nextJobId = 1;
-  #idleCollect: ReturnType<typeof setTimeout> | undefined;
-  /** A table built twice was dropped since the last idle collection (see #collectWhenIdle). */
-  #dropped = false;
+  /** Collects this thread once idle after a table built twice was dropped (poolIdleCollector.ts). */
+  readonly #idle = new PoolIdleCollector({
+    running: () => this.#slots.some((s) => s.job !== null),
+    queued: () => this.#queue.length > 0,
+  });
   #closed = false;
   #recentCrashes: number[] = [];
   /** Mean run time of recent jobs, ms (exponentially weighted), or -1 before the first. */
@@ -220,7 +218,7 @@ export class WorkerPool {
   /** Stops all workers (jobs still running are cancelled). */
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#idleCollect);
+    this.#idle.close();
     for (const job of this.#queue.splice(0)) {
       this.#settle(job, null, new ServiceError("UNAVAILABLE", "shutdown"));
     }
@@ -351,7 +349,7 @@ export class WorkerPool {
   #onPublished(slot: Slot, msg: Extract<WorkerReply, { type: "publish" }>): void {
     if (!this.#shares.published(slot, msg)) return;
     this.duplicateBuilds++;
-    this.#dropped = true;
+    this.#idle.dropped();
   }
 
   #onReply(slot: Slot, msg: WorkerReply): void {
@@ -365,7 +363,7 @@ export class WorkerPool {
       if (msg.error) this.#opts.log?.({ err: msg.error }, "worker preparation failed");
       slot.preparing.get(msg.prepareId)?.(msg.error ? 0 : msg.bytes);
       slot.preparing.delete(msg.prepareId);
-      this.#collectWhenIdle();
+      this.#idle.whenIdle();
       return;
     }
     if (msg.type !== "result" && msg.type !== "error") return;
@@ -429,32 +427,7 @@ export class WorkerPool {
       if (job.settled) continue;
       this.#start(slot, job);
     }
-    if (!slot.job) this.#collectWhenIdle();
-  }
-
-  /**
-   * After a table built twice was dropped, once every worker has been idle {@link POOL_IDLE_COLLECT_MS} (after
-   * their own idle releases, which free their copies), this thread collects and gives malloc's free pages back:
-   * it holds the last wrappers of the dropped copies (the published messages), and the workers' freed arrays sit
-   * in malloc's per-thread arenas until a trim. Only then: a full collection of this thread takes tens of ms
-   * (40-65 ms measured under load), which a request arriving meanwhile would wait.
-   */
-  #collectWhenIdle(): void {
-    if (this.#closed || !this.#dropped || this.#slots.some((s) => s.job !== null)) return;
-    clearTimeout(this.#idleCollect);
-    this.#idleCollect = setTimeout(() => {
-      this.#idleCollect = undefined;
-      if (this.#closed || this.#queue.length > 0 || this.#slots.some((s) => s.job !== null)) return;
-      this.#dropped = false;
-      collectNow();
-      // The arrays are freed by V8's background sweeper after the collection; then malloc can give them back.
-      this.#idleCollect = setTimeout(() => {
-        this.#idleCollect = undefined;
-        trimMalloc();
-      }, 200);
-      Deno.unrefTimer(this.#idleCollect);
-    }, POOL_IDLE_COLLECT_MS);
-    Deno.unrefTimer(this.#idleCollect);
+    if (!slot.job) this.#idle.whenIdle();
   }
 
   #abort(job: Job): void {
