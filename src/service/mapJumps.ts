@@ -134,9 +134,9 @@ const PLAIN_WHILE_BUILDING = new Set(["grid", "smooth", "hierarchical"]);
  * Octile distance (tiles) from which a line planner's query waits for the background build before plain A*:
  * plain A* expands what jump points skip, ~8x the expansions on the longest tiled-city pairs (4096^2: 3.45 M
  * against 0.43 M; 8192^2: 9.3 M against 1.16 M, 6.5 s and 12.5 s under load), more than the rest of a build
- * takes; a short query's plain A* is a few milliseconds.
+ * takes; a ~1,000-step query's plain A* takes milliseconds (at 512 it waited ~3 s for the build at 4096^2).
  */
-export const PLAIN_NOW_DISTANCE = 512;
+export const PLAIN_NOW_DISTANCE = 2048;
 
 /**
  * What a query on `entry` needs of the background jump tables of class `cls` (no-op for small or mixed-cost
