@@ -4,26 +4,22 @@
  * region tables built at load (mapLayers.ts) or updated from the version it patches (mapPatch.ts), and
  * uploaded maps persist under the data directory (mapPersistence.ts). Writes to one map id (put, patch,
  * delete) run one at a time in their order of arrival, and a version becomes the latest in memory only once it
- * is durably on disk, so what a client was told is what a restart finds.
+ * is durably on disk, so what a client was told is what a restart finds. Uploads are parsed in mapParse.ts; a
+ * patch's write (conditional, retried against a shared store) is mapPatchWrite.ts.
  *
  * @module
  */
 import type { GridMap } from "../maps/grid.ts";
-import { type MapLimits, parseMovingAi, rawGrid } from "../maps/movingai.ts";
-import {
-  movingAiTerrain,
-  rawTerrain,
-  terrainEntries,
-  type TerrainEntry,
-  withOverrides,
-} from "../maps/terrain.ts";
+import type { MapLimits } from "../maps/movingai.ts";
+import { terrainEntries, type TerrainEntry } from "../maps/terrain.ts";
 import { mapVersion } from "../maps/version.ts";
 import type { RegionTable } from "../maps/regions.ts";
-import { translateMapError } from "./mapErrors.ts";
 import type { UnitSpec } from "../units/unit.ts";
 import { formatValue, ServiceError } from "./errors.ts";
 import { type LayerEntry, type MapVersion, VersionCache } from "./mapCache.ts";
-import { applyEdits, type PatchEvent, patchLayers, type TileEditSpec } from "./mapPatch.ts";
+import { type PatchEvent, patchLayers, type TileEditSpec } from "./mapPatch.ts";
+import { type GridInput, parseUpload } from "./mapParse.ts";
+import { type PatchWriteHost, writePatch } from "./mapPatchWrite.ts";
 import { MapFiles, type MapFs, type StoredMap } from "./mapPersistence.ts";
 import { LocalBackend, type MapBackend } from "./mapBackend.ts";
 import { SharedSync, type SyncHost } from "./mapSync.ts";
@@ -40,14 +36,7 @@ export { translateMapError } from "./mapErrors.ts";
 export type { MapLimits } from "../maps/movingai.ts";
 
 export { MAX_OVERRIDE_LAYERS, type RegionsReady } from "./mapTables.ts";
-
-/** Default limits (--max-map-side, --max-map-tiles): 8192 x 8192, 64 Mi tiles. */
-export const DEFAULT_LIMITS: MapLimits = { maxWidth: 8192, maxHeight: 8192, maxTiles: 8192 * 8192 };
-
-/** A map's tiles as uploaded. */
-export type GridInput =
-  | { kind: "movingai"; text: string }
-  | { kind: "raw"; width: number; height: number; tiles: Uint8Array };
+export { DEFAULT_LIMITS, type GridInput } from "./mapParse.ts";
 
 /** Options of the store. */
 export interface MapStoreOptions {
@@ -85,6 +74,8 @@ export class MapStore {
   readonly #builder = new MapBuilder();
   /** Versions' layers and region tables. */
   readonly #tables: VersionTables;
+  /** What a patch's write uses of this store (mapPatchWrite.ts). */
+  readonly #patchHost: PatchWriteHost;
 
   /** The map builders (also used for abstract graphs prepared in the background, mapGraphs.ts). */
   get builder(): MapBuilder {
@@ -108,6 +99,17 @@ export class MapStore {
     this.#tables = new VersionTables(this.#cache, this.#builder, opts.log);
     this.#sync = this.#backend?.shared ? new SharedSync(this.#syncHost(this.#backend)) : null;
     this.#versions = new VersionWriter(this.#cache, this.#backend, this.#sync);
+    this.#patchHost = {
+      cache: this.#cache,
+      versions: this.#versions,
+      tables: this.#tables,
+      sync: this.#sync,
+      backendName: () => this.#backend?.name ?? "the map store",
+      latest: (id) => this.#getNow(id, "", "map"),
+      patched: (e) => {
+        for (const cb of this.#patchListeners) cb(e);
+      },
+    };
     // An ephemeral map dropped for room no longer exists: streams on it end as on a delete.
     this.#cache.onDropMap((id) => {
       for (const cb of this.#deleteListeners) cb(id);
@@ -160,16 +162,7 @@ export class MapStore {
 
   /** Parses and validates an upload; throws INVALID_ARGUMENT / RESOURCE_EXHAUSTED naming the field. */
   parse(grid: GridInput, terrainInput: TerrainEntry[]): GridMap {
-    try {
-      const parsed = grid.kind === "movingai"
-        ? parseMovingAi(grid.text, this.#opts.limits)
-        : rawGrid(grid.width, grid.height, grid.tiles, this.#opts.limits);
-      const base = grid.kind === "movingai" ? movingAiTerrain() : rawTerrain();
-      const terrain = terrainInput.length > 0 ? withOverrides(base, terrainInput) : base;
-      return { width: parsed.width, height: parsed.height, tiles: parsed.tiles, terrain };
-    } catch (e) {
-      throw translateMapError(e, grid.kind === "movingai" ? "movingai" : "raw");
-    }
+    return parseUpload(grid, terrainInput, this.#opts.limits);
   }
 
   /**
@@ -243,75 +236,7 @@ export class MapStore {
    */
   async patch(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
     checkMapKey(id, "map.id");
-    return await this.#queue.serial(id, () => this.#patchNow(id, expectedVersion, edits));
-  }
-
-  async #patchNow(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent> {
-    // A shared store may have a newer latest version than this process knows: start from the store's, and
-    // if another process commits first, start again from its version (a conditional patch fails instead).
-    for (let attempt = 0;; attempt++) {
-      const latest = this.#cache.latest(id);
-      const ephemeral = latest !== undefined && this.#cache.peek(id, latest)?.ephemeral;
-      if (this.#sync && !ephemeral) await this.#sync.catchUpNow(id, true);
-      const event = await this.#patchOnce(id, expectedVersion, edits);
-      if (event) return event;
-      if (attempt >= 100) {
-        throw new ServiceError(
-          "UNAVAILABLE",
-          `${this.#backend!.name}: too much contention patching ${formatValue(displayId(id))}; retry`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
-    }
-  }
-
-  /** One try of a patch; null if a shared store's latest version moved meanwhile (unconditional: retry). */
-  async #patchOnce(id: string, expectedVersion: string, edits: TileEditSpec[]): Promise<PatchEvent | null> {
-    const from = await this.#getNow(id, "", "map");
-    // Region tables still building in the background are waited for, so the patch updates them too.
-    await this.#tables.settled(from);
-    if (expectedVersion !== "" && expectedVersion !== from.version) {
-      throw new ServiceError(
-        "FAILED_PRECONDITION",
-        `map.version: ${formatValue(expectedVersion)} is not the latest version of ${
-          formatValue(displayId(id))
-        } ` +
-          `(latest is ${from.version})`,
-      );
-    }
-    const { map, rects } = applyEdits(from.map, edits);
-    const version = mapVersion(map.tiles, map.width, map.height, map.terrain);
-    const t0 = performance.now();
-    const flags = { ephemeral: from.ephemeral };
-    const to = this.#versions.newVersion(
-      id,
-      version,
-      map,
-      from.terrainInput,
-      flags,
-      (to) => patchLayers(from, to, rects),
-    );
-    const seq = await this.#versions.makeLatest(to, true, from.version, { kind: "patch", rects });
-    if (seq === null) {
-      if (expectedVersion !== "") {
-        throw new ServiceError(
-          "FAILED_PRECONDITION",
-          `map.version: ${formatValue(expectedVersion)} is not the latest version of ${
-            formatValue(displayId(id))
-          } (another replica patched it first)`,
-        );
-      }
-      return null;
-    }
-    const event: PatchEvent = {
-      id,
-      from,
-      to,
-      rects,
-      updateMicros: Math.round((performance.now() - t0) * 1000),
-    };
-    for (const cb of this.#patchListeners) cb(event);
-    return event;
+    return await this.#queue.serial(id, () => writePatch(this.#patchHost, id, expectedVersion, edits));
   }
 
   /**
