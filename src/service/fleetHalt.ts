@@ -18,7 +18,8 @@ import type { FleetUnitState } from "./fleetUnitState.ts";
  * stands where it stops (`traj` and `brake` become that braking); `path` becomes the geometry after that
  * (re-profiled from rest). A unit at rest then, or with deceleration 0, stands where it is (`traj` standing
  * from `time`). When the braking would touch a tile `blocked` says is blocked, it is stopped at once instead and
- * the braking is returned as `refused`. Returns where it stands.
+ * the braking is returned as `refused`. A unit still braking from an earlier halt brakes on to the same stop and
+ * keeps its path after it. Returns where it stands.
  */
 export function brakeToHalt(
   u: FleetUnitState,
@@ -26,18 +27,23 @@ export function brakeToHalt(
   blocked?: (seg: Segment) => boolean,
 ): { pose: Pose; refused: Braking | null } {
   let refused: Braking | null = null;
+  // Still braking from an earlier halt: its path starts where that braking stops, so what is left of the braking
+  // goes in front of the path (taken for the whole rest, the path after the stop was lost: the unit stood there).
+  const again = u.brake !== undefined && u.traj === u.brake;
   let b = u.traj.segments.length > 0 ? brakeFrom(u.traj, time, u.unit.deceleration) : null;
   if (b && blocked && b.traj.segments.some(blocked)) [refused, b] = [b, null];
   if (u.traj.segments.length > 0) u.travelled = extendTravelled(u.travelled, drivenPath(u.traj, time));
   if (b) {
     u.travelled = extendTravelled(u.travelled, drivenPath(b.traj, b.stopTime));
     const rest = b.rest.length > 0 ? profiled(b.rest, u.unit) : [];
-    setRest(u, rest);
+    if (again) prepend(u, rest);
+    else setRest(u, rest);
     u.traj = u.brake = b.traj;
     return { pose: b.stop, refused };
   }
   const pose = trajectoryPose(u.traj, time);
-  restAt(u, time);
+  if (again) prepend(u, remainingPath(u.traj, time, u.unit));
+  else restAt(u, time);
   u.traj = standing(pose, time);
   return { pose, refused };
 }
@@ -50,9 +56,7 @@ export function brakeToHalt(
 export function hardStop(u: FleetUnitState, time: number): Pose {
   const brake = u.brake!;
   const pose = trajectoryPose(brake, time);
-  const rest = remainingPath(brake, time, u.unit);
-  u.path = [...rest, ...u.path];
-  if (u.legOne !== undefined) u.legOne += rest.length;
+  prepend(u, remainingPath(brake, time, u.unit));
   u.brake = undefined;
   u.traj = standing(pose, time);
   u.hardStop = `stopped at once at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}) at t=${time.toFixed(2)}, ` +
@@ -78,4 +82,10 @@ function setRest(u: FleetUnitState, rest: Segment[]): void {
     u.path = [...rest, ...legTwo];
     u.legOne = rest.length > 0 ? rest.length : undefined;
   } else u.path = rest;
+}
+
+/** `path` := `rest`, then the path (a unit on the way to a refuge: its first leg grows by `rest`). */
+function prepend(u: FleetUnitState, rest: Segment[]): void {
+  u.path = [...rest, ...u.path];
+  if (u.legOne !== undefined) u.legOne += rest.length;
 }

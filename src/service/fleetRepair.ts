@@ -103,20 +103,29 @@ export function repairLate(
     : driveOn(sched, u, at, time, ways[0], Infinity);
 }
 
-/** What a unit's scheduling state was (to roll a way back). */
-type Snapshot = Map<FleetUnitState, Omit<FleetUnitState, "id" | "order" | "unit">>;
+/** What the units' scheduling states were (to roll a way back). */
+export type Snapshot = Map<FleetUnitState, SavedState>;
 
-function snapshot(sched: FleetScheduler): Snapshot {
+/** Every scheduling field of a unit, the optional ones present (possibly undefined). */
+type SavedState = { [K in Exclude<keyof FleetUnitState, "id" | "order" | "unit">]-?: FleetUnitState[K] };
+
+/**
+ * Every unit's scheduling state, each field (absent optional ones as undefined, so that a restore clears what a
+ * way set): a braking unit rolled back without its `brake` would be taken for one moving on its path (a later
+ * halt brakes its braking again and loses the path after the stop), and a stale `hardStop` says in its next
+ * message that it was stopped at once when it was not.
+ */
+export function snapshot(sched: FleetScheduler): Snapshot {
   const out: Snapshot = new Map();
   for (const u of sched.units.values()) {
-    const { traj, path, legOne, travelled, status, message, failed } = u;
-    out.set(u, { traj, path, legOne, travelled, status, message, failed });
+    const { traj, path, legOne, travelled, brake, hardStop, status, message, failed } = u;
+    out.set(u, { traj, path, legOne, travelled, brake, hardStop, status, message, failed });
   }
   return out;
 }
 
 /** Puts every unit back as it was in `s` (and its reservation, where the table holds another or none). */
-function restore(sched: FleetScheduler, s: Snapshot): void {
+export function restore(sched: FleetScheduler, s: Snapshot): void {
   for (const [u, was] of s) {
     Object.assign(u, was);
     if (sched.table.get(u.id)?.traj !== was.traj) sched.commit(u, was.traj);
