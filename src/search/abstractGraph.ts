@@ -5,7 +5,8 @@
  * entranceNodes.ts). Intra-region edges join every two nodes of the same region, costed with the true
  * shortest distance inside the region: exhaustive grid searches restricted to the region, run lazily the
  * first time a region is expanded, then kept together with their shortest-path trees (refinement walks
- * them). An {@link AbstractGraph} belongs to one table and layer, so the work is done once per map version;
+ * them: abstractGraphTrees.ts). An {@link AbstractGraph} belongs to one table and layer, so the work is done
+ * once per map version;
  * the ALT landmark distances of the abstract heuristic are prepared the same way (landmarks.ts). The A*
  * space of one query over the graph is {@link AbstractSpace} (abstractSpace.ts).
  *
@@ -16,27 +17,17 @@
  */
 
 import type { PassLayer } from "../maps/grid.ts";
-import { regionAt, type RegionTable, sectorOfTile } from "../maps/regions.ts";
+import { regionAt, type RegionTable } from "../maps/regions.ts";
+import { astar, type SearchLimits, type SearchResult, SearchWorkspace, type Successors } from "./astar.ts";
 import {
-  astar,
-  COST_SCALE,
-  type SearchLimits,
-  type SearchResult,
-  SearchWorkspace,
-  type Successors,
-} from "./astar.ts";
-import {
-  DIAGONAL_STEP,
   type DistanceBlocks,
   distanceBlocks,
   type PlacedNodes,
-  readCode,
   shareArray,
   type SharedGraphData,
-  treeBytes,
   uniformScan,
-  writeCode,
 } from "./abstractGraphData.ts";
+import { PathTrees } from "./abstractGraphTrees.ts";
 import { DEFAULT_SAMPLING, type EntranceSampling, placeEntranceNodes } from "./entranceNodes.ts";
 import type { Neighborhood } from "./gridSpace.ts";
 import { LandmarkJob, packLandmarks } from "./landmarks.ts";
@@ -51,17 +42,6 @@ export {
 import { RegionSpace } from "./restrictedGrid.ts";
 import { SectorSpace } from "./sectorSpace.ts";
 
-/** Grid step per direction code (see {@link stepCode}). */
-const STEP_DX = Int8Array.of(1, -1, 0, 0, 1, 1, -1, -1);
-const STEP_DY = Int8Array.of(0, 0, 1, -1, 1, -1, 1, -1);
-
-/** Direction code 0..7 of a unit grid step. */
-function stepCode(dx: number, dy: number): number {
-  if (dy === 0) return dx > 0 ? 0 : 1;
-  if (dx === 0) return dy > 0 ? 2 : 3;
-  return 4 + (dx > 0 ? 0 : 2) + (dy > 0 ? 0 : 1);
-}
-
 /**
  * One workspace and sector space for every graph's distance-block searches in this thread: a block search runs
  * to completion and is read at once (prepareRegion) over sector-local ids, so the workspace holds one sector
@@ -71,11 +51,6 @@ const blockWorkspace = new SearchWorkspace();
 const blockSpace = new SectorSpace();
 /** The current region's node tiles as the block space's local states (grown as needed). */
 let blockTargets = new Int32Array(64);
-
-/** The same for the tree writes (AbstractGraph.ensureTree; a walk may come between block searches), and a node's packed trees. */
-const treeWorkspace = new SearchWorkspace();
-const treeSpace = new SectorSpace();
-let treeScratch = new Uint8Array(0);
 
 /**
  * Entrance nodes, crossing edges and lazily computed intra-region distances of one region table over one
@@ -113,21 +88,10 @@ export class AbstractGraph {
   /** 1 once region r's block is computed. */
   private readonly ready: Uint8Array;
   /**
-   * Shortest-path trees of the distance blocks, kept so refinement is a walk instead of a search: for node i
-   * and each tile of its region (local index in the sector box, {@link treeStride} per node), the direction code
-   * (0..7, 3 bits: see readCode) of the step that entered the tile on the tree from node i. Entries of i's own
-   * tile and of tiles outside the region are never read: a walk starts on a region tile (checked, see
-   * {@link onRegion}) and every tile of a region is on each of its nodes' trees (regions are connected).
-   * Written per node the first time a walk needs it ({@link ensureTree}), not at preparation: in shared
-   * memory whose pages the system backs only once written, so the trees hold memory for the nodes paths went
-   * through (written by whichever worker came first, read by all), not 3 bits per tile and node of the map
-   * (6.3 bytes a tile over both built-in classes at 1024^2).
+   * Shortest-path trees of the distance blocks, written per node the first time a walk needs it, in shared
+   * memory (abstractGraphTrees.ts).
    */
-  private readonly treeStep: Uint8Array;
-  /** 1 once node i's tree is written (set after it, read before a walk; shared like {@link treeStep}). */
-  private readonly treeReady: Uint8Array;
-  /** Entries per node in {@link treeStep}: sectorSize^2 rounded up to 8, so a node's trees are whole bytes. */
-  private readonly treeStride: number;
+  private readonly trees: PathTrees;
   /** Landmarks of the ALT heuristic (0 until {@link prepareLandmarks}). */
   landmarkCount = 0;
   /**
@@ -174,7 +138,7 @@ export class AbstractGraph {
     this.neighborhood = neighborhood;
     this.clearance = table.clearanceClass;
     const { regionLocal, regionCount } = table;
-    this.treeStride = Math.ceil((table.sectorSize * table.sectorSize) / 8) * 8;
+    const box = (region: number, sector: SectorSpace) => this.sectorBox(region, sector);
     if (shared !== null) {
       if (shared.neighborhood !== neighborhood || shared.tileCount !== regionLocal.length) {
         throw new RangeError("AbstractGraph: the shared graph is of another layer or neighbourhood");
@@ -190,8 +154,7 @@ export class AbstractGraph {
       this.maxCrossings = shared.maxCrossings;
       this.distanceOffset = shared.distanceOffset;
       this.distance = shared.distance;
-      this.treeStep = shared.treeStep;
-      this.treeReady = shared.treeReady;
+      this.trees = new PathTrees(this, box, shared.nodeCount, shared);
       const partial = shared.partial === true;
       this.ready = new Uint8Array(regionCount).fill(partial ? 0 : 1);
       this.preparedRegions = partial ? 0 : regionCount;
@@ -228,9 +191,7 @@ export class AbstractGraph {
     this.distanceOffset = distanceOffset;
     this.distance = distanceBlocks(table, layer, total, sharedBlocks);
     this.ready = new Uint8Array(regionCount);
-    // Shared memory always: its pages are backed only once written (see treeStep), and toShared need not copy.
-    this.treeStep = new Uint8Array(new SharedArrayBuffer(treeBytes(nodeCount, this.treeStride)));
-    this.treeReady = new Uint8Array(new SharedArrayBuffer(nodeCount));
+    this.trees = new PathTrees(this, box, nodeCount);
     this.uniformCost = placed?.uniformCost ?? uniformScan(table, layer, 0, regionLocal.length);
     this.regionSpace.configure(layer, table, this.clearance, neighborhood);
   }
@@ -253,7 +214,7 @@ export class AbstractGraph {
   skeleton(): SharedGraphData {
     if (
       !(this.distance.buffer instanceof SharedArrayBuffer) ||
-      !(this.treeStep.buffer instanceof SharedArrayBuffer)
+      !(this.trees.step.buffer instanceof SharedArrayBuffer)
     ) {
       throw new Error("AbstractGraph.skeleton: the blocks are not in shared memory");
     }
@@ -277,8 +238,8 @@ export class AbstractGraph {
       maxCrossings: this.maxCrossings,
       distanceOffset: shareArray(this.distanceOffset),
       distance: shareArray(this.distance),
-      treeStep: shareArray(this.treeStep),
-      treeReady: shareArray(this.treeReady),
+      treeStep: shareArray(this.trees.step),
+      treeReady: shareArray(this.trees.ready),
       landmarkCount: this.landmarkCount,
       landmarkBase: shareArray(this.landmarkBase),
       landmarkDistance: shareArray(this.landmarkDistance),
@@ -385,69 +346,7 @@ export class AbstractGraph {
    * last tile written.
    */
   writeTreeWalk(i: number, tile: number, out: Int32Array, at: number): number {
-    if (!this.onRegion(i, tile)) throw new RangeError(`tile ${tile} is not on node ${i}'s region tree`);
-    this.ensureTree(i);
-    const { width, sectorSize, sectorsX } = this.table;
-    const sector = this.table.regionSector[this.nodeRegion[i]];
-    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
-    const base = i * this.treeStride;
-    const source = this.nodeTile[i];
-    let n = at;
-    for (let t = tile; t !== source;) {
-      if (n - at >= this.treeStride) throw new RangeError(`node ${i}'s region tree has a cycle at tile ${t}`);
-      out[n++] = t;
-      const y = (t / width) | 0;
-      const code = readCode(this.treeStep, base + (y - y0) * sectorSize + (t - y * width - x0));
-      t -= STEP_DY[code] * width + STEP_DX[code];
-    }
-    return n;
-  }
-
-  /**
-   * Writes node i's tree unless written already (by this thread or another sharing the graph): the exhaustive
-   * in-region search of its distance block run again (same code, same start: the same parents), its codes
-   * packed in a scratch and copied as whole bytes (a node's entries start on a byte), so two threads writing
-   * it at once write the same bytes and neither undoes the other's; the ready flag is set after them.
-   */
-  private ensureTree(i: number): void {
-    if (Atomics.load(this.treeReady, i) === 1) return;
-    const region = this.nodeRegion[i];
-    const { width, height, sectorSize, sectorsX, regionLocal } = this.table;
-    const sector = this.table.regionSector[region];
-    // The box is the region's sector, where its tiles are the ones with its local id.
-    const local = region - this.table.sectorRegionStart[sector];
-    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
-    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
-    const bw = x1 - x0;
-    const space = this.sectorBox(region, treeSpace);
-    const ws = treeWorkspace;
-    const nodeBytes = (this.treeStride * 3) >> 3;
-    // readCode/writeCode touch the byte after an entry: one spare.
-    if (treeScratch.length < nodeBytes + 1) treeScratch = new Uint8Array(nodeBytes + 1);
-    const scratch = treeScratch;
-    scratch.fill(0);
-    space.exhaustiveFrom(ws, space.stateOf(this.nodeTile[i]));
-    const parent = ws.parent;
-    for (let y = y0; y < y1; y++) {
-      for (let x = x0; x < x1; x++) {
-        const t = y * width + x;
-        const l = (y - y0) * bw + (x - x0);
-        if (regionLocal[t] !== local || !ws.reached(l) || parent[l] < 0) continue;
-        const pl = parent[l];
-        const py = (pl / bw) | 0;
-        writeCode(scratch, (y - y0) * sectorSize + (x - x0), stepCode(x - x0 - (pl - py * bw), y - y0 - py));
-      }
-    }
-    this.treeStep.set(scratch.subarray(0, nodeBytes), i * nodeBytes);
-    Atomics.store(this.treeReady, i, 1);
-  }
-
-  /** True if `tile` is a tile of node i's region (so on node i's tree). */
-  private onRegion(i: number, tile: number): boolean {
-    const region = this.nodeRegion[i];
-    const t = this.table;
-    if (t.regionLocal[tile] !== region - t.sectorRegionStart[t.regionSector[region]]) return false;
-    return sectorOfTile(t, tile) === t.regionSector[region];
+    return this.trees.walk(i, tile, out, at);
   }
 
   /**
@@ -455,23 +354,7 @@ export class AbstractGraph {
    * node i's stored tree with the grid's own step costs, so it equals what an in-region search finds.
    */
   treeDistance(i: number, tile: number): number {
-    const { width, sectorSize, sectorsX } = this.table;
-    const sector = this.table.regionSector[this.nodeRegion[i]];
-    const x0 = (sector % sectorsX) * sectorSize, y0 = Math.floor(sector / sectorsX) * sectorSize;
-    const base = i * this.treeStride;
-    const source = this.nodeTile[i];
-    const tileCost = this.layer.tileCost;
-    if (!this.onRegion(i, tile)) return Infinity;
-    this.ensureTree(i);
-    let cost = 0;
-    for (let t = tile, steps = 0; t !== source; steps++) {
-      if (steps >= this.treeStride) return Infinity; // a damaged tree; never for a prepared block
-      const y = (t / width) | 0;
-      const code = readCode(this.treeStep, base + (y - y0) * sectorSize + (t - y * width - x0));
-      cost += Math.round(tileCost[t] * (code < 4 ? COST_SCALE : DIAGONAL_STEP));
-      t -= STEP_DY[code] * width + STEP_DX[code];
-    }
-    return cost;
+    return this.trees.distance(i, tile);
   }
 
   /**

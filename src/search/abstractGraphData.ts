@@ -48,7 +48,7 @@ export interface SharedGraphData {
   distanceOffset: Float64Array;
   /** The distance blocks (see {@link DistanceBlocks}). */
   distance: DistanceBlocks;
-  /** The shortest-path trees (written per node on first use: see AbstractGraph.ensureTree). */
+  /** The shortest-path trees (written per node on first use: see abstractGraphTrees.ts). */
   treeStep: Uint8Array;
   /** 1 per node whose tree is written. */
   treeReady: Uint8Array;
