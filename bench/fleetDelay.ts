@@ -4,8 +4,9 @@
  * that drives at t = 4 (not one still waiting at its start) and arrives after t = 10 reports at t = 6 the pose
  * it should have had at t = 4, and the sync after it is awaited. Each run takes a different late unit (a fresh
  * fleet each time). Reported per size: units arrived after the delay (the independent checker,
- * test/helpers/fleetCheck.ts, on the latest trajectories; overlaps and wall contacts counted) and the server's
- * time for the repair (the updates' `micros`), median and worst. Usage:
+ * test/helpers/fleetCheck.ts, on the latest trajectories; overlaps and wall contacts counted, and in brackets
+ * segments breaking the contract) and the server's time for the repair (the updates' `micros`), median and worst.
+ * Usage:
  * `node_modules/deno/deno run -A bench/fleetDelay.ts [runs] [sizes...]`.
  *
  * @module
@@ -76,6 +77,8 @@ async function once(client: Any, rows: string[], jobs: Job[], pick: number) {
     arrived: report.arrived.length,
     overlaps: report.overlaps.length,
     walls: report.wallContacts.length,
+    // Segments a client cannot drive as the server meant (e.g. one whose geometry does not reach its end).
+    contract: report.contractErrors.length,
     ms: server,
     changed,
   };
@@ -88,7 +91,7 @@ export async function benchFleetDelay(runs = 5, sizes = [100, 300]): Promise<str
     const w = warehouse(30, 10);
     await unary(srv.client, "PutMap", { id: "warehouse", movingai: movingAiText(w.rows) });
     const lines = [
-      "| warehouse 95x82, one delay | runs | arrived after the delay: median / worst | overlaps + wall contacts | " +
+      "| warehouse 95x82, one delay | runs | arrived after the delay: median / worst | overlaps + wall contacts (contract errors) | " +
       "repair ms (server): median / worst | trajectories changed: median / most | per run (late unit: arrived, ms) |",
       "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ];
@@ -99,9 +102,9 @@ export async function benchFleetDelay(runs = 5, sizes = [100, 300]): Promise<str
       const pct = rs.map((r) => (100 * r.arrived) / n);
       lines.push(
         `| ${n} robots | ${runs} | ${median(pct).toFixed(1)}% / ${Math.min(...pct).toFixed(1)}% | ` +
-          `${rs.reduce((s, r) => s + r.overlaps + r.walls, 0)} | ${
-            median(rs.map((r) => r.ms)).toFixed(1)
-          } / ` +
+          `${rs.reduce((s, r) => s + r.overlaps + r.walls, 0)} (${
+            rs.reduce((s, r) => s + r.contract, 0)
+          }) | ${median(rs.map((r) => r.ms)).toFixed(1)} / ` +
           `${Math.max(...rs.map((r) => r.ms)).toFixed(1)} | ` +
           `${median(rs.map((r) => r.changed))} / ${Math.max(...rs.map((r) => r.changed))} | ` +
           rs.map((r) => `${r.id}: ${r.arrived}, ${r.ms.toFixed(1)}`).join("; ") + " |",
