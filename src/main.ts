@@ -112,7 +112,10 @@ const app = new Arcpath(store, planService, {
   maxPlanMany: intArg("max-plan-many", args["max-plan-many"], 10_000, 1),
   maxFleetUnits: intArg("max-fleet-units", args["max-fleet-units"], 1000, 1),
   fleetDetours: intArg("fleet-detours", args["fleet-detours"], 64, 0),
-  fleetDetourMs: intArg("fleet-detour-ms", args["fleet-detour-ms"], 300, 0),
+  // Absent: each pass sizes its budget to its late units and the fleet (fleetDetour.ts defaultBudgetMs).
+  fleetDetourMs: args["fleet-detour-ms"] === undefined
+    ? undefined
+    : intArg("fleet-detour-ms", args["fleet-detour-ms"], 0, 0),
 });
 
 app.demoMapsWritable = !!args["writable-demo-maps"] ||

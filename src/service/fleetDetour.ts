@@ -19,17 +19,18 @@
  * like the other candidates, once more with SIPP's waits as stops (fleetWaits.ts). In the first round they get
  * SIPP routes alone (no legs to plan: a short budget reaches every late unit), from the second on via points too
  * (both together came closest to the slowest solo duration on the circle crossing; see SIPP_VIAS_FROM_ROUND).
+ * A polish round ends the pass: the unit that sets the makespan goes first with the late units in its way lifted.
+ * The default budget grows with the late units and shrinks in big fleets (defaultBudgetMs).
  *
  * @module
  */
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
-import type { Reservation } from "../motion/reservations.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
-import { standing, type Trajectory, trajectoryEnd, trajectoryPose } from "../motion/trajectory.ts";
+import { type Trajectory, trajectoryEnd, trajectoryPose } from "../motion/trajectory.ts";
+import { duration, reservation, resettle, resettleBest } from "./fleetRetime.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 import { SippRouter } from "./fleetSipp.ts";
-import type { PlannedStop } from "./fleetWaits.ts";
 
 /** A leg to plan: from a pose to a via point (or, with `to` null, to the unit's goal). */
 export interface DetourLeg {
@@ -53,7 +54,7 @@ export interface DetourOptions {
   /** Rounds (a unit detoured in one round may detour again around a new spot in the next). */
   rounds?: number;
   /**
-   * Wall-clock budget of the pass, milliseconds (default DEFAULT_BUDGET_MS): no round starts after it, no second
+   * Wall-clock budget of the pass, milliseconds (default: defaultBudgetMs, sized to the work): no round starts after it, no second
    * legs are planned once it is spent, and units not re-timed by then keep their trajectories (the round's best so
    * far is kept or dropped by the same makespan rule). Infinity: bounded by rounds and legs only.
    */
@@ -101,8 +102,6 @@ const OFFSETS = [0.1, 0.2, 0.3, 0.45, 0.6, 0.8];
 const MIN_OFFSET = 1.5;
 /** Conflicts (with distinct units) looked at to find a problem spot. */
 const SPOT_TRIES = 8;
-/** A variant must arrive at least this much earlier (seconds) to replace the current trajectory. */
-const GAIN = 0.05;
 /** Default rounds (each a set of the latest units; with a budget, sized to the time left). */
 const ROUNDS = 8;
 /** Rounds in a row that did not help end the pass (where detours do not help, as in one-tile aisles). */
@@ -120,19 +119,27 @@ const PLAN_CHUNK = 16;
  */
 const SIPP_VIAS_FROM_ROUND = 1;
 /**
- * Milliseconds of budget left per late unit from which a round stands every late unit at its start first (see
- * resettle); below it they are re-timed one at a time.
+ * Milliseconds of budget left per late unit from which a round is run both ways, one at a time and stood up first,
+ * keeping the better (fleetRetime.ts resettleBest); below it one at a time only.
  */
 const STAND_UP_MS = 25;
-/** Default wall-clock budget of a pass (ms): the pass runs before the batch's trajectories are sent. */
-export const DEFAULT_BUDGET_MS = 300;
-
-/** Sum of segment durations. */
-function duration(segs: readonly Segment[]): number {
-  let d = 0;
-  for (const s of segs) d += s.duration ?? 0;
-  return d;
+/**
+ * The default wall-clock budget of a pass (ms), sized to the work: BUDGET_BASE_MS plus BUDGET_PER_LATE_MS per late
+ * unit (detourCandidates), at most BUDGET_CAP_MS and at most BUDGET_FLEET_MS / units in the fleet. The pass runs
+ * before the late units' trajectories are sent; in a big fleet the settle before it is long already and each check
+ * is against a bigger table (8room 500 over gRPC: every unit's first trajectory 1416 ms at a 300 ms budget, 2442 ms
+ * at 1000 ms, same makespan), so its allowance shrinks. Circle 50 and 100 (40 and ~64+ late) get ~680 and 1000 ms:
+ * 300 ms re-timed about 15-30 of circle 100's late units (1.61-1.79x), 1000 ms all of them (1.31x).
+ */
+export function defaultBudgetMs(late: number, units: number): number {
+  return Math.min(
+    BUDGET_CAP_MS,
+    BUDGET_BASE_MS + BUDGET_PER_LATE_MS * late,
+    BUDGET_FLEET_MS / Math.max(1, units),
+  );
 }
+/** See defaultBudgetMs. */
+const BUDGET_BASE_MS = 200, BUDGET_PER_LATE_MS = 12, BUDGET_CAP_MS = 1000, BUDGET_FLEET_MS = 150_000;
 
 /** When the unit stands at its goal for good (Infinity for a unit standing with a path still to drive). */
 function arrival(u: FleetUnitState): number {
@@ -260,8 +267,10 @@ export async function detourLate(
     sippFound: 0,
   };
   if (opts.maxUnits <= 0) return { changed, stats };
+  // Only these may change (the others' trajectories may have been sent already).
+  const mayChange = detourCandidates(sched, time);
   const now = opts.now ?? (() => performance.now());
-  const deadline = now() + (opts.budgetMs ?? DEFAULT_BUDGET_MS);
+  const deadline = now() + (opts.budgetMs ?? defaultBudgetMs(mayChange.size, sched.units.size));
   const spent = () => {
     if (now() < deadline) return false;
     stats.outOfTime = true;
@@ -338,18 +347,13 @@ export async function detourLate(
       const two = twos[j];
       if (two && two.length > 0) variants[p.i].push(joined(late[p.i].u, p.one, two));
     });
-    const sipp = opts.layer
-      ? new SippRouter(
-        sched,
-        time,
-        opts.layer,
-        performance.now() + (deadline - now()),
-        stats,
-      )
-      : undefined;
-    // All stood up at once where the time left is ample for the whole round, else one at a time (see resettle).
-    const standUp = deadline - now() >= late.length * STAND_UP_MS;
-    const ok = resettle(sched, time, late, variants, changed, detoured, spent, sipp, standUp);
+    const router = () =>
+      opts.layer
+        ? new SippRouter(sched, time, opts.layer, performance.now() + (deadline - now()), stats)
+        : undefined;
+    // One at a time, and where the time left is ample for the whole round both ways (see resettleBest).
+    const both = deadline - now() >= late.length * STAND_UP_MS;
+    const ok = resettleBest(sched, time, late, variants, changed, detoured, spent, router, both);
     // Units the time left has room for at this round's cost per unit.
     const room = Math.max(1, Math.floor((deadline - now()) / ((now() - started) / late.length)));
     if (ok) {
@@ -358,161 +362,66 @@ export async function detourLate(
     } else if (++rejected >= MAX_REJECTED) break;
     else cap = Math.min(Math.floor(late.length / 2), room);
   }
+  const left = () => performance.now() + (deadline - now());
+  polish(sched, time, opts, mayChange, changed, detoured, spent, left, stats);
   stats.improved = changed.size;
   stats.detoured = detoured.size;
   return { changed, stats };
 }
 
-/** The reservation of `traj` for unit `u` (as the scheduler makes it, for a check against the table). */
-function reservation(u: FleetUnitState, traj: Trajectory): Reservation {
-  return {
-    id: u.id,
-    traj,
-    radius: u.unit.boundingRadius,
-    speed: u.unit.maxSpeed,
-    deceleration: u.unit.deceleration,
-  };
-}
+/** Units whose trajectories the polish round lifts for the unit that sets the makespan, at most. */
+const POLISH_BLOCKERS = 8;
+/** Polish tries at most (each on the latest unit then). */
+const POLISH_TRIES = 8;
 
 /**
- * The makespan `units` promise: the latest arrival, and for a unit left standing with its path (retried after
- * the others, so it sets out about when the last of them arrives) that arrival plus its driving time.
+ * The polish round, while the budget lasts: the unit that arrives last (the makespan) is timed first with the units
+ * in the way of its own path (not set out yet, up to POLISH_BLOCKERS, the first conflicts of its path driven now)
+ * lifted from the table, then those are re-timed one at a time around it (resettle, "lift"); kept only when all of
+ * them arrive earlier than it did and none is left standing. Rounds re-time the latest units against everyone
+ * else, so one whose own way is held by units that are not late stays last.
  */
-function makespan(units: readonly FleetUnitState[]): number {
-  let last = 0, after = 0;
-  for (const u of units) {
-    if (u.traj.segments.length === 0) after = Math.max(after, duration(u.path));
-    else last = Math.max(last, trajectoryEnd(u.traj));
-  }
-  return last + after;
-}
-
-/**
- * Prioritised re-timing of the late units with their alternatives in the order given (latest first): each takes
- * the earliest-arriving timing of its path or a variant against the whole table when it arrives GAIN earlier than
- * its trajectory from before (where that is still clear), else keeps that. Two ways:
- * - one at a time (`standUp` false): the units re-timed before it on their new trajectories, the rest still on
- *   theirs; the table is conflict-free after every unit, so once `spent` says the budget is gone the rest simply
- *   keep theirs and the round's gains so far can be kept;
- * - all stood at their starts first (`standUp`): the first re-timed may drive where the others' old trajectories
- *   were; once the budget is gone the rest keep theirs where still clear (one check each), and where one is not,
- *   the round is put back (timing its path again had run a 300 ms pass to 739 ms, circle 100 over gRPC).
- * Measured in process (circles 30-100, mean makespan / slowest solo, load ~8): at a 600 ms budget 1.41 one at a
- * time against 1.99 stood up, at 300 ms 1.91 against 2.05, unbounded 1.33 both; the 20-unit e2e crossing (ample
- * budget) keeps within 1.3x stood up only (1.302 one at a time). Hence STAND_UP_MS.
- * When the makespan they promise (see makespan) is not shorter than before, more of them are left standing, or one
- * left standing is in the way of another unit, everything is put back. Returns whether anything changed.
- */
-function resettle(
+function polish(
   sched: FleetScheduler,
   time: number,
-  late: readonly { u: FleetUnitState; pose: Pose }[],
-  variants: readonly Segment[][][],
+  opts: DetourOptions,
+  mayChange: ReadonlySet<string>,
   changed: Set<string>,
   detoured: Set<string>,
-  spent: () => boolean = () => false,
-  sipp?: SippRouter,
-  standUp = false,
-): boolean {
-  const units = late.map((l) => l.u);
-  const saved = units.map((u) => ({ traj: u.traj, path: u.path, status: u.status, message: u.message }));
-  const before = makespan(units), waitingBefore = units.filter((u) => u.traj.segments.length === 0).length;
-  let outOfTime = false, hopeless = false, standingNow = 0;
-  for (const l of standUp ? late : []) {
-    sched.table.remove(l.u.id);
-    sched.commit(l.u, standing(l.pose, time));
-    sipp?.record(l.u);
-  }
-  for (const [i, l] of late.entries()) {
-    const u = l.u;
-    sched.table.remove(u.id);
-    const old = saved[i];
-    /** Its trajectory from before, if it still keeps clear of everything committed since. */
-    const keep = () =>
-      old.traj.segments.length > 0 && sched.table.firstConflict(reservation(u, old.traj), time) === null;
-    // Its trajectory from before (clear: every unit re-timed since was checked against it) is the one to beat:
-    // timings that cannot arrive GAIN earlier stop early (timing's `latest`: no start delay arriving later is tried).
-    let best: Trajectory | null = null, bestPath = u.path, bestEnd = Infinity;
-    if (standUp ? keep() : old.traj.segments.length > 0) {
-      [best, bestPath, bestEnd] = [old.traj, old.path, trajectoryEnd(old.traj)];
-    }
-    outOfTime ||= spent();
-    // Out of time: it and the rest keep their trajectories (each re-timed unit was checked against them).
-    if (outOfTime && !standUp) {
-      sched.commit(u, old.traj);
-      break;
-    }
-    if (outOfTime && !best) {
-      hopeless = true;
-      break;
-    }
-    // One at a time, a unit SIPP routes without via points (the first round) skips re-timing its own path: it has
-    // that timing already, SIPP's route is the candidate that wins (in process, circles 30-100: 207 of ~260 units,
-    // own path 15), and at a 300 ms budget the time saved re-timed more units (mean makespan / slowest solo 1.47
-    // against 1.81, load ~8; 600 ms 1.41 against 1.43; unbounded 1.33 both).
-    const own = standUp || !(sipp && SippRouter.applies(u) && variants[i].length === 0);
-    const paths = outOfTime
-      ? []
-      : [...(own ? [u.path] : []), ...[...variants[i]].sort((a, b) => duration(a) - duration(b))];
-    const tryPath = (path: Segment[], planned?: PlannedStop[]) => {
-      const traj = sched.timing(u, path, time, l.pose, bestEnd - GAIN, planned);
-      if (traj && trajectoryEnd(traj) < bestEnd - GAIN) {
-        [best, bestPath, bestEnd] = [traj, path, trajectoryEnd(traj)];
+  spent: () => boolean,
+  sippDeadline: () => number,
+  stats: DetourStats,
+): void {
+  const tried = new Set<string>();
+  for (let k = 0; k < POLISH_TRIES && !spent(); k++) {
+    let last: FleetUnitState | null = null, pose: Pose | null = null;
+    for (const u of sched.units.values()) {
+      const p = notSetOut(u, time);
+      if (
+        p && mayChange.has(u.id) && !tried.has(u.id) && isLate(u, time) &&
+        (last === null || arrival(u) > arrival(last))
+      ) {
+        [last, pose] = [u, p];
       }
-    };
-    for (const [k, path] of paths.entries()) {
-      // A timing can take tens of milliseconds on a busy machine: the budget is watched between them too.
-      if (k > 0 && (outOfTime ||= spent())) break;
-      tryPath(path);
     }
-    // Then a route searched in space and time against the table as it is now (the units re-timed before this one
-    // on their new trajectories, the rest on theirs), only if it may beat the best so far: proposed geometry, timed
-    // like the others.
-    if (sipp && !(outOfTime ||= spent())) {
-      const got = sipp.routes(u, l.pose, bestEnd - GAIN);
-      for (const path of got.paths) tryPath(path);
-      // And its geometry with SIPP's own waits as stops (the scheduler's timing follows them, checking each leg).
-      if (got.waits && !(outOfTime ||= spent())) tryPath(got.waits.path, got.waits.stops);
+    if (!last || !pose || arrival(last) === Infinity) return;
+    tried.add(last.id);
+    const probe = reservation(last, { startTime: time, startPose: pose, segments: last.path });
+    const ignore = new Set<string>([last.id]);
+    const lifted: { u: FleetUnitState; pose: Pose }[] = [];
+    for (let i = 0; i < 2 * POLISH_BLOCKERS && lifted.length < POLISH_BLOCKERS; i++) {
+      const c = sched.table.firstConflict(probe, time, ignore);
+      if (c === null) break;
+      ignore.add(c.id);
+      const b = sched.units.get(c.id), bp = b && notSetOut(b, time);
+      if (b && bp && mayChange.has(b.id) && b.traj.segments.length > 0) lifted.push({ u: b, pose: bp });
     }
-    u.path = bestPath;
-    const still = standing(l.pose, time);
-    // Left standing at its start for good (only a unit that stood before: the others keep their trajectories):
-    // another unit may have been timed to pass there after it would have left (when every late unit was first
-    // stood at its start, circle 100 left c78 standing where c27, outside the round, drove past 0.023 deep).
-    // Nothing re-times the others here, so such a round is not kept.
-    const blocks = !best && sched.table.firstConflict(reservation(u, still), time) !== null;
-    sched.commit(u, best ?? still);
-    sipp?.record(u);
-    // The round cannot be kept once one unit arrives no earlier than the makespan before, or more stand than
-    // before: the rest are not re-timed (a round that does not help costs less).
-    if (!best) standingNow++;
-    if ((best && bestEnd >= before - GAIN) || standingNow > waitingBefore || blocks) {
-      hopeless = true;
-      break;
-    }
+    if (lifted.length === 0) continue;
+    lifted.sort((a, b) => arrival(b.u) - arrival(a.u));
+    const late = [{ u: last, pose }, ...lifted];
+    const sipp = opts.layer
+      ? new SippRouter(sched, time, opts.layer, sippDeadline(), stats, new Set(lifted.map((l) => l.u.id)))
+      : undefined;
+    resettle(sched, time, late, late.map(() => []), changed, detoured, spent, sipp, "lift");
   }
-  const after = makespan(units);
-  // Never more units left standing (they are retried after everyone, at times no estimate knows).
-  const better = !hopeless && after < before - GAIN &&
-    units.filter((u) => u.traj.segments.length === 0).length <= waitingBefore;
-  units.forEach((u, i) => {
-    if (!better) {
-      sched.table.remove(u.id);
-      Object.assign(u, saved[i]);
-      sched.commit(u, u.traj);
-      return;
-    }
-    if (u.traj === saved[i].traj) return;
-    if (u.path !== saved[i].path) detoured.add(u.id);
-    if (u.traj.segments.length > 0) {
-      u.status = "moving";
-      u.message = "";
-    } else {
-      u.status = "waiting";
-      u.message = "no start time keeps it clear of the other units; it stands and is retried after changes";
-    }
-    u.failed = undefined;
-    changed.add(u.id);
-  });
-  return better;
 }

@@ -9,7 +9,7 @@
 import type { Pose } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { ServiceError } from "./errors.ts";
-import { DEFAULT_BUDGET_MS, detourLate, type DetourLeg } from "./fleetDetour.ts";
+import { detourLate, type DetourLeg } from "./fleetDetour.ts";
 import { refuges } from "./fleetRefuge.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 import type { FleetErrorOut, FleetOptions } from "./fleetTypes.ts";
@@ -143,7 +143,8 @@ export class FleetPlanning {
       if (!(x > 0 && y > 0 && x < width && y < height)) return false;
       return fittingHeading(this.layer(u), x, y, undefined, u.unit.footprint) !== null;
     };
-    const budgetMs = opts.detourMs ?? DEFAULT_BUDGET_MS;
+    // Unset: the pass sizes its budget to the work (fleetDetour.ts defaultBudgetMs).
+    const budgetMs = opts.detourMs;
     const layer = (u: FleetUnitState) => this.layer(u);
     const { changed } = await detourLate(sched, clock, plan, { maxUnits, fits, budgetMs, layer });
     return changed;

@@ -60,6 +60,8 @@ export class SippRouter {
     readonly layer: (u: FleetUnitState) => PassLayer | null,
     readonly deadline: number,
     readonly counts: SippCounts,
+    /** Units left out of the occupancy until {@link record}ed (lifted from the table: fleetDetour.ts polish). */
+    readonly lifted: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Whether a unit gets SIPP routes: it turns in place, has a speed and a path. */
@@ -77,7 +79,7 @@ export class SippRouter {
     let occ = this.#occupancy.get(key);
     if (!occ) {
       occ = new TileOccupancy(w, h, this.sched.table.dt, radius, pad);
-      for (const u of this.sched.units.values()) occ.set(moving(u));
+      for (const u of this.sched.units.values()) if (!this.lifted.has(u.id)) occ.set(moving(u));
       this.#occupancy.set(key, occ);
     }
     return occ;

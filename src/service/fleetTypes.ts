@@ -81,7 +81,7 @@ export interface FleetOptions {
    * absent: the service's default).
    */
   detourUnits?: number;
-  /** Wall-clock budget of a batch's detour pass, milliseconds (fleetDetour.ts DEFAULT_BUDGET_MS by default). */
+  /** Wall-clock budget of a batch's detour pass, milliseconds (by default sized to the work: fleetDetour.ts defaultBudgetMs). */
   detourMs?: number;
   /** Called before a new unit joins; throws to refuse it (the tenant's fleet_units quota, service/quotas.ts). */
   admitUnit?: () => void;
