@@ -23,8 +23,8 @@ describe("detour pass: rounds both ways", () => {
     expect(defaultBudgetMs(40, 50)).toBe(680);
     expect(defaultBudgetMs(64, 100)).toBe(968);
     expect(defaultBudgetMs(200, 100)).toBe(1000);
-    expect(defaultBudgetMs(200, 500)).toBe(300);
-    expect(defaultBudgetMs(200, 1000)).toBe(150);
+    expect(defaultBudgetMs(200, 500)).toBe(200);
+    expect(defaultBudgetMs(200, 1000)).toBe(100);
   });
 
   test(
