@@ -275,7 +275,9 @@ export async function benchFleet(
       "time (all threads) from the first unit message to the sync's acknowledgement. Peer: the same server with " +
       "`--fleet-detours 0` (each unit keeps its planned path; timing only). Detours: the detour pass within " +
       `${
-        detourMs === undefined ? "its default budget (300 ms)" : `--fleet-detour-ms ${detourMs}`
+        detourMs === undefined
+          ? "its default budget (200 ms + 12 ms per late unit, at most 1,000 ms and 100,000 ms / units)"
+          : `--fleet-detour-ms ${detourMs}`
       }; the units it ` +
       "cannot change are sent before it runs (first update), the others after it. " + CIRCLE_NOTE;
   } finally {
