@@ -91,7 +91,12 @@ function search(
   };
   switch (r.status) {
     case "found":
-      return { path: tilePath(r.goal), status: "found", expansions: r.expansions, ...(plain ? { plain } : {}) };
+      return {
+        path: tilePath(r.goal),
+        status: "found",
+        expansions: r.expansions,
+        ...(plain ? { plain } : {}),
+      };
     case "budget":
     case "deadline":
       return {
