@@ -5,13 +5,12 @@
  * whole map run in-process on the same query (both costs from the independent sampled cost).
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { directionalSearch } from "../../src/planning/directional.ts";
-import { PlanBudget } from "../../src/planning/budget.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { PlanOutcome } from "../../src/planning/task.ts";
 import { call, type TestServer } from "../helpers/server.ts";
-import { checkPath, contextOf } from "../helpers/pathCheck.ts";
+import { checkPath } from "../helpers/pathCheck.ts";
 import { longRoomLayer, longRoomTankCost, startLongRoomServer } from "../helpers/longRooms.ts";
+import { fullDirectionalSearch } from "../helpers/directionalReference.ts";
 
 // The long rooms map (a ~1,630-tile tank path).
 const layer = longRoomLayer;
@@ -45,15 +44,7 @@ describe("long turning-unit paths over gRPC", () => {
       const out = { segments: res.segments } as unknown as PlanOutcome;
       expect(checkPath(layer, tank, out, start, { ...goal, tolerance: 0.5 })).toEqual([]);
       // The reference: one directional search over the whole map (no state cap when the window is given).
-      const full = directionalSearch(contextOf(layer), layer, { ...tank }, {
-        start,
-        goal: { ...goal, tolerance: 0.5, headingTolerance: 0.2 },
-        neighborhood: 24,
-        roadsOnly: false,
-        reverse: tank.canReverse,
-        maxExpansions: 2_000_000,
-        window: { x0: 0, y0: 0, x1: layer.width, y1: layer.height },
-      }, new PlanBudget(2_000_000, 60_000, null));
+      const full = fullDirectionalSearch(layer, tank, start, goal);
       expect(full.status).toBe("found");
       const ratio = cost(res.segments) / cost(full.segments);
       expect(ratio).toBeLessThanOrEqual(1.05);

@@ -5,13 +5,12 @@
  * in-process on the same query (both costs from the independent sampled cost).
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { directionalSearch } from "../../src/planning/directional.ts";
-import { PlanBudget } from "../../src/planning/budget.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { PlanOutcome } from "../../src/planning/task.ts";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
-import { checkPath, contextOf, layerOf, sampledPathCost } from "../helpers/pathCheck.ts";
+import { checkPath, layerOf, sampledPathCost } from "../helpers/pathCheck.ts";
 import { tiledRoomRows } from "../helpers/tiledMap.ts";
+import { fullDirectionalSearch } from "../helpers/directionalReference.ts";
 
 const rows = tiledRoomRows(70, 1);
 const layer = layerOf(rows);
@@ -29,15 +28,7 @@ beforeAll(async () => {
   const text = `type octile\nheight ${rows.length}\nwidth ${rows[0].length}\nmap\n${rows.join("\n")}\n`;
   await call(srv.client, "PutMap", { id: "rooms70", movingai: text });
   // The reference: one directional search over the whole map (no state cap when the window is given).
-  const full = directionalSearch(contextOf(layer), layer, { ...tank }, {
-    start,
-    goal: { ...goal, tolerance: 0.5, headingTolerance: 0.2 },
-    neighborhood: 24,
-    roadsOnly: false,
-    reverse: tank.canReverse,
-    maxExpansions: 2_000_000,
-    window: { x0: 0, y0: 0, x1: layer.width, y1: layer.height },
-  }, new PlanBudget(2_000_000, 60_000, null));
+  const full = fullDirectionalSearch(layer, tank, start, goal);
   expect(full.status).toBe("found");
   reference = cost(full.segments);
 }, 60_000);

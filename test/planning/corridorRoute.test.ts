@@ -10,7 +10,7 @@ import { PlanBudget } from "../../src/planning/budget.ts";
 import { PlanContext } from "../../src/planning/context.ts";
 import { LONG_ROUTE_TILES } from "../../src/planning/corridorRefine.ts";
 import { longCorridorRoute } from "../../src/planning/corridorRoute.ts";
-import { directionalSearch, planDirectional } from "../../src/planning/directional.ts";
+import { planDirectional } from "../../src/planning/directional.ts";
 import { abstractGraphFor } from "../../src/planning/hierarchical.ts";
 import { newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
 import { clearanceClass } from "../../src/maps/layer.ts";
@@ -18,8 +18,9 @@ import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
 import { tableStore } from "../../src/service/directionalTables.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import { checkPath, contextOf, layerOf, taskOf } from "../helpers/pathCheck.ts";
+import { checkPath, layerOf, taskOf } from "../helpers/pathCheck.ts";
 import { tiledRoomRows } from "../helpers/tiledMap.ts";
+import { fullDirectionalSearch } from "../helpers/directionalReference.ts";
 
 const tank = { ...BUILTIN_PROFILES.tank };
 const layer = layerOf(tiledRoomRows(70, 1)); // 2240 x 32
@@ -39,15 +40,7 @@ const task = () =>
   taskOf(layer, tank, start, goal, { neighborhood: 24, maxExpansions: 2_000_000, regionKey: "R" });
 
 function fullSearchCost(): number {
-  const full = directionalSearch(contextOf(layer), layer, tank, {
-    start,
-    goal: { ...goal, tolerance: 0.5, headingTolerance: 0.2 },
-    neighborhood: 24,
-    roadsOnly: false,
-    reverse: tank.canReverse,
-    maxExpansions: 2_000_000,
-    window: { x0: 0, y0: 0, x1: layer.width, y1: layer.height },
-  }, big());
+  const full = fullDirectionalSearch(layer, tank, start, goal);
   expect(full.status).toBe("found");
   return cost(full.segments);
 }

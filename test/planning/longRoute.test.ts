@@ -5,14 +5,14 @@
  * are legal by the independent checker and within 5% of a full directional search of the whole map.
  */
 import { describe, expect, test } from "vitest";
-import { PlanBudget } from "../../src/planning/budget.ts";
 import { LONG_ROUTE_TILES } from "../../src/planning/corridorRefine.ts";
-import { directionalSearch, planDirectional } from "../../src/planning/directional.ts";
+import { planDirectional } from "../../src/planning/directional.ts";
 import { newHybridTrace, planHybrid } from "../../src/planning/hybrid.ts";
 import { pathCost } from "../../src/motion/pathCost.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { checkPath, contextOf, layerOf, taskOf } from "../helpers/pathCheck.ts";
 import { tiledRoomRows } from "../helpers/tiledMap.ts";
+import { fullDirectionalSearch } from "../helpers/directionalReference.ts";
 
 const tank = { ...BUILTIN_PROFILES.tank };
 // 70 rooms of 32 x 32 in a row (2240 x 32): a route of ~2,200 tiles, beyond LONG_ROUTE_TILES.
@@ -23,15 +23,7 @@ const cost = (segs: Parameters<typeof pathCost>[0]) => pathCost(segs, tank, laye
 
 /** The reference: one directional search over the whole map (no state cap when the window is given). */
 function fullSearchCost(): number {
-  const full = directionalSearch(contextOf(layer), layer, tank, {
-    start,
-    goal: { ...goal, tolerance: 0.5, headingTolerance: 0.2 },
-    neighborhood: 24,
-    roadsOnly: false,
-    reverse: tank.canReverse,
-    maxExpansions: 2_000_000,
-    window: { x0: 0, y0: 0, x1: layer.width, y1: layer.height },
-  }, new PlanBudget(2_000_000, 60_000, null));
+  const full = fullDirectionalSearch(layer, tank, start, goal);
   expect(full.status).toBe("found");
   return cost(full.segments);
 }
