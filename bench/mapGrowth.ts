@@ -14,39 +14,17 @@
  *
  * @module
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, startServer, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
+import { putChunks, rssBytes } from "./scaleUpload.ts";
 
 /** One query's budget (ms); a hierarchical query that answers BUDGET while its graph is built is asked again. */
 const BUDGET_MS = 20_000;
-/** Bytes per upload chunk, about (whole rows). */
-const CHUNK_BYTES = 256 * 1024;
 /** Wait after the queries before the settled figure: the workers' idle release (1 s) and its collection. */
 const SETTLE_MS = 2500;
-
-function rssBytes(pid: number): number {
-  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
-  return m ? Number(m[1]) * 1024 : NaN;
-}
-
-// deno-lint-ignore no-explicit-any
-function putChunks(client: any, id: string, side: number, tiles: Uint8Array): Promise<unknown> {
-  return new Promise((res, rej) => {
-    const s = client.PutMapChunks((err: Error | null, info: unknown) => (err ? rej(err) : res(info)));
-    s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI" } });
-    const rows = Math.max(1, Math.floor(CHUNK_BYTES / side));
-    for (let y = 0; y < side; y += rows) {
-      const h = Math.min(rows, side - y);
-      s.write({
-        chunk: { x: 0, y, width: side, height: h, tiles: tiles.subarray(y * side, (y + h) * side) },
-      });
-    }
-    s.end();
-  });
-}
 
 async function whenPrepared(srv: TestServer, mapId: string): Promise<void> {
   for (let i = 0; i < 6000; i++) {

@@ -16,11 +16,12 @@
  *
  * @module
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, startServer, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
+import { putChunks, rssBytes } from "./scaleUpload.ts";
 import { benchScaleQueries } from "./scaleQueries.ts";
 
 const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split(",").map(Number);
@@ -40,28 +41,6 @@ const BUDGET_NOTE = BUDGET_MS > 0 ? `${BUDGET_MS} ms` : "the service's default (
  */
 const PREPARE_MAX_SIDE = Number(Deno.env.get("SCALE_PREPARE_MAX") ?? 2048);
 /** Bytes per upload chunk, about (whole rows): smaller chunks stream faster than a few big ones. */
-const CHUNK_BYTES = 256 * 1024;
-
-function rssBytes(pid: number): number {
-  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
-  return m ? Number(m[1]) * 1024 : NaN;
-}
-
-// deno-lint-ignore no-explicit-any
-function putChunks(client: any, id: string, side: number, tiles: Uint8Array, prepare = false): Promise<any> {
-  return new Promise((res, rej) => {
-    const s = client.PutMapChunks((err: Error | null, info: unknown) => (err ? rej(err) : res(info)));
-    s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI", prepare } });
-    const rows = Math.max(1, Math.floor(CHUNK_BYTES / side));
-    for (let y = 0; y < side; y += rows) {
-      const h = Math.min(rows, side - y);
-      s.write({
-        chunk: { x: 0, y, width: side, height: h, tiles: tiles.subarray(y * side, (y + h) * side) },
-      });
-    }
-    s.end();
-  });
-}
 
 interface Query {
   ms: number;

@@ -17,28 +17,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, startServer, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
+import { putChunks } from "./scaleUpload.ts";
 
 const SIDES = (Deno.env.get("SH_SIDES") ?? "4096,8192").split(",").map(Number);
 const PREPARE = Deno.env.get("SH_PREPARE") !== "0";
 /** Each query's budget (ms). */
 const BUDGET_MS = 20_000;
-const CHUNK_BYTES = 256 * 1024;
-
-// deno-lint-ignore no-explicit-any
-function putChunks(client: any, id: string, side: number, tiles: Uint8Array, prepare = false): Promise<any> {
-  return new Promise((res, rej) => {
-    const s = client.PutMapChunks((err: Error | null, info: unknown) => (err ? rej(err) : res(info)));
-    s.write({ header: { id, width: side, height: side, format: "TILE_FORMAT_MOVINGAI", prepare } });
-    const rows = Math.max(1, Math.floor(CHUNK_BYTES / side));
-    for (let y = 0; y < side; y += rows) {
-      const h = Math.min(rows, side - y);
-      s.write({
-        chunk: { x: 0, y, width: side, height: h, tiles: tiles.subarray(y * side, (y + h) * side) },
-      });
-    }
-    s.end();
-  });
-}
 
 interface Answer {
   ms: number;
