@@ -132,12 +132,13 @@ async function run(
     call.write({ progress: { id: mover.id, pose: unitPose(unit, 4).pose, time: 6 } });
     await sync(6);
     const wall = performance.now() - r0;
-    // The repair is the progress message's first update (a retry of waiting units may follow it).
-    const first = updates.slice(before).find((u: Any) => u.trajectories.length > 0 || u.errors.length > 0);
-    const server = Number(first?.micros ?? 0);
-    const changed = first?.trajectories.length ?? 0;
+    // The repair: every update between the progress message and the sync's acknowledgement (its server time is
+    // the last one's).
+    const repairUpdates = updates.slice(before);
+    const server = Math.max(0, ...repairUpdates.map((u: Any) => Number(u.micros)));
+    const changed = repairUpdates.reduce((c: number, u: Any) => c + u.trajectories.length, 0);
     // Time passes: syncs every 0.5 s up to the makespan (units follow their trajectories, so no progress needs
-    // reporting); the server retries waiting units as the clock advances. Arrivals are counted at the end.
+    // reporting; a waiting unit is retried only after a change, not as time passes). Arrivals are counted at the end.
     const makespan = () => {
       let end = 0;
       for (const u of updates) for (const t of u.trajectories) end = Math.max(end, Number(t.end_time));

@@ -3,7 +3,7 @@
  * (95 x 82, one-tile aisles, soldiers from pick bay to pick bay), all added at t = 0 and synced; then one unit
  * that drives at t = 4 (not one still waiting at its start) and arrives after t = 10 reports at t = 6 the pose
  * it should have had at t = 4, and the sync after it is awaited; then the clock advances by syncs every 0.5 s up to
- * the makespan (units follow their trajectories; the server retries waiting units as time passes). Each run takes a
+ * the makespan (units follow their trajectories; a waiting unit is retried only after a change, not as time passes). Each run takes a
  * different late unit (a fresh fleet each time). Reported per size: units arrived right after the repair and at
  * the end (the independent checker, test/helpers/fleetCheck.ts, on the latest trajectories; overlaps and wall
  * contacts counted, and in brackets segments breaking the contract), the server's time for the repair (the
@@ -72,13 +72,14 @@ async function once(client: Any, rows: string[], jobs: Job[], pick: number) {
   const before = updates.length;
   call.write({ progress: { id: late.id, pose: unitPose(late, 4).pose, time: 6 } });
   await sync(6);
-  // The repair is the progress message's first update (a retry of waiting units may follow it, timed apart).
-  const repairUpdate = updates.slice(before).find((u) => u.trajectories.length > 0 || u.errors.length > 0);
-  const changed = new Set(repairUpdate?.trajectories.map((t: Any) => t.unit_id) ?? []).size;
-  const server = Number(repairUpdate?.micros ?? 0) / 1000;
+  // The repair: every update between the progress message and the sync's acknowledgement (its server time is
+  // the last one's; anything sent during the later syncs is timed apart).
+  const repairUpdates = updates.slice(before);
+  const changed = new Set(repairUpdates.flatMap((u: Any) => u.trajectories.map((t: Any) => t.unit_id))).size;
+  const server = Math.max(0, ...repairUpdates.map((u: Any) => Number(u.micros))) / 1000;
   const afterRepair = checkFleet(rows, units(), { step: 0.05 }).arrived.length;
   // Time passes: syncs every STEP s up to the makespan (units follow their trajectories, so no progress needs
-  // reporting); the server retries waiting units as the clock advances.
+  // reporting; a waiting unit is retried only after a change, not as time passes).
   const afterSyncs = updates.length;
   const makespan = () => {
     let end = 0;
