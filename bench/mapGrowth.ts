@@ -17,22 +17,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, startServer, type TestServer } from "../test/helpers/server.ts";
+import { call, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
-import { putChunks, rssBytes } from "./scaleUpload.ts";
+import { putChunks, rssBytes, startScaleServer, whenPrepared } from "./scaleUpload.ts";
 
 /** One query's budget (ms); a hierarchical query that answers BUDGET while its graph is built is asked again. */
 const BUDGET_MS = 20_000;
 /** Wait after the queries before the settled figure: the workers' idle release (1 s) and its collection. */
 const SETTLE_MS = 2500;
-
-async function whenPrepared(srv: TestServer, mapId: string): Promise<void> {
-  for (let i = 0; i < 6000; i++) {
-    if (!(await call(srv.client, "GetMap", { map: { id: mapId } })).preparing) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`map ${mapId} still preparing after 600 s`);
-}
 
 /**
  * Plans once, again while it answers BUDGET (up to 5 times: a preparation resumes) or while a HIERARCHICAL answer
@@ -117,11 +109,7 @@ export async function mapGrowth(side: number, workers: number): Promise<Growth> 
   const tiles = tiledCity(side);
   const pair = longestPair(tiles, side);
   const dir = mkdtempSync(join(tmpdir(), "arcpath-growth-"));
-  const srv = await startServer(
-    ["--workers", String(workers), "--no-demo", "--map-memory-mb", "16384"],
-    dir,
-    { testHooks: false, logLevel: "warn" },
-  );
+  const srv = await startScaleServer(dir, workers);
   const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
   try {
     const pid = srv.proc.pid!;

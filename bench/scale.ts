@@ -19,9 +19,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, startServer, type TestServer } from "../test/helpers/server.ts";
+import { call, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
-import { putChunks, rssBytes } from "./scaleUpload.ts";
+import { putChunks, rssBytes, startScaleServer, whenPrepared } from "./scaleUpload.ts";
 import { benchScaleQueries } from "./scaleQueries.ts";
 
 const SIDES = (Deno.env.get("SCALE_SIDES") ?? "512,1024,2048,4096,8192").split(",").map(Number);
@@ -87,16 +87,6 @@ async function plan(
   }
 }
 
-/** performance.now() once GetMap no longer says the map's region tables are being prepared (bounded). */
-async function whenPrepared(srv: TestServer, mapId: string): Promise<number> {
-  for (let i = 0; i < 6000; i++) {
-    const info = await call(srv.client, "GetMap", { map: { id: mapId } });
-    if (!info.preparing) return performance.now();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`map ${mapId} still preparing after 120 s`);
-}
-
 const mb = (b: number) => (b / 1048576).toFixed(0);
 /** What a found answer's message says about a stand-in (tables still being built), in brief. */
 function note(q: Query): string {
@@ -124,11 +114,7 @@ export async function benchScale(): Promise<string> {
     const tiles = tiledCity(side);
     const pair = longestPair(tiles, side);
     const dir = mkdtempSync(join(tmpdir(), "arcpath-scale-"));
-    const srv = await startServer(
-      ["--workers", "2", "--no-demo", "--map-memory-mb", "16384"],
-      dir,
-      { testHooks: false, logLevel: "warn" },
-    );
+    const srv = await startScaleServer(dir);
     try {
       const pid = srv.proc.pid!;
       // Idle = after the workers' warm-up and one plan of each planner on a tiny map (code compiled), so the

@@ -15,9 +15,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, startServer, type TestServer } from "../test/helpers/server.ts";
+import { call, type TestServer } from "../test/helpers/server.ts";
 import { longestPair, tiledCity } from "./scaleMaps.ts";
-import { putChunks } from "./scaleUpload.ts";
+import { putChunks, startScaleServer } from "./scaleUpload.ts";
 
 const SIDES = (Deno.env.get("SH_SIDES") ?? "4096,8192").split(",").map(Number);
 const PREPARE = Deno.env.get("SH_PREPARE") !== "0";
@@ -83,11 +83,7 @@ export async function benchScaleHierarchy(): Promise<string> {
     const tiles = tiledCity(side);
     const pair = longestPair(tiles, side);
     const dir = mkdtempSync(join(tmpdir(), "arcpath-sh-"));
-    const srv = await startServer(
-      ["--workers", "2", "--no-demo", "--map-memory-mb", "16384"],
-      dir,
-      { testHooks: false, logLevel: "warn" },
-    );
+    const srv = await startScaleServer(dir);
     const row = (map: string, query: string, a: Answer, grid: number, ms = a.ms) =>
       out.push(
         `| ${side} | ${map} | ${query} | ${f1(ms)} | ${a.status} | ${a.planner} | ${f1(a.length)} | ` +

@@ -5,6 +5,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
+import { call, startServer, type TestServer } from "../test/helpers/server.ts";
 
 /** Bytes per upload chunk, about (whole rows). */
 export const CHUNK_BYTES = 256 * 1024;
@@ -37,4 +38,25 @@ export function putChunks(
     }
     s.end();
   });
+}
+
+/**
+ * performance.now() once GetMap no longer says map `mapId` is being prepared (its background tables), polled every
+ * 100 ms for at most 600 s.
+ */
+export async function whenPrepared(srv: TestServer, mapId: string): Promise<number> {
+  for (let i = 0; i < 6000; i++) {
+    if (!(await call(srv.client, "GetMap", { map: { id: mapId } })).preparing) return performance.now();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`map ${mapId} still preparing after 600 s`);
+}
+
+/** A real server for the big-map benches: `workers` planner workers, no demo maps, a 16 GB map budget, in `dir`. */
+export function startScaleServer(dir: string, workers = 2): Promise<TestServer> {
+  return startServer(
+    ["--workers", String(workers), "--no-demo", "--map-memory-mb", "16384"],
+    dir,
+    { testHooks: false, logLevel: "warn" },
+  );
 }
