@@ -1,7 +1,7 @@
 /**
  * `deno task bench`: every benchmark of the project, printed as markdown tables.
  *
- * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,distributed,soak] [--seconds N]
+ * Usage: deno task bench [--only grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,fleetRepair,distributed,soak] [--seconds N]
  *
  * Figures are medians over repeated runs, with a peer measured in the same run where one exists
  * (PathFinding.js for grid A*, plain A* for hierarchical, an empty RPC for Plan throughput, SMOOTH for HYBRID).
@@ -19,7 +19,8 @@ const { values } = parseCli({
     "Every benchmark of the project, printed as markdown tables (medians, with a peer where one exists).",
   flags: {
     only:
-      "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,scale,scalequeries " +
+      "NAMES  comma-separated: grid,curves,maps,hierarchical,directional,quality,e2e,stream,planmany,fleet,fleetRepair,scale," +
+      "scalequeries " +
       "(default all), and distributed (only when named: needs redis-server and nginx) and soak (only when named: " +
       "a 10-minute mixed workload, --seconds N to change)",
     seconds: "N  seconds per e2e and stream measurement (default 4; soak: 600)",
@@ -41,6 +42,7 @@ const benches: Bench[] = [
   { name: "quality", module: "./quality.ts", fn: "benchQuality" },
   { name: "planmany", module: "./planMany.ts", fn: "benchPlanMany" },
   { name: "fleet", module: "./fleet.ts", fn: "benchFleet" },
+  { name: "fleetRepair", module: "./fleetRepairReplay.ts", fn: "benchFleetRepair" },
   { name: "scale", module: "./scale.ts", fn: "benchScale" },
   { name: "scalequeries", module: "./scaleQueries.ts", fn: "benchScaleQueries" },
 ];

@@ -1,0 +1,238 @@
+/**
+ * The delay repair replayed in process (issue 12's "warehouse 300 within 50 ms"): the warehouse fleet of
+ * bench/fleet.ts (same aisle grid, same jobs) built deterministically, with no server and no batching by timing:
+ * every path planned in process ("smooth", as the soldier's automatic choice), all units added in job order and
+ * settled at t = 0, then the detour pass on a clock that ticks once per reading (so its budget cuts the same
+ * rounds every run). The settled state is captured once; each repeat of a repair starts from a fresh scheduler
+ * holding that state, so every repeat meets the same table and a few milliseconds are visible.
+ *
+ * A late unit reports, as in bench/fleet.ts, at t = 6 the pose it should have had at t = 4; the repair is what
+ * the session runs for it (fleetSession.ts #progress: the rest of its path from there, fleetRepair.ts repairLate).
+ * Late units: the bench's own (the first moving one that ends after t = 10) and every STRIDE-th further one.
+ * Timed: the repair alone, median of REPEATS. Quality beside it, per late unit: trajectories changed, units left
+ * waiting, the makespan after / before, arrivals (goal within 0.6 tiles at the end) and the independent checker's
+ * overlaps and wall contacts over what a client would follow (test/helpers/fleetCheck.ts, every 50 ms).
+ * Peer in the same run: the same repair without the delay propagation (`repairLate(..., false)`, the tests'
+ * and benches' peer: it halts the units in the way instead of shifting them).
+ *
+ * Usage: deno run -A bench/fleetRepairReplay.ts [robots=300] [repeats=7] [late units=6] [--detours 0]
+ *
+ * @module
+ */
+import type { Segment } from "../src/geometry/types.ts";
+import { trajectoryEnd, trajectoryPose, waitSegment } from "../src/motion/trajectory.ts";
+import { detourLate, type DetourLeg } from "../src/service/fleetDetour.ts";
+import { repairLate } from "../src/service/fleetRepair.ts";
+import {
+  FleetScheduler,
+  type FleetUnitState,
+  remainingPath,
+  trajectoryFrom,
+} from "../src/service/fleetScheduler.ts";
+import { planInProcess } from "../src/tools/render.ts";
+import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
+import { checkFleet, type CTrajectory, type CUnit, wireSegments } from "../test/helpers/fleetCheck.ts";
+import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
+
+const unit = BUILTIN_PROFILES.soldier;
+/** Late units after the bench's own: every STRIDE-th moving unit that ends after t = 10. */
+const STRIDE = 37;
+/** The report: at REPORT_TIME the unit is where it should have been at BEHIND_TIME (bench/fleet.ts). */
+const REPORT_TIME = 6, BEHIND_TIME = 4;
+
+type Saved = Omit<FleetUnitState, "id" | "order" | "unit">;
+
+/** A settled warehouse fleet: the map rows, the jobs and every unit's state. */
+export interface ReplayFleet {
+  rows: string[];
+  width: number;
+  height: number;
+  jobs: { id: string; x: number; y: number; gx: number; gy: number }[];
+  states: Saved[];
+  /** Milliseconds the build took (planning, settle, detours). */
+  buildMs: number;
+}
+
+/** Builds and settles the warehouse fleet of `robots` (bench/fleet.ts's jobs, seed 11), deterministically. */
+export async function buildFleet(robots: number, detours = true): Promise<ReplayFleet> {
+  const t0 = performance.now();
+  const w = warehouse(30, 10);
+  const jobs = warehouseJobs(w, robots, 11);
+  const text = movingAiText(w.rows);
+  const height = w.rows.length, width = w.rows[0].length;
+  const goals = new Map(jobs.map((j) => [j.id, { x: j.gx, y: j.gy }]));
+  const planLeg = (from: { x: number; y: number; heading?: number }, to: { x: number; y: number }) =>
+    planInProcess(text, unit, { x: from.x, y: from.y, heading: from.heading ?? 0 }, to, "smooth");
+  const layer = planLeg(jobs[0], goals.get(jobs[0].id)!).layer;
+  const sched = new FleetScheduler(width, height, 0.05);
+  jobs.forEach((j, order) => {
+    const u = sched.addStanding({ id: j.id, order, unit }, { x: j.x, y: j.y, heading: 0 }, 0);
+    const o = planLeg(j, goals.get(j.id)!).outcome;
+    u.path = o.status === "found" ? o.segments : [];
+  });
+  sched.settle(0, jobs.map((j) => j.id));
+  if (detours) {
+    const plan = (legs: DetourLeg[]) =>
+      Promise.resolve(legs.map((l): Segment[] | null => {
+        const o = planLeg(l.from, l.to ?? goals.get(l.unit.id)!).outcome;
+        return o.status === "found" ? o.segments : null;
+      }));
+    let ticks = 0;
+    await detourLate(sched, 0, plan, {
+      maxUnits: 64,
+      fits: () => true,
+      layer: () => layer,
+      now: () => ticks++,
+    });
+  }
+  const states = jobs.map((j) => {
+    const { id: _i, order: _o, unit: _u, ...rest } = sched.units.get(j.id)!;
+    return rest;
+  });
+  return { rows: w.rows, width, height, jobs, states, buildMs: performance.now() - t0 };
+}
+
+/** A fresh scheduler holding the captured state (the units' fields copied; the table built anew). */
+export function restoreFleet(f: ReplayFleet): FleetScheduler {
+  const sched = new FleetScheduler(f.width, f.height, 0.05);
+  f.jobs.forEach((j, order) => {
+    const u: FleetUnitState = { id: j.id, order, unit, ...f.states[order] };
+    sched.units.set(j.id, u);
+    sched.commit(u, u.traj);
+  });
+  return sched;
+}
+
+/** The late units: the bench's own first, then every STRIDE-th further moving one that ends after t = 10. */
+export function lateUnits(f: ReplayFleet, count: number): string[] {
+  const movers = f.jobs.filter((_, i) =>
+    f.states[i].status === "moving" && trajectoryEnd(f.states[i].traj) > 10
+  ).map((j) => j.id);
+  const out = [movers[0]];
+  for (let i = STRIDE; i < movers.length && out.length < count; i += STRIDE) out.push(movers[i]);
+  return out;
+}
+
+/** One repair of unit `id` as the session runs it on a progress report; its milliseconds and what changed. */
+export function repairOnce(
+  sched: FleetScheduler,
+  id: string,
+  propagate: boolean,
+): { ms: number; changed: Set<string> } {
+  const u = sched.units.get(id)!;
+  const at = trajectoryPose(u.traj, BEHIND_TIME);
+  const t0 = performance.now();
+  u.path = remainingPath(u.traj, BEHIND_TIME, u.unit);
+  const changed = repairLate(sched, u, at, REPORT_TIME, propagate);
+  return { ms: performance.now() - t0, changed };
+}
+
+/** Quality after a repair: waiting units, makespan, arrivals, the checker's overlaps and wall contacts. */
+export function quality(f: ReplayFleet, sched: FleetScheduler, changed: Set<string>) {
+  const wire = (t: { startTime: number; segments: Segment[] }, pose = t.segments[0]?.start): CTrajectory => ({
+    start_time: t.startTime,
+    segments: wireSegments(t.segments.length > 0 ? t.segments : [waitSegment(pose!, 0)]),
+  });
+  let makespan = 0, waiting = 0;
+  const units: CUnit[] = f.jobs.map((j, i) => {
+    const before = f.states[i].traj;
+    const u = sched.units.get(j.id)!;
+    if (u.status === "waiting") waiting++;
+    if (u.traj.segments.length > 0) makespan = Math.max(makespan, trajectoryEnd(u.traj));
+    const trajectories = [wire(before, before.startPose)];
+    if (changed.has(j.id)) {
+      const after = u.traj.segments.length > 0
+        ? trajectoryFrom(u.traj, REPORT_TIME)
+        : { startTime: REPORT_TIME, segments: [waitSegment(u.traj.startPose, 0)] };
+      trajectories.push(wire(after));
+    }
+    return {
+      id: j.id,
+      radius: unit.boundingRadius,
+      width: 0,
+      length: 0,
+      start: { x: j.x, y: j.y, heading: 0 },
+      goal: { x: j.gx, y: j.gy },
+      trajectories,
+    };
+  });
+  const report = checkFleet(f.rows, units, { step: 0.05 });
+  return {
+    waiting,
+    makespan,
+    arrived: report.arrived.length,
+    overlaps: report.overlaps.length,
+    walls: report.wallContacts.length,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Runs the replay; returns a markdown table. */
+export async function benchFleetRepair(
+  robots = 300,
+  repeats = 7,
+  lateCount = 6,
+  detours = true,
+): Promise<string> {
+  const f = await buildFleet(robots, detours);
+  let before = 0, print = 0;
+  for (const s of f.states) {
+    if (s.traj.segments.length > 0) before = Math.max(before, trajectoryEnd(s.traj));
+    print += trajectoryEnd(s.traj);
+  }
+  const late = lateUnits(f, lateCount);
+  const lines = [
+    `warehouse ${robots} (${detours ? "detours" : "timing only"}), fleet built in ${
+      f.buildMs.toFixed(0)
+    } ms, makespan as settled ${before.toFixed(1)} s (sum of ends ${
+      print.toFixed(2)
+    }: the same every run); repair ms: median (min-max) of ${repeats}`,
+    "",
+    "| late unit | repair ms | changed | waiting | makespan after / before | arrived | overlaps + walls | " +
+    "peer (no propagation) ms | peer changed | peer waiting | peer makespan | peer arrived | peer overlaps + walls |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  const totals = [[] as number[], [] as number[]];
+  for (const id of late) {
+    const cells: string[] = [];
+    for (const [v, propagate] of [true, false].entries()) {
+      const ms: number[] = [];
+      let last: { sched: FleetScheduler; changed: Set<string> } | null = null;
+      // Alternating would share the JIT's warm-up unevenly; each way runs its repeats after one warm-up.
+      for (let r = 0; r <= repeats; r++) {
+        const sched = restoreFleet(f);
+        const out = repairOnce(sched, id, propagate);
+        if (r > 0) ms.push(out.ms);
+        last = { sched, changed: out.changed };
+      }
+      const q = quality(f, last!.sched, last!.changed);
+      totals[v].push(median(ms));
+      cells.push(
+        `${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)}-${Math.max(...ms).toFixed(1)})`,
+        String(last!.changed.size),
+        String(q.waiting),
+        v === 0 ? `${(q.makespan / before).toFixed(3)}` : `${(q.makespan / before).toFixed(3)}`,
+        `${q.arrived}/${robots}`,
+        `${q.overlaps} + ${q.walls}`,
+      );
+    }
+    lines.push(`| ${id} | ${cells.join(" | ")} |`);
+  }
+  lines.push(
+    "",
+    `bench's late unit (${late[0]}): ${totals[0][0].toFixed(1)} ms, peer ${totals[1][0].toFixed(1)} ms; ` +
+      `median over the ${late.length} late units: ${median(totals[0]).toFixed(1)} ms, peer ${
+        median(totals[1]).toFixed(1)
+      } ms`,
+  );
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const args = Deno.args.filter((a, i, all) => a !== "--detours" && all[i - 1] !== "--detours");
+  const d = Deno.args.indexOf("--detours");
+  const detours = d < 0 || Deno.args[d + 1] !== "0";
+  const [robots, repeats, late] = args.map(Number);
+  console.log(await benchFleetRepair(robots || 300, repeats || 7, late || 6, detours));
+}
