@@ -30,7 +30,7 @@ import {
 import { PathTrees } from "./abstractGraphTrees.ts";
 import { DEFAULT_SAMPLING, type EntranceSampling, placeEntranceNodes } from "./entranceNodes.ts";
 import type { Neighborhood } from "./gridSpace.ts";
-import { LandmarkJob, packLandmarks } from "./landmarks.ts";
+import { LandmarkJob, type LandmarkTables } from "./landmarks.ts";
 
 export {
   type DistanceBlocks,
@@ -382,23 +382,31 @@ export class AbstractGraph {
     }
     let job = this.landmarkJob;
     if (job === null || job.count !== count) {
-      job = new LandmarkJob(this, count);
+      job = new LandmarkJob(this, count, this.wideBlocks);
       this.landmarkJob = job;
     }
     const spent = job.run(stop);
     if (!job.finished) return { done: false, landmarkExpansions: spent };
-    const packed = packLandmarks(
-      job.packedDistances(),
-      job.madeCount,
-      this.nodeRegion,
-      this.nodeCount,
-      this.table.regionCount,
-    );
-    this.landmarkBase = packed.base;
-    this.landmarkDistance = packed.delta;
-    this.landmarkCount = job.madeCount;
+    this.adoptLandmarks(job.result());
     this.landmarkJob = null;
     return { done: true, landmarkExpansions: spent };
+  }
+
+  /** Takes landmark tables made elsewhere (the map builders' parallel rounds, abstractGraphBuild.ts). */
+  adoptLandmarks(tables: LandmarkTables): void {
+    this.landmarkBase = tables.base;
+    this.landmarkDistance = tables.delta;
+    this.landmarkCount = tables.count;
+  }
+
+  /** Width of the map, in tiles. */
+  get width(): number {
+    return this.table.width;
+  }
+
+  /** True when the distance blocks are Float64 (costly tiles; landmark deltas are then Float64 too). */
+  get wideBlocks(): boolean {
+    return this.distance instanceof Float64Array;
   }
 
   /** In-region fixed-point distance from node i to node j (same region, block prepared). */

@@ -10,6 +10,16 @@ import type { PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
 import { AbstractGraph, type SharedGraphData, uniformScan } from "./abstractGraph.ts";
 import { DEFAULT_SAMPLING, EntranceBuild, type EntranceSampling } from "./entranceNodes.ts";
+import {
+  fillColumn,
+  foldColumns,
+  LANDMARK_BATCH,
+  type LandmarkTables,
+  landmarkTables,
+  NodeDijkstra,
+  pickBatch,
+  trimTables,
+} from "./landmarks.ts";
 import type { Neighborhood } from "./gridSpace.ts";
 
 /** Tiles of the uniform-cost scan between polls of a build's stop condition (about a millisecond). */
@@ -84,8 +94,8 @@ export class AbstractGraphBuild {
  * Parallel preparation (the map builders', service/mapBuild.ts): one builder places the nodes and shares the
  * graph's skeleton; every builder fills the distance blocks and trees of its share of the regions in place (each
  * region's block is one independent computation, and blocks and trees of different regions occupy different
- * bytes: see writeCode); one builder then makes the landmarks. The result is the sequential preparation's, bit
- * for bit (test/search/abstractGraphParallel.test.ts).
+ * bytes: see writeCode); the landmarks are made in rounds, a round's searches on different builders. The result is
+ * the sequential preparation's, bit for bit (test/search/abstractGraphParallel.test.ts).
  */
 
 /** Progress slots of a parallel preparation (shared Int32Array): nodes placed (0 or 1), regions, landmarks. */
@@ -147,21 +157,122 @@ export function prepareShare(
 }
 
 /**
- * Step 3, once every share is filled: the `landmarks` ALT landmarks over the filled blocks; returns the prepared
- * graph's shared data (the blocks stay where the builders wrote them).
+ * Step 3, once every share is filled, and in rounds: the landmarks (landmarks.ts). Each round's searches run on
+ * different builders at once ({@link landmarkColumn}), then one builder folds them and picks the next round
+ * ({@link landmarkRound}); the tables are the sequential job's bit for bit.
+ */
+export interface LandmarkWork {
+  /** The landmark tables, over shared memory, one column per landmark. */
+  tables: LandmarkTables;
+  /** Per node: the distance to the nearest landmark of the rounds folded so far (shared memory). */
+  nearest: Float64Array;
+}
+
+/** A filled skeleton's graph (blocks filled, no landmarks yet), as a builder adopts it for a landmark step. */
+function filledGraph(table: RegionTable, layer: PassLayer, filled: SharedGraphData): AbstractGraph {
+  return new AbstractGraph(table, layer, filled.neighborhood, undefined, { ...filled, partial: false });
+}
+
+/**
+ * Step 3a: the seed search (from node 0) and the first round; `filled` is the skeleton after every share.
+ * Returns the shared work and the first round's nodes (landmark columns 0, 1, ...).
+ */
+export function landmarkSeed(
+  table: RegionTable,
+  layer: PassLayer,
+  filled: SharedGraphData,
+  count: number,
+  progress: Int32Array,
+): { work: LandmarkWork; round: number[] } {
+  const graph = filledGraph(table, layer, filled);
+  const work = {
+    tables: landmarkTables(graph, count, graph.wideBlocks, true),
+    nearest: new Float64Array(new SharedArrayBuffer(graph.nodeCount * 8)).fill(Infinity),
+  };
+  if (graph.nodeCount === 0 || count <= 0) return { work, round: [] };
+  const search = new NodeDijkstra(graph);
+  search.run(0);
+  Atomics.add(progress, 2, 1);
+  return { work, round: pickBatch(graph, search.dist, Math.min(LANDMARK_BATCH, count), true) };
+}
+
+/** Step 3b, on any builder: the search from `source`, written as landmark column `l`. Returns its expansions. */
+export function landmarkColumn(
+  table: RegionTable,
+  layer: PassLayer,
+  filled: SharedGraphData,
+  work: LandmarkWork,
+  l: number,
+  source: number,
+  progress: Int32Array,
+): number {
+  const graph = filledGraph(table, layer, filled);
+  const search = new NodeDijkstra(graph);
+  const spent = search.run(source);
+  fillColumn(graph, search.dist, work.tables, l);
+  Atomics.add(progress, 2, 1);
+  return spent;
+}
+
+/** Step 3c, once columns `from` .. `to` - 1 are written: folds them and picks the next round (empty: done). */
+export function landmarkRound(
+  table: RegionTable,
+  layer: PassLayer,
+  filled: SharedGraphData,
+  work: LandmarkWork,
+  from: number,
+  to: number,
+): number[] {
+  const graph = filledGraph(table, layer, filled);
+  foldColumns(graph, work.tables, from, to, work.nearest);
+  return pickBatch(graph, work.nearest, Math.min(LANDMARK_BATCH, work.tables.count - to), false);
+}
+
+/**
+ * Step 4: the prepared graph's shared data from the filled skeleton and the `made` landmarks of `work` (the
+ * blocks stay where the builders wrote them).
  */
 export function finishGraph(
   table: RegionTable,
   layer: PassLayer,
-  skeleton: SharedGraphData,
-  landmarks: number,
+  filled: SharedGraphData,
+  work: LandmarkWork,
+  made: number,
   prepExpansions: number,
   progress: Int32Array,
 ): SharedGraphData {
-  const data = { ...skeleton, partial: false, prepExpansions };
-  const graph = new AbstractGraph(table, layer, skeleton.neighborhood, undefined, data);
-  // The landmark job polls before each search: counted as progress, never stopped.
-  graph.prepare(landmarks, () => (Atomics.add(progress, 2, 1), false));
-  Atomics.store(progress, 2, landmarks + 1);
+  const graph = new AbstractGraph(table, layer, filled.neighborhood, undefined, {
+    ...filled,
+    partial: false,
+    prepExpansions,
+  });
+  if (made > 0) graph.adoptLandmarks(trimTables(work.tables, made));
+  Atomics.store(progress, 2, work.tables.count + 1);
   return graph.toShared();
+}
+
+/**
+ * Steps 3 and 4 on this thread, the round's searches in reverse order (they are independent): what the builders
+ * do in parallel, for tests and single-threaded callers.
+ */
+export function landmarksInline(
+  table: RegionTable,
+  layer: PassLayer,
+  filled: SharedGraphData,
+  count: number,
+  prepExpansions: number,
+  progress: Int32Array,
+): SharedGraphData {
+  const { work, round: first } = landmarkSeed(table, layer, filled, count, progress);
+  let made = 0;
+  let round = first;
+  while (round.length > 0) {
+    for (let i = round.length - 1; i >= 0; i--) {
+      landmarkColumn(table, layer, filled, work, made + i, round[i], progress);
+    }
+    const to = made + round.length;
+    round = landmarkRound(table, layer, filled, work, made, to);
+    made = to;
+  }
+  return finishGraph(table, layer, filled, work, made, prepExpansions, progress);
 }

@@ -1,12 +1,14 @@
 /**
- * ALT landmarks (Goldberg & Harrelson) of the abstract graph: landmarks picked by farthest-point selection,
- * one exhaustive abstract search from each, in a job that can stop between searches and resume later (the
- * abstract graph's `prepare` runs it under a deadline).
+ * ALT landmarks (Goldberg & Harrelson) of the abstract graph: landmarks picked by farthest-point selection in
+ * rounds of two (the second of a round by octile distance, so a round's searches run in parallel in the map
+ * builders), one exhaustive abstract search from each, each written straight into the packed per-region form,
+ * in a job that can stop between searches and resume later (the abstract graph's `prepare` runs it under a
+ * deadline).
  *
  * @module
  */
 
-import { Successors } from "./astar.ts";
+import { COST_SCALE, Successors } from "./astar.ts";
 
 /** What the landmark searches need of the abstract graph (every region block prepared). */
 export interface LandmarkGraph {
@@ -18,6 +20,14 @@ export interface LandmarkGraph {
   readonly maxCrossings: number;
   /** Writes a node's region mates and crossings into `out` from index `count`; returns the new count. */
   writeNeighbours(state: number, out: Successors, count: number): number;
+  /** Tile of each node. */
+  readonly nodeTile: Int32Array;
+  /** Region of each node (non-decreasing). */
+  readonly nodeRegion: Int32Array;
+  /** Nodes of region r are regionNodeStart[r] .. regionNodeStart[r + 1]. */
+  readonly regionNodeStart: Int32Array;
+  /** Width of the map, in tiles. */
+  readonly width: number;
 }
 
 /**
@@ -26,7 +36,7 @@ export interface LandmarkGraph {
  * 2^53), so they equal the A* core's; this loop skips its indexed heap, parents and megamorphic space calls
  * (17 searches over ~2.4 M nodes per clearance class at 8192^2).
  */
-class NodeDijkstra {
+export class NodeDijkstra {
   /** Distances of the latest search (Infinity where it did not reach). */
   readonly dist: Float64Array;
   private readonly succ: Successors;
@@ -101,43 +111,160 @@ class NodeDijkstra {
 }
 
 /**
- * The node with the largest finite distance in `dist` (or, with `nearest`, the largest distance to the closest
- * landmark so far, among nodes `dist` reaches); -1 if none is positive.
+ * Landmarks picked per round, at most (see {@link pickBatch}, which picks two); fixed, so one thread and two pick
+ * the same ones.
  */
-function farthest(dist: Float64Array, n: number, nearest: Float64Array | null): number {
-  let best = -1, bestD = 0;
-  for (let v = 0; v < n; v++) {
-    if (dist[v] === Infinity) continue;
-    const d = nearest === null ? dist[v] : nearest[v];
-    if (d > bestD && d < Infinity) {
-      best = v;
-      bestD = d;
-    }
-  }
-  return best;
+export const LANDMARK_BATCH = 2;
+
+/** Fixed-point octile distance between two tiles of a map `width` wide (the second pick's proxy). */
+function octile(a: number, b: number, width: number): number {
+  const ay = (a / width) | 0, by = (b / width) | 0;
+  const dx = Math.abs(a - ay * width - (b - by * width)), dy = Math.abs(ay - by);
+  return (Math.max(dx, dy) + (Math.SQRT2 - 1) * Math.min(dx, dy)) * COST_SCALE;
 }
 
-/** A landmark computation over one graph that {@link run} may stop and resume. */
+/**
+ * The next round's landmark nodes (at most `max`, at most {@link LANDMARK_BATCH}): first the node with the
+ * largest finite positive `score` (after the seed search, its distance from node 0; later, its distance to the
+ * nearest landmark so far); then, without waiting for that node's search, the node farthest from it by the
+ * octile distance (capped by its own score after the seed), so the round's searches can run at once on
+ * several threads. Empty when no node is left. Ties go to the lower node: deterministic.
+ */
+export function pickBatch(graph: LandmarkGraph, score: Float64Array, max: number, seed: boolean): number[] {
+  const n = graph.nodeCount;
+  let a = -1, bestA = 0;
+  for (let v = 0; v < n; v++) {
+    const d = score[v];
+    if (d > bestA && d < Infinity) {
+      a = v;
+      bestA = d;
+    }
+  }
+  if (a < 0 || max <= 0) return [];
+  if (max === 1) return [a];
+  const tiles = graph.nodeTile, width = graph.width, at = tiles[a];
+  let b = -1, bestB = 0;
+  for (let v = 0; v < n; v++) {
+    const s = score[v];
+    if (s === Infinity || v === a) continue;
+    const o = octile(at, tiles[v], width);
+    const d = seed || o < s ? o : s;
+    if (d > bestB) {
+      b = v;
+      bestB = d;
+    }
+  }
+  return b < 0 ? [a] : [a, b];
+}
+
+/**
+ * Landmark distances being made, one column per landmark ({@link PackedLandmarks} with `count` columns): each
+ * column is written by {@link fillColumn} from one search alone, so columns fill on any thread in any order.
+ */
+export interface LandmarkTables extends PackedLandmarks {
+  /** Columns (landmarks asked for). */
+  count: number;
+}
+
+/**
+ * Empty tables for `count` landmarks of `graph`: deltas Float64 when `wide` (the graph's distance blocks are:
+ * a delta is at most an in-region distance, see {@link PackedLandmarks}), over SharedArrayBuffers when `shared`.
+ */
+export function landmarkTables(
+  graph: LandmarkGraph,
+  count: number,
+  wide: boolean,
+  shared: boolean,
+): LandmarkTables {
+  const regions = graph.regionNodeStart.length - 1, n = graph.nodeCount;
+  const buf = (bytes: number) => shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+  const base = new Float64Array(buf(regions * count * 8)).fill(Infinity);
+  const delta = wide ? new Float64Array(buf(n * count * 8)) : new Uint32Array(buf(n * count * 4));
+  return { count, base, delta };
+}
+
+/** Writes column `l` of `tables` from a landmark search's distances `dist` (per region: least distance, deltas). */
+export function fillColumn(
+  graph: LandmarkGraph,
+  dist: Float64Array,
+  tables: LandmarkTables,
+  l: number,
+): void {
+  const { count, base, delta } = tables;
+  const starts = graph.regionNodeStart;
+  for (let r = 0, regions = starts.length - 1; r < regions; r++) {
+    const i0 = starts[r], i1 = starts[r + 1];
+    let b = Infinity;
+    for (let i = i0; i < i1; i++) if (dist[i] < b) b = dist[i];
+    base[r * count + l] = b;
+    // Unreached regions: Infinity + 0 reads back as Infinity.
+    for (let i = i0; i < i1; i++) delta[i * count + l] = b === Infinity ? 0 : dist[i] - b;
+  }
+}
+
+/** Lowers `nearest` (per node: distance to the nearest landmark) by the distances of columns from .. to - 1. */
+export function foldColumns(
+  graph: LandmarkGraph,
+  tables: LandmarkTables,
+  from: number,
+  to: number,
+  nearest: Float64Array,
+): void {
+  const { count, base, delta } = tables;
+  const starts = graph.regionNodeStart;
+  for (let r = 0, regions = starts.length - 1; r < regions; r++) {
+    for (let l = from; l < to; l++) {
+      const b = base[r * count + l];
+      if (b === Infinity) continue;
+      for (let i = starts[r], i1 = starts[r + 1]; i < i1; i++) {
+        const d = b + delta[i * count + l];
+        if (d < nearest[i]) nearest[i] = d;
+      }
+    }
+  }
+}
+
+/** The first `made` columns of `tables` as tables of their own (when fewer landmarks were made than asked). */
+export function trimTables(tables: LandmarkTables, made: number): LandmarkTables {
+  const { count, base, delta } = tables;
+  if (made === count) return tables;
+  const rows = base.length / count, n = delta.length / count;
+  const out = {
+    count: made,
+    base: new Float64Array(rows * made),
+    delta: delta instanceof Float64Array ? new Float64Array(n * made) : new Uint32Array(n * made),
+  };
+  for (let r = 0; r < rows; r++) for (let l = 0; l < made; l++) out.base[r * made + l] = base[r * count + l];
+  for (let i = 0; i < n; i++) for (let l = 0; l < made; l++) out.delta[i * made + l] = delta[i * count + l];
+  return out;
+}
+
+/**
+ * A landmark computation over one graph that {@link run} may stop and resume: rounds of {@link pickBatch}, one
+ * search and {@link fillColumn} per landmark. The map builders run the same steps with a round's searches on
+ * different threads (abstractGraphBuild.ts), so both give the same tables bit for bit.
+ */
 export class LandmarkJob {
   /** Landmarks asked for. */
   readonly count: number;
   /** True once every landmark is made, or no node is left to pick. */
   finished = false;
-  private readonly n: number;
+  private readonly graph: LandmarkGraph;
   private readonly search: NodeDijkstra;
-  private readonly distance: Float64Array;
+  private readonly tables: LandmarkTables;
   private readonly nearest: Float64Array;
   private made = 0;
-  /** The next landmark node, -1 when none is left, -2 before the seed search. */
-  private next = -2;
+  /** The round's landmark nodes (null before the seed search) and how many of them are searched. */
+  private batch: number[] | null = null;
+  private pos = 0;
 
-  /** Starts a job for `count` landmarks (nothing is searched yet). */
-  constructor(graph: LandmarkGraph, count: number) {
+  /** Starts a job for `count` landmarks (nothing is searched yet); `wide`: see {@link landmarkTables}. */
+  constructor(graph: LandmarkGraph, count: number, wide = false) {
     this.count = count;
-    this.n = graph.nodeCount;
+    this.graph = graph;
     this.search = new NodeDijkstra(graph);
-    this.distance = new Float64Array(this.n * count).fill(Infinity);
-    this.nearest = new Float64Array(this.n).fill(Infinity);
+    this.tables = landmarkTables(graph, count, wide, false);
+    this.nearest = new Float64Array(graph.nodeCount).fill(Infinity);
   }
 
   /**
@@ -145,24 +272,25 @@ export class LandmarkJob {
    * Returns the abstract expansions this call spent.
    */
   run(stop: (() => boolean) | null): number {
-    const n = this.n, count = this.count, search = this.search, dist = search.dist;
+    const search = this.search, graph = this.graph;
     let spent = 0;
-    if (this.next === -2) {
-      // Seed: the node farthest from node 0, then each next landmark farthest from all chosen ones.
+    if (this.batch === null) {
+      // Seed: the node farthest from node 0 and the one farthest from it by octile distance.
       spent += search.run(0);
-      this.next = farthest(dist, n, null);
+      this.batch = pickBatch(graph, search.dist, Math.min(LANDMARK_BATCH, this.count), true);
     }
-    while (this.made < count && this.next >= 0) {
-      if (stop !== null && stop()) return spent;
-      spent += search.run(this.next);
-      const l = this.made;
-      for (let v = 0; v < n; v++) {
-        const d = dist[v];
-        this.distance[v * count + l] = d;
-        if (d < this.nearest[v]) this.nearest[v] = d;
+    while (this.made < this.count && this.batch.length > 0) {
+      while (this.pos < this.batch.length) {
+        if (stop !== null && stop()) return spent;
+        spent += search.run(this.batch[this.pos]);
+        fillColumn(graph, search.dist, this.tables, this.made + this.pos);
+        this.pos++;
       }
-      this.made++;
-      this.next = farthest(dist, n, this.nearest);
+      const to = this.made + this.batch.length;
+      foldColumns(graph, this.tables, this.made, to, this.nearest);
+      this.made = to;
+      this.pos = 0;
+      this.batch = pickBatch(graph, this.nearest, Math.min(LANDMARK_BATCH, this.count - to), false);
     }
     this.finished = true;
     return spent;
@@ -173,14 +301,20 @@ export class LandmarkJob {
     return this.made;
   }
 
-  /** The distances of the landmarks made, packed: [n * madeCount + l] = distance from landmark l to node n. */
+  /** The landmarks made, packed ({@link PackedLandmarks} with {@link madeCount} columns). */
+  result(): LandmarkTables {
+    return trimTables(this.tables, this.made);
+  }
+
+  /** The distances of the landmarks made, unpacked: [n * madeCount + l] = distance from landmark l to node n. */
   packedDistances(): Float64Array {
-    const n = this.n, made = this.made, count = this.count;
-    const packed = new Float64Array(n * made);
+    const { count, base, delta } = this.result();
+    const n = this.graph.nodeCount, region = this.graph.nodeRegion;
+    const out = new Float64Array(n * count);
     for (let v = 0; v < n; v++) {
-      for (let l = 0; l < made; l++) packed[v * made + l] = this.distance[v * count + l];
+      for (let l = 0; l < count; l++) out[v * count + l] = base[region[v] * count + l] + delta[v * count + l];
     }
-    return packed;
+    return out;
   }
 }
 
@@ -188,51 +322,13 @@ export class LandmarkJob {
  * Landmark distances stored per region and node: the distance from landmark l to node n is
  * `base[region(n) * count + l] + delta[n * count + l]`, where base is the least distance to the region's nodes
  * (Infinity when the landmark does not reach the region: its nodes are joined both ways, so it reaches all or
- * none). A delta is at most an in-region distance, so it fits Uint32 where the distance blocks do: 4 bytes a
- * node and landmark instead of 8, plus 8 per region and landmark. Sums are exact (integers below 2^53).
+ * none). A delta is at most an in-region distance (the region's nearest node plus the in-region edge), so it
+ * fits Uint32 where the distance blocks do: 4 bytes a node and landmark instead of 8, plus 8 per region and
+ * landmark. Sums are exact (integers below 2^53).
  */
 export interface PackedLandmarks {
   /** Least distance per region and landmark, [region * count + l]. */
   base: Float64Array;
-  /** Distance above the base per node and landmark, [node * count + l] (Float64 when one does not fit Uint32). */
+  /** Distance above the base per node and landmark, [node * count + l] (Float64 where the blocks are Float64). */
   delta: Uint32Array | Float64Array;
-}
-
-/**
- * {@link PackedLandmarks} of `full` ([node * count + l] = distance; nodes grouped by region: node i's region is
- * nodeRegion[i], non-decreasing).
- */
-export function packLandmarks(
-  full: Float64Array,
-  count: number,
-  nodeRegion: Int32Array,
-  nodeCount: number,
-  regionCount: number,
-): PackedLandmarks {
-  const base = new Float64Array(regionCount * count).fill(Infinity);
-  for (let n = 0; n < nodeCount; n++) {
-    const row = nodeRegion[n] * count;
-    for (let l = 0; l < count; l++) {
-      const d = full[n * count + l];
-      if (d < base[row + l]) base[row + l] = d;
-    }
-  }
-  let fits = true;
-  for (let n = 0; n < nodeCount && fits; n++) {
-    const row = nodeRegion[n] * count;
-    for (let l = 0; l < count; l++) {
-      const b = base[row + l];
-      if (b !== Infinity && full[n * count + l] - b >= 0xffffffff) fits = false;
-    }
-  }
-  const delta = fits ? new Uint32Array(nodeCount * count) : new Float64Array(nodeCount * count);
-  for (let n = 0; n < nodeCount; n++) {
-    const row = nodeRegion[n] * count;
-    for (let l = 0; l < count; l++) {
-      const b = base[row + l];
-      // Unreached regions: Infinity + 0 reads back as Infinity.
-      delta[n * count + l] = b === Infinity ? 0 : full[n * count + l] - b;
-    }
-  }
-  return { base, delta };
 }

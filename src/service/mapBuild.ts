@@ -16,6 +16,7 @@ import { SECTOR_SIZE } from "./mapLayers.ts";
 import { collectNow } from "./collect.ts";
 import { trimMalloc } from "./mallocTrim.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
+import type { LandmarkWork } from "../search/abstractGraphBuild.ts";
 import type { StraightJumps } from "../search/jumpTables.ts";
 
 /** Maps with at least this many tiles are hashed and built in the builder workers (512 x 512). */
@@ -59,12 +60,43 @@ export type BuildRequest =
     progress: Int32Array;
   }
   | {
+    type: "landmarkSeed";
+    id: number;
+    layer: PassLayer;
+    table: RegionTable;
+    filled: SharedGraphData;
+    count: number;
+    progress: Int32Array;
+  }
+  | {
+    type: "landmarkColumn";
+    id: number;
+    layer: PassLayer;
+    table: RegionTable;
+    filled: SharedGraphData;
+    work: LandmarkWork;
+    l: number;
+    source: number;
+    progress: Int32Array;
+  }
+  | {
+    type: "landmarkRound";
+    id: number;
+    layer: PassLayer;
+    table: RegionTable;
+    filled: SharedGraphData;
+    work: LandmarkWork;
+    from: number;
+    to: number;
+  }
+  | {
     type: "graphFinish";
     id: number;
     layer: PassLayer;
     table: RegionTable;
-    skeleton: SharedGraphData;
-    landmarks: number;
+    filled: SharedGraphData;
+    work: LandmarkWork;
+    made: number;
     prepExpansions: number;
     progress: Int32Array;
   };
@@ -77,6 +109,8 @@ export type BuildReply =
   | { type: "jumps"; id: number; tables: StraightJumps; ms: number }
   | { type: "graph"; id: number; graph: SharedGraphData; ms: number }
   | { type: "spent"; id: number; expansions: number; ms: number }
+  /** A landmark step's shared work and next round (empty: no landmark left). */
+  | { type: "round"; id: number; work?: LandmarkWork; round: number[]; ms: number }
   | { type: "failed"; id: number; message: string };
 
 interface Builder {
@@ -138,8 +172,8 @@ export class MapBuilder {
 
   /**
    * A region table's abstract graph with `landmarks` landmarks, prepared in parallel by the builders (one places
-   * the nodes, each fills a share of the regions' blocks in place, one makes the landmarks); equal bit for bit
-   * to a worker's sequential preparation. `progress` (graphProgress) counts the steps as they go.
+   * the nodes, each fills a share of the regions' blocks in place, then each round's landmark searches run on
+   * different builders); equal bit for bit to a worker's sequential preparation. `progress` (graphProgress) counts the steps as they go.
    */
   async graph(
     layer: PassLayer,
@@ -168,9 +202,32 @@ export class MapBuilder {
       ),
     );
     const prepExpansions = shares.reduce((n, r) => n + (r.type === "spent" ? r.expansions : 0), 0);
+    const filled = { ...skeleton, partial: false, prepExpansions };
+    // Landmarks in rounds: a round's searches on different builders, then one folds them and picks the next.
+    const seed = await this.#run(
+      this.#leastBusy(),
+      (id) => ({ type: "landmarkSeed", id, layer, table, filled, count: landmarks, progress }),
+    );
+    if (seed.type !== "round" || !seed.work) throw new Error("map builder: unexpected reply");
+    const work = seed.work;
+    let made = 0;
+    for (let round = seed.round; round.length > 0;) {
+      await this.#all(round.map((source, i) => [
+        (made + i) % parts,
+        (id) => ({ type: "landmarkColumn", id, layer, table, filled, work, l: made + i, source, progress }),
+      ]));
+      const to = made + round.length;
+      const next = await this.#run(
+        this.#leastBusy(),
+        (id) => ({ type: "landmarkRound", id, layer, table, filled, work, from: made, to }),
+      );
+      if (next.type !== "round") throw new Error("map builder: unexpected reply");
+      made = to;
+      round = next.round;
+    }
     const fin = await this.#run(
       this.#leastBusy(),
-      (id) => ({ type: "graphFinish", id, layer, table, skeleton, landmarks, prepExpansions, progress }),
+      (id) => ({ type: "graphFinish", id, layer, table, filled, work, made, prepExpansions, progress }),
     );
     if (fin.type !== "graph") throw new Error("map builder: unexpected reply");
     return fin.graph;
@@ -233,6 +290,13 @@ export class MapBuilder {
     // What the builders allocated stays in malloc's per-thread arenas after they end: give it back.
     collectNow();
     trimMalloc();
+    if (Deno.env.get("H4_LATE_TRIM")) {
+      const t = setTimeout(() => {
+        collectNow();
+        trimMalloc();
+      }, 500);
+      Deno.unrefTimer(t);
+    }
   }
 
   #ask(index: number, make: (id: number) => BuildRequest): Promise<BuildReply> {

@@ -11,7 +11,14 @@ import { fillLayerClearance, fillLayerCosts } from "../maps/layer.ts";
 import { buildRegionTable } from "../maps/regionBuild.ts";
 import type { BuildReply, BuildRequest } from "./mapBuild.ts";
 import { collectSoon } from "./collect.ts";
-import { buildSkeleton, finishGraph, prepareShare } from "../search/abstractGraphBuild.ts";
+import {
+  buildSkeleton,
+  finishGraph,
+  landmarkColumn,
+  landmarkRound,
+  landmarkSeed,
+  prepareShare,
+} from "../search/abstractGraphBuild.ts";
 import { DEFAULT_SAMPLING } from "../search/entranceNodes.ts";
 import { forgetJumpTables, straightJumps } from "../search/jumpTables.ts";
 
@@ -40,9 +47,21 @@ self.onmessage = (ev: MessageEvent<BuildRequest>) => {
       const { table, layer, skeleton, part, parts, progress } = msg;
       const expansions = prepareShare(table, layer, skeleton, part, parts, progress);
       reply = { type: "spent", id: msg.id, expansions, ms: performance.now() - t0 };
+    } else if (msg.type === "landmarkSeed") {
+      const { table, layer, filled, count, progress } = msg;
+      const { work, round } = landmarkSeed(table, layer, filled, count, progress);
+      reply = { type: "round", id: msg.id, work, round, ms: performance.now() - t0 };
+    } else if (msg.type === "landmarkColumn") {
+      const { table, layer, filled, work, l, source, progress } = msg;
+      const expansions = landmarkColumn(table, layer, filled, work, l, source, progress);
+      reply = { type: "spent", id: msg.id, expansions, ms: performance.now() - t0 };
+    } else if (msg.type === "landmarkRound") {
+      const { table, layer, filled, work, from, to } = msg;
+      const round = landmarkRound(table, layer, filled, work, from, to);
+      reply = { type: "round", id: msg.id, round, ms: performance.now() - t0 };
     } else if (msg.type === "graphFinish") {
-      const { table, layer, skeleton, landmarks, prepExpansions, progress } = msg;
-      const graph = finishGraph(table, layer, skeleton, landmarks, prepExpansions, progress);
+      const { table, layer, filled, work, made, prepExpansions, progress } = msg;
+      const graph = finishGraph(table, layer, filled, work, made, prepExpansions, progress);
       reply = { type: "graph", id: msg.id, graph, ms: performance.now() - t0 };
     } else if (msg.type === "jumps") {
       const tables = straightJumps(msg.layer, msg.cls);

@@ -12,8 +12,8 @@ import { type SharedGraphData } from "../../src/search/abstractGraph.ts";
 import {
   AbstractGraphBuild,
   buildSkeleton,
-  finishGraph,
   graphProgress,
+  landmarksInline,
   prepareShare,
   progressPercent,
 } from "../../src/search/abstractGraphBuild.ts";
@@ -54,7 +54,8 @@ describe("parallel abstract graph preparation", () => {
       let spent = 0;
       for (let p = parts - 1; p >= 0; p--) spent += prepareShare(table, layer, skeleton, p, parts, progress);
       expect(Atomics.load(progress, 1)).toBe(table.regionCount);
-      const parallel = finishGraph(table, layer, skeleton, 16, spent, progress);
+      const filled = { ...skeleton, partial: false };
+      const parallel = landmarksInline(table, layer, filled, 16, spent, progress);
       expect(progressPercent(progress, table.regionCount, 16)).toBe(100);
       expect(parallel.distance.buffer).toBe(skeleton.distance.buffer);
       expect(parallel.landmarkCount).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import { regionAt } from "../../src/maps/regions.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { SearchWorkspace } from "../../src/search/astar.ts";
 import { AbstractGraph } from "../../src/search/abstractGraph.ts";
-import { LandmarkJob, packLandmarks } from "../../src/search/landmarks.ts";
+import { fillColumn, LandmarkJob, landmarkTables } from "../../src/search/landmarks.ts";
 import { SectorSpace } from "../../src/search/sectorSpace.ts";
 import { mapText } from "../helpers/movingai.ts";
 
@@ -72,19 +72,27 @@ describe("compact abstract graph arrays", () => {
     });
   }
 
-  test("packLandmarks: unreached regions read Infinity, deltas beyond Uint32 fall back to Float64", () => {
-    const nodeRegion = Int32Array.of(0, 0, 1, 1, 2);
-    const full = Float64Array.of(5, 9, Infinity, Infinity, 3, 2 ** 40, 7, 7, 1, 1);
-    const packed = packLandmarks(full, 2, nodeRegion, 5, 3);
-    expect(packed.delta).toBeInstanceOf(Float64Array);
-    for (let n = 0; n < 5; n++) {
-      for (let l = 0; l < 2; l++) {
-        expect(packed.base[nodeRegion[n] * 2 + l] + packed.delta[n * 2 + l]).toBe(full[n * 2 + l]);
+  test("landmark columns: unreached regions read Infinity; Float64 deltas for wide blocks", () => {
+    // Three regions: nodes 0-1, 2-3, 4; the landmark reaches regions 0 and 2 only.
+    const graph = {
+      nodeCount: 5,
+      maxRegionNodes: 2,
+      maxCrossings: 0,
+      writeNeighbours: () => 0,
+      nodeTile: Int32Array.of(0, 1, 2, 3, 4),
+      nodeRegion: Int32Array.of(0, 0, 1, 1, 2),
+      regionNodeStart: Int32Array.of(0, 2, 4, 5),
+      width: 8,
+    };
+    const dist = Float64Array.of(9, 5, Infinity, Infinity, 2 ** 40);
+    for (const wide of [false, true]) {
+      const tables = landmarkTables(graph, 2, wide, false);
+      expect(tables.delta).toBeInstanceOf(wide ? Float64Array : Uint32Array);
+      fillColumn(graph, dist, tables, 1);
+      expect(Array.from(tables.base)).toEqual([Infinity, 5, Infinity, Infinity, Infinity, 2 ** 40]);
+      for (let n = 0; n < 5; n++) {
+        expect(tables.base[graph.nodeRegion[n] * 2 + 1] + tables.delta[n * 2 + 1]).toBe(dist[n]);
       }
     }
-    const small = packLandmarks(Float64Array.of(5, 9, 6, 12), 2, Int32Array.of(0, 0), 2, 1);
-    expect(small.delta).toBeInstanceOf(Uint32Array);
-    expect(Array.from(small.base)).toEqual([5, 9]);
-    expect(Array.from(small.delta)).toEqual([0, 0, 1, 3]);
   });
 });

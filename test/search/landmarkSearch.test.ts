@@ -1,6 +1,6 @@
 /**
- * The landmark searches (search/landmarks.ts: a distance-only Dijkstra with lazy deletion) pick the same
- * landmarks and keep the same distances as the former searches on the A* core, reproduced here as the
+ * The landmark searches (search/landmarks.ts: a distance-only Dijkstra with lazy deletion, landmarks picked in
+ * rounds of two) keep the distances of searches on the A* core, with the rounds' picks reproduced here as the
  * reference: two shared Moving AI maps (both built-in classes) and a map with non-uniform costs.
  */
 import { describe, expect, test } from "vitest";
@@ -10,11 +10,15 @@ import { movingAiTerrain, withOverrides } from "../../src/maps/terrain.ts";
 import type { PassLayer } from "../../src/maps/grid.ts";
 import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { AbstractGraph } from "../../src/search/abstractGraph.ts";
-import { astar, SearchWorkspace, type Successors, unlimited } from "../../src/search/astar.ts";
+import { astar, COST_SCALE, SearchWorkspace, type Successors, unlimited } from "../../src/search/astar.ts";
 import { LandmarkJob } from "../../src/search/landmarks.ts";
 import { mapNames, mapText } from "../helpers/movingai.ts";
 
-/** The former job: farthest-point selection over exhaustive A* searches (zero heuristic) of the node graph. */
+/**
+ * The reference job: exhaustive A* searches (zero heuristic) of the node graph; rounds of two picks, the node
+ * farthest from the landmarks so far (from node 0 at first) and the node farthest from it by octile distance
+ * (at most its distance to the landmarks so far, after the first round).
+ */
 function referenceLandmarks(graph: AbstractGraph, count: number): { made: number; packed: Float64Array } {
   const n = graph.nodeCount;
   const space = {
@@ -25,28 +29,41 @@ function referenceLandmarks(graph: AbstractGraph, count: number): { made: number
     isGoal: () => false,
   };
   const ws = new SearchWorkspace();
+  const w = graph.table.width;
+  const octile = (a: number, b: number) => {
+    const dx = Math.abs((a % w) - (b % w)), dy = Math.abs(Math.floor(a / w) - Math.floor(b / w));
+    return (Math.max(dx, dy) + (Math.SQRT2 - 1) * Math.min(dx, dy)) * COST_SCALE;
+  };
   const nearest = new Float64Array(n).fill(Infinity);
-  const farthest = (useNearest: boolean) => {
-    let best = -1, bestD = 0;
+  const pick = (score: (v: number) => number, first: boolean, max: number): number[] => {
+    let a = -1, bestA = 0;
+    for (let v = 0; v < n; v++) if (score(v) > bestA && score(v) < Infinity) [a, bestA] = [v, score(v)];
+    if (a < 0) return [];
+    if (max === 1) return [a];
+    let b = -1, bestB = 0;
     for (let v = 0; v < n; v++) {
-      if (!ws.reached(v)) continue;
-      const d = useNearest ? nearest[v] : ws.gOf(v);
-      if (d > bestD && d < Infinity) [best, bestD] = [v, d];
+      if (v === a || score(v) === Infinity) continue;
+      const d = first
+        ? octile(graph.nodeTile[a], graph.nodeTile[v])
+        : Math.min(score(v), octile(graph.nodeTile[a], graph.nodeTile[v]));
+      if (d > bestB) [b, bestB] = [v, d];
     }
-    return best;
+    return b < 0 ? [a] : [a, b];
   };
   astar(space, ws, [0], unlimited());
-  let next = farthest(false);
+  let round = pick((v) => (ws.reached(v) ? ws.gOf(v) : Infinity), true, Math.min(2, count));
   const rows: Float64Array[] = [];
-  while (rows.length < count && next >= 0) {
-    astar(space, ws, [next], unlimited());
-    const row = new Float64Array(n);
-    for (let v = 0; v < n; v++) {
-      row[v] = ws.gOf(v);
-      if (row[v] < nearest[v]) nearest[v] = row[v];
+  while (rows.length < count && round.length > 0) {
+    for (const s of round) {
+      astar(space, ws, [s], unlimited());
+      const row = new Float64Array(n);
+      for (let v = 0; v < n; v++) row[v] = ws.reached(v) ? ws.gOf(v) : Infinity;
+      rows.push(row);
     }
-    rows.push(row);
-    next = farthest(true);
+    for (const row of rows.slice(-round.length)) {
+      for (let v = 0; v < n; v++) nearest[v] = Math.min(nearest[v], row[v]);
+    }
+    round = pick((v) => nearest[v], false, Math.min(2, count - rows.length));
   }
   const packed = new Float64Array(n * rows.length);
   for (let v = 0; v < n; v++) for (let l = 0; l < rows.length; l++) packed[v * rows.length + l] = rows[l][v];
