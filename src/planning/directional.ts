@@ -213,7 +213,7 @@ export function planDirectional(
  * True when the state cap would cut the default window around the task's start and goal (under a cost cap:
  * the window that would make the capped search complete, see directionalSearch).
  */
-function windowIsCapped(layer: PassLayer, task: PlanTask, req: DirectionalRequest): boolean {
+export function windowIsCapped(layer: PassLayer, task: PlanTask, req: DirectionalRequest): boolean {
   const profile = tableProfileOf(task.unit, req.neighborhood, req.reverse);
   const statesPerTile = profile.headings * (req.reverse ? 2 : 1);
   const sx = Math.floor(req.start.x), sy = Math.floor(req.start.y);

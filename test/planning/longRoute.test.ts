@@ -58,6 +58,28 @@ describe("long routes for turning units", () => {
     expect(checkPath(layer, tank, out, start, { ...near, tolerance: 0.5 })).toEqual([]);
   });
 
+  test("past its fast lane, HYBRID follows DIRECTIONAL's corridor where the start-goal window is capped", () => {
+    // 10 x 10 rooms (320^2): a diagonal crossing whose start-goal window the state cap cuts, with a route below
+    // LONG_ROUTE_TILES. HYBRID used to pre-smooth and stitch over the route's bounding box there.
+    const rooms = layerOf(tiledRoomRows(10, 10));
+    const from = { x: 16.5, y: 16.5, heading: 0 }, to = { x: 9 * 32 + 16.5, y: 9 * 32 + 20.5 };
+    const task = (planner: "hybrid" | "directional") =>
+      taskOf(rooms, tank, from, to, { planner, neighborhood: 24, maxExpansions: 2_000_000 });
+    const trace = newHybridTrace();
+    const hyb = planHybrid(contextOf(rooms), task("hybrid"), undefined, { skipFastFit: true, trace });
+    expect(hyb.status, hyb.message).toBe("found");
+    expect(trace.steps).toEqual(["grid", "corridor"]);
+    expect(hyb.message).toMatch(/corridor refinement: \d+ windows along a \d+-tile corridor/);
+    expect(checkPath(rooms, tank, hyb, from, { ...to, tolerance: 0.5 })).toEqual([]);
+    // The same corridor and request as PLANNER_DIRECTIONAL's: the same path.
+    const dir = planDirectional(contextOf(rooms), task("directional"));
+    expect(dir.status, dir.message).toBe("found");
+    expect(dir.message).toMatch(/corridor refinement/);
+    const c = (o: typeof hyb) => pathCost(o.segments, tank, rooms).total;
+    expect(c(hyb)).toBeCloseTo(c(dir), 9);
+    expect(hyb.segments.length).toBe(dir.segments.length);
+  });
+
   test("DIRECTIONAL on a query beyond one window plans along the route: legal, within 5%", () => {
     const task = taskOf(layer, tank, start, goal, { neighborhood: 24, maxExpansions: 2_000_000 });
     const out = planDirectional(contextOf(layer), task);
