@@ -22,6 +22,7 @@ import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
 import { PlanService } from "./service/planService.ts";
 import { BACKGROUND_JUMP_TILES, setBackgroundJumpTiles, setJumpBuildDelay } from "./service/mapJumps.ts";
+import { BACKGROUND_GRAPH_TILES, setBackgroundGraphTiles } from "./service/mapGraphs.ts";
 import { Arcpath } from "./server/handlers.ts";
 import { DEFAULT_STALL_MS } from "./service/pathStream.ts";
 import { parseQuotas, Quotas, type QuotaTable } from "./service/quotas.ts";
@@ -64,6 +65,10 @@ const writeJitterMs = args["test-hooks"]
 // Big maps' jump tables are built in the background after upload (service/mapJumps.ts).
 setBackgroundJumpTiles(
   intArg("background-jump-tiles", opt("background-jump-tiles"), BACKGROUND_JUMP_TILES, 1),
+);
+// Big maps' abstract graphs are prepared in the background and kept in the data directory (service/mapGraphs.ts).
+setBackgroundGraphTiles(
+  intArg("background-graph-tiles", opt("background-graph-tiles"), BACKGROUND_GRAPH_TILES, 1),
 );
 if (args["test-hooks"]) {
   setJumpBuildDelay(intArg("test-jump-build-delay-ms", opt("test-jump-build-delay-ms"), 0, 0));

@@ -4,7 +4,8 @@
  * (as a graph a worker prepared would be). Until then a HIERARCHICAL query is answered by the grid search with a
  * note saying how far the preparation is (planning/hierarchical.ts, `PlanTask.graphPending`), instead of spending
  * its budget on a per-worker preparation. A build that failed is forgotten, so the next query starts it again.
- * The same builds serve an upload's `prepare` (mapPrepare.ts), which waits for them.
+ * The same builds serve an upload's `prepare` (mapPrepare.ts), which waits for them. Prepared graphs are kept in
+ * the data directory (graphFiles.ts) and read back after a restart instead of being prepared again.
  *
  * @module
  */
@@ -14,25 +15,37 @@ import { sharedGraphBytes } from "../search/abstractGraph.ts";
 import { graphProgress, progressPercent } from "../search/abstractGraphBuild.ts";
 import { DEFAULT_LANDMARKS, graphCacheKey } from "../planning/hierarchical.ts";
 import type { LayerEntry } from "./mapCache.ts";
+import { cachedTerrainKey, SECTOR_SIZE } from "./mapLayers.ts";
+import type { GraphFiles } from "./graphFiles.ts";
 import type { MapBuilder } from "./mapBuild.ts";
 import type { SharedData, WorkerPool } from "./pool.ts";
 
 /**
- * Maps with at least this many tiles (1024 x 1024) have their graphs prepared by the map builders. Below it a
+ * Maps with at least this many tiles (1024 x 1024; `--background-graph-tiles` sets it) have their graphs prepared
+ * by the map builders (and kept in the data directory). Below it a
  * worker prepares a graph within half a query's budget (0.1-1.5 s on the 512^2 Moving AI maps) and answers from
  * it at once, as before; the builders' thread hops and the grid-search answer in between would cost more.
  */
 export const BACKGROUND_GRAPH_TILES = 1024 * 1024;
 
+let backgroundTiles = BACKGROUND_GRAPH_TILES;
+
+/** Sets the tile count from which graphs are prepared in the background (`--background-graph-tiles`). */
+export function setBackgroundGraphTiles(tiles: number): number {
+  const previous = backgroundTiles;
+  backgroundTiles = tiles;
+  return previous;
+}
+
 /** Whether a map's abstract graphs are prepared in the background ({@link BACKGROUND_GRAPH_TILES}). */
 export function graphsInBackground(map: { width: number; height: number }): boolean {
-  return map.width * map.height >= BACKGROUND_GRAPH_TILES;
+  return map.width * map.height >= backgroundTiles;
 }
 
 /** The service's log. */
 type Log = (fields: Record<string, unknown>, msg: string) => void;
 
-/** One background preparation of a table's graph. */
+/** One background preparation (or load from the data directory) of a table's graph. */
 interface GraphBuild {
   /** Settles with the graph's bytes once it is published to the pool, null if the build failed or was dropped. */
   done: Promise<number | null>;
@@ -40,6 +53,8 @@ interface GraphBuild {
   progress: Int32Array;
   /** performance.now() when it started. */
   since: number;
+  /** True while the graph is read from its file (a prepared graph kept from an earlier run: graphFiles.ts). */
+  loading: boolean;
 }
 
 /** Builds running, by region table and graph cache key (a table leaves with its version). */
@@ -50,13 +65,26 @@ export function graphTableKey(regionKey: string, cacheKey: string): string {
   return `${regionKey}#graph/${cacheKey}`;
 }
 
-/** Where a table's graph stands: published (ready), or being prepared (percent done, ms since it started). */
-export type GraphState = { ready: true } | { ready: false; percent: number; ms: number };
+/**
+ * Where a table's graph stands: published (ready), or being prepared (percent done, ms since it started;
+ * `loading`: read from the data directory, ready in moments).
+ */
+export type GraphState = { ready: true } | { ready: false; percent: number; ms: number; loading: boolean };
+
+/** Where prepared graphs persist: the data directory's graph files and the map version's content hash. */
+export interface GraphPersist {
+  /** The data directory's graph files. */
+  files: GraphFiles;
+  /** The map version's content hash. */
+  version: string;
+}
 
 /**
  * Starts (unless published or running) the builders' preparation of the graph of `table`, `entry`'s region
  * table for clearance class `cls`, for `neighborhood`, and tells where it stands. `shared` is registered with the
- * pool on publishing (a preparation that has not shared the layer and table yet passes them).
+ * pool on publishing (a preparation that has not shared the layer and table yet passes them). With `persist`, a
+ * graph kept in the data directory is read instead of prepared, and a prepared one is written there (after it is
+ * published: queries do not wait for the disk).
  */
 export function graphInBackground(
   builder: MapBuilder,
@@ -67,6 +95,7 @@ export function graphInBackground(
   neighborhood: 4 | 8,
   log?: Log,
   shared: SharedData[] = [],
+  persist: GraphPersist | null = null,
 ): { state: GraphState; done: Promise<number | null> } {
   const regionKey = `${entry.key}/${cls}`;
   const cacheKey = graphCacheKey(neighborhood);
@@ -78,22 +107,62 @@ export function graphInBackground(
   if (!job) {
     const progress = graphProgress();
     const since = performance.now();
-    const done = builder.graph(entry.layer, table, neighborhood, DEFAULT_LANDMARKS, progress).then(
-      (graph: SharedGraphData) => {
+    const file = persist?.files.name(
+      persist.version,
+      cachedTerrainKey(entry.terrain),
+      `class ${cls} sector ${SECTOR_SIZE} ${cacheKey}`,
+    );
+    const publish = (graph: SharedGraphData, how: string) => {
+      const bytes = sharedGraphBytes(graph);
+      const published = pool.publishTable(shared, key, [entry.key, regionKey], bytes, {
+        kind: "graph",
+        layerKey: entry.key,
+        regionKey,
+        cacheKey,
+        graph,
+      });
+      log?.({ layer: entry.key, cls, ms: Math.round(performance.now() - since), published }, how);
+      return published ? bytes : null;
+    };
+    const prepare = () =>
+      builder.graph(entry.layer, table, neighborhood, DEFAULT_LANDMARKS, progress).then((graph) => {
+        const bytes = publish(graph, "abstract graph prepared in the background");
+        if (persist && file) {
+          const t0 = performance.now();
+          persist.files.write(file, graph).then(
+            () =>
+              log?.(
+                { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
+                "abstract graph saved",
+              ),
+            (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
+          );
+        }
+        return bytes;
+      });
+    const loading = persist !== null && file !== undefined && persist.files.has(file);
+    const started = loading
+      ? persist!.files.read(
+        file!,
+        table,
+        (why) => log?.({ layer: entry.key, cls, why }, "graph file dropped"),
+      )
+        .catch((err) => {
+          log?.({ layer: entry.key, cls, err: String(err) }, "graph file unreadable");
+          return null;
+        })
+        .then((graph) => {
+          if (graph === null) {
+            job!.loading = false;
+            return prepare();
+          }
+          return publish(graph, "abstract graph read from the data directory");
+        })
+      : prepare();
+    const done = started.then(
+      (bytes) => {
         builds.delete(cacheKey);
-        const bytes = sharedGraphBytes(graph);
-        const published = pool.publishTable(shared, key, [entry.key, regionKey], bytes, {
-          kind: "graph",
-          layerKey: entry.key,
-          regionKey,
-          cacheKey,
-          graph,
-        });
-        log?.(
-          { layer: entry.key, cls, ms: Math.round(performance.now() - since), published },
-          "abstract graph prepared in the background",
-        );
-        return published ? bytes : null;
+        return bytes;
       },
       (err) => {
         builds.delete(cacheKey);
@@ -101,11 +170,14 @@ export function graphInBackground(
         return null;
       },
     );
-    job = { done, progress, since };
+    job = { done, progress, since, loading };
     builds.set(cacheKey, job);
   }
   const percent = progressPercent(job.progress, table.regionCount, DEFAULT_LANDMARKS);
-  return { state: { ready: false, percent, ms: Math.round(performance.now() - job.since) }, done: job.done };
+  return {
+    state: { ready: false, percent, ms: Math.round(performance.now() - job.since), loading: job.loading },
+    done: job.done,
+  };
 }
 
 /** The note of a HIERARCHICAL answer given by the grid search while its graph is prepared (see the module doc). */

@@ -45,11 +45,13 @@ export async function prepareVersion(
       tables.push([cls, ready.table]);
     }
     if (graphsInBackground(mv.map)) {
+      // Kept in the data directory: a graph prepared before (an earlier run, the same tiles) is read back.
+      const persist = store.graphFiles ? { files: store.graphFiles, version: mv.version } : null;
       // A big map's graphs: prepared by the map builders in parallel (the ones a query started are joined, not
       // built twice) and published; the workers then adopt them instead of preparing their own.
       const built = await Promise.all(
         tables.map(([cls, table]) =>
-          graphInBackground(store.builder, pool, entry, cls, table, 8, store.log, shared).done
+          graphInBackground(store.builder, pool, entry, cls, table, 8, store.log, shared, persist).done
         ),
       );
       for (const b of built) bytes += b ?? 0;

@@ -25,6 +25,7 @@ import { LocalBackend, type MapBackend } from "./mapBackend.ts";
 import { SharedSync, type SyncHost } from "./mapSync.ts";
 import { checkMapKey, displayId } from "./mapKeys.ts";
 import { MapBuilder } from "./mapBuild.ts";
+import { GraphFiles } from "./graphFiles.ts";
 import { type RegionsReady, VersionTables } from "./mapTables.ts";
 import { VersionWriter, WriteQueue } from "./mapVersions.ts";
 
@@ -72,6 +73,7 @@ export class MapStore {
   readonly #builtins = new Set<string>();
   /** Hashes and builds big maps off this thread (started on first use). */
   readonly #builder = new MapBuilder();
+  readonly #graphFiles: GraphFiles | null;
   /** Versions' layers and region tables. */
   readonly #tables: VersionTables;
   /** What a patch's write uses of this store (mapPatchWrite.ts). */
@@ -80,6 +82,11 @@ export class MapStore {
   /** The map builders (also used for abstract graphs prepared in the background, mapGraphs.ts). */
   get builder(): MapBuilder {
     return this.#builder;
+  }
+
+  /** Where prepared abstract graphs persist (the data directory's graph files), or null. */
+  get graphFiles(): GraphFiles | null {
+    return this.#graphFiles;
   }
 
   /** The store's log, if any. */
@@ -94,6 +101,8 @@ export class MapStore {
       (opts.dataDir
         ? new LocalBackend(new MapFiles(opts.dataDir, opts.limits, opts.fs), opts.dataDir)
         : null);
+    // Prepared abstract graphs of big maps are kept beside the map files (not in a shared store).
+    this.#graphFiles = !opts.backend && opts.dataDir ? new GraphFiles(opts.dataDir, opts.fs) : null;
     // Without a backend a latest version could not be reloaded, so the cache must keep it.
     this.#cache = new VersionCache(opts.budgetBytes, this.#backend !== null, opts.log);
     this.#tables = new VersionTables(this.#cache, this.#builder, opts.log);
@@ -374,10 +383,11 @@ export class MapStore {
   async loadPersisted(): Promise<number> {
     if (!this.#backend) return 0;
     let n = 0;
+    const versions = new Set<string>();
     for await (const item of this.#backend.restore(this.#opts.log)) {
       if ("stored" in item) {
         try {
-          this.#loadStored(item.stored, true);
+          versions.add(this.#loadStored(item.stored, true).version);
           n++;
         } catch (e) {
           this.#opts.log?.({ map: item.stored.id, err: String(e) }, "skipping unreadable persisted map");
@@ -390,6 +400,10 @@ export class MapStore {
         n++;
       }
     }
+    // Graph files of versions no longer stored (replaced, patched, deleted) go.
+    await this.#graphFiles?.prune(versions).catch((e) =>
+      this.#opts.log?.({ err: String(e) }, "graph files not pruned")
+    );
     this.#sync?.listen();
     return n;
   }

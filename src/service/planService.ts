@@ -200,6 +200,16 @@ export class PlanService {
         budgetMs - (performance.now() - gateStart),
         this.#store.log,
       );
+      const graphPending = planner === "hierarchical" && graphsInBackground(mv.map)
+        ? await this.#graphReady(
+          mv,
+          entry,
+          cls,
+          regions,
+          neighborhood === 4 ? 4 : 8,
+          budgetMs - (performance.now() - gateStart),
+        )
+        : undefined;
       const task: PlanTask = {
         planner,
         layerKey: entry.key,
@@ -235,13 +245,7 @@ export class PlanService {
         portfolio: req.planner === "auto" && planner === "hybrid",
         ...(jumpsPending === undefined ? {} : { jumpsPending }),
       };
-      if (planner === "hierarchical" && graphsInBackground(mv.map)) {
-        // A big map's graph is prepared by the map builders, once; the grid search answers until it is published.
-        const nh = neighborhood === 4 ? 4 : 8;
-        const store = this.#store;
-        const { state } = graphInBackground(store.builder, this.#pool, entry, cls, regions, nh, store.log);
-        if (!state.ready) task.graphPending = graphPendingNote(cls, state);
-      }
+      if (graphPending !== undefined) task.graphPending = graphPending;
       if (this.#fastLaneFits(task, width)) {
         const inline = this.#runInline(task, entry, regions);
         if (inline) return { outcome: inline, mapVersion: mv, queueMicros: 0, fromRegionTable: false };
@@ -262,6 +266,44 @@ export class PlanService {
     } finally {
       unpin();
     }
+  }
+
+  /**
+   * A big map's graph is prepared by the map builders, once; the grid search answers until it is published
+   * (the note it answers with is returned, undefined once ready). A graph kept in the data directory from an
+   * earlier run is read in moments: that read is waited for, within half the budget left.
+   */
+  async #graphReady(
+    mv: MapVersion,
+    entry: LayerEntry,
+    cls: number,
+    regions: RegionTable,
+    nh: 4 | 8,
+    leftMs: number,
+  ): Promise<string | undefined> {
+    const store = this.#store;
+    const persist = store.graphFiles ? { files: store.graphFiles, version: mv.version } : null;
+    const ask = () =>
+      graphInBackground(
+        store.builder,
+        this.#pool,
+        entry,
+        cls,
+        regions,
+        nh,
+        store.log,
+        // Registered with the pool on publishing (a graph read from disk may be published before any query ran).
+        this.#sharedFor(entry, cls, regions),
+        persist,
+      );
+    let { state, done } = ask();
+    if (!state.ready && state.loading) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([done, new Promise((r) => timer = setTimeout(r, Math.max(0, leftMs / 2)))]);
+      clearTimeout(timer);
+      ({ state } = ask());
+    }
+    return state.ready ? undefined : graphPendingNote(cls, state);
   }
 
   /**

@@ -39,6 +39,9 @@ export const SERVER_HELP: CliHelp = {
     "test-write-jitter-ms": "N  with --test-hooks: random delay of map writes",
     "background-jump-tiles":
       "N  maps of at least N tiles get their jump tables built in the background after upload (default 1048576)",
+    "background-graph-tiles":
+      "N  maps of at least N tiles get their abstract graphs prepared in the background and kept in --data " +
+      "(default 1048576)",
     "test-jump-build-delay-ms": "N  with --test-hooks: background jump-table builds start N ms late",
     "tls-cert": "FILE  serve TLS with this certificate chain (PEM; with --tls-key)",
     "tls-key": "FILE  the TLS private key (PEM)",
@@ -100,6 +103,7 @@ export const SERVER_OPTIONS = {
   "test-hooks": { type: "boolean" },
   "test-write-jitter-ms": { type: "string" },
   "background-jump-tiles": { type: "string" },
+  "background-graph-tiles": { type: "string" },
   "test-jump-build-delay-ms": { type: "string" },
   "tls-cert": { type: "string" },
   "tls-key": { type: "string" },

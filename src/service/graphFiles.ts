@@ -1,0 +1,304 @@
+/**
+ * Prepared abstract graphs kept in the data directory (`graphs/<version>-<key>.graph`), so a restart, or the same
+ * tiles uploaded under another id, reuses a big map's graph instead of preparing it again (seconds to a minute at
+ * 8192^2). A file is named by the map's content-hash version and a digest of everything else the graph depends
+ * on (terrain table, clearance class, neighbourhood, entrance sampling, landmarks, sector size, this format), so a
+ * file is never read for another graph. It is written as the map files are (mapPersistence.ts): whole to a
+ * temporary file, fsynced, renamed, the directory fsynced; a crash leaves the old state or the new file, whole.
+ * Reading checks the layout against the region table (counts and array lengths); a file that does not fit is
+ * removed and the graph prepared again. The shortest-path trees are not kept: they are written per node on first
+ * use (abstractGraphTrees.ts), so they start empty. Files of versions the store no longer holds are removed at
+ * start ({@link GraphFiles.prune}).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import type { RegionTable } from "../maps/regions.ts";
+import type { SharedGraphData } from "../search/abstractGraph.ts";
+import { denoFs, type MapFs, writeAll } from "./mapPersistence.ts";
+
+/** Bumped whenever the graph's arrays or their meaning change: older files are then ignored and pruned. */
+const FORMAT = 1;
+const SUFFIX = ".graph";
+const TMP_MARK = ".graph.tmp-";
+/** The file's first bytes. */
+const MAGIC = "arcpath-graph\n";
+let tmpCounter = 0;
+
+/** The arrays of a graph file, in order, with their element type (trees are left out: see the module doc). */
+const ARRAYS = [
+  ["nodeTile", "i32"],
+  ["nodeRegion", "i32"],
+  ["regionNodeStart", "i32"],
+  ["crossStart", "i32"],
+  ["crossTarget", "i32"],
+  ["crossCost", "f64"],
+  ["distanceOffset", "f64"],
+  ["distance", "u32|f64"],
+  ["landmarkBase", "f64"],
+  ["landmarkDistance", "u32|f64"],
+] as const;
+
+type ArrayName = (typeof ARRAYS)[number][0];
+type Typed = Int32Array | Uint32Array | Float64Array;
+
+/** What a graph file's header records. */
+interface GraphHeader {
+  format: number;
+  key: string;
+  nodeCount: number;
+  tileCount: number;
+  regionCount: number;
+  neighborhood: 4 | 8;
+  maxRegionNodes: number;
+  maxCrossings: number;
+  landmarkCount: number;
+  uniformCost: boolean;
+  prepExpansions: number;
+  treeStepBytes: number;
+  arrays: { name: ArrayName; type: "i32" | "u32" | "f64"; length: number }[];
+}
+
+/** Prepared graphs under `<dataDir>/graphs`. */
+export class GraphFiles {
+  readonly #dir: string;
+  readonly #fs: MapFs;
+
+  /** Graph files of the data directory `dataDir`; file calls go to `fs`. */
+  constructor(dataDir: string, fs: MapFs = denoFs) {
+    this.#dir = join(dataDir, "graphs");
+    this.#fs = fs;
+  }
+
+  /**
+   * The file name of the graph of map version `version` for the layer and graph keys (`terrainKey`: the layer's
+   * terrain table; `graphKey`: class, neighbourhood, sampling, landmarks, sector size).
+   */
+  name(version: string, terrainKey: string, graphKey: string): string {
+    const digest = createHash("sha256").update(`${FORMAT}\n${terrainKey}\n${graphKey}`).digest("hex").slice(
+      0,
+      24,
+    );
+    return `${version}-${digest}${SUFFIX}`;
+  }
+
+  /** Whether a graph file exists (a synchronous stat: one per graph and process, before its first load). */
+  has(name: string): boolean {
+    try {
+      return Deno.statSync(join(this.#dir, name)).isFile;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The graph in file `name` over shared memory, checked against `table` (null when there is none; a file that
+   * does not fit is removed and null returned, with `why` told).
+   */
+  async read(name: string, table: RegionTable, why?: (msg: string) => void): Promise<SharedGraphData | null> {
+    const path = join(this.#dir, name);
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(path);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+    try {
+      return decodeGraph(bytes, name, table);
+    } catch (e) {
+      why?.(e instanceof Error ? e.message : String(e));
+      await this.#fs.remove(path).catch(() => {});
+      return null;
+    }
+  }
+
+  /** Writes `data` as file `name`, atomically and durably (see the module doc); throws what the disk threw. */
+  async write(name: string, data: SharedGraphData): Promise<void> {
+    const final = join(this.#dir, name);
+    const tmp = join(this.#dir, `${name.slice(0, -SUFFIX.length)}${TMP_MARK}${Deno.pid}-${++tmpCounter}`);
+    await this.#fs.mkdir(this.#dir);
+    const file = await this.#fs.create(tmp);
+    let renamed = false;
+    try {
+      for (const part of encodeGraph(data, name)) await writeAll(file, part);
+      await file.sync();
+      file.close();
+      await this.#fs.rename(tmp, final);
+      renamed = true;
+      await this.#fs.syncDir(this.#dir);
+    } catch (e) {
+      if (!renamed) {
+        try {
+          file.close();
+        } catch { /* closed already */ }
+        await this.#fs.remove(tmp).catch(() => {});
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Removes temporary files a crash left and files of versions not in `keep` (the versions the store holds);
+   * returns how many it removed.
+   */
+  async prune(keep: Set<string>): Promise<number> {
+    let removed = 0;
+    try {
+      for await (const entry of this.#fs.readDir(this.#dir)) {
+        if (!entry.isFile) continue;
+        const stale = entry.name.includes(TMP_MARK) ||
+          (entry.name.endsWith(SUFFIX) && !keep.has(entry.name.slice(0, entry.name.lastIndexOf("-"))));
+        if (!stale) continue;
+        await this.#fs.remove(join(this.#dir, entry.name)).catch(() => {});
+        removed++;
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    return removed;
+  }
+}
+
+/** The file's parts: magic, header length (4 bytes LE), header JSON padded to 8 bytes, then each array's bytes. */
+function encodeGraph(d: SharedGraphData, key: string): Uint8Array[] {
+  const arrays = ARRAYS.map(([name]) => {
+    const a = d[name] as Typed;
+    const type = a instanceof Int32Array ? "i32" : a instanceof Uint32Array ? "u32" : "f64";
+    return { name, type, length: a.length } as GraphHeader["arrays"][number];
+  });
+  const header: GraphHeader = {
+    format: FORMAT,
+    key,
+    nodeCount: d.nodeCount,
+    tileCount: d.tileCount,
+    regionCount: d.regionNodeStart.length - 1,
+    neighborhood: d.neighborhood === 4 ? 4 : 8,
+    maxRegionNodes: d.maxRegionNodes,
+    maxCrossings: d.maxCrossings,
+    landmarkCount: d.landmarkCount,
+    uniformCost: d.uniformCost,
+    prepExpansions: d.prepExpansions,
+    treeStepBytes: d.treeStep.byteLength,
+    arrays,
+  };
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const magic = new TextEncoder().encode(MAGIC);
+  const head = new Uint8Array(align8(magic.length + 4 + json.length));
+  head.set(magic);
+  new DataView(head.buffer).setUint32(magic.length, json.length, true);
+  head.set(json, magic.length + 4);
+  const parts = [head];
+  for (const [name] of ARRAYS) {
+    const a = d[name] as Typed;
+    // A view of shared memory: copied, since a write may not take a SharedArrayBuffer's view.
+    const bytes = new Uint8Array(a.byteLength);
+    bytes.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    parts.push(bytes);
+    if (bytes.length % 8 !== 0) parts.push(new Uint8Array(8 - (bytes.length % 8)));
+  }
+  return parts;
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}
+
+/** A graph file's data over fresh SharedArrayBuffers, checked against `table`; throws naming what is wrong. */
+function decodeGraph(bytes: Uint8Array, key: string, table: RegionTable): SharedGraphData {
+  const magic = new TextEncoder().encode(MAGIC);
+  if (
+    bytes.length < magic.length + 4 || new TextDecoder().decode(bytes.subarray(0, magic.length)) !== MAGIC
+  ) {
+    throw new Error(`graph file ${key}: not a graph file`);
+  }
+  const jsonLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(magic.length, true);
+  let header: GraphHeader;
+  try {
+    header = JSON.parse(
+      new TextDecoder().decode(bytes.subarray(magic.length + 4, magic.length + 4 + jsonLength)),
+    );
+  } catch {
+    throw new Error(`graph file ${key}: unreadable header`);
+  }
+  const fail = (what: string) => new Error(`graph file ${key}: ${what}`);
+  if (header.format !== FORMAT || header.key !== key) throw fail("another format or graph");
+  if (header.tileCount !== table.regionLocal.length || header.regionCount !== table.regionCount) {
+    throw fail(
+      `made for ${header.tileCount} tiles and ${header.regionCount} regions, the table has ` +
+        `${table.regionLocal.length} and ${table.regionCount}`,
+    );
+  }
+  const n = header.nodeCount, lm = header.landmarkCount, regions = header.regionCount;
+  const expected: Record<ArrayName, number> = {
+    nodeTile: n,
+    nodeRegion: n,
+    regionNodeStart: regions + 1,
+    crossStart: n + 1,
+    crossTarget: -1,
+    crossCost: -1,
+    distanceOffset: regions,
+    distance: -1,
+    landmarkBase: regions * lm,
+    landmarkDistance: n * lm,
+  };
+  let at = align8(magic.length + 4 + jsonLength);
+  const out: Partial<Record<ArrayName, Typed>> = {};
+  if (header.arrays.length !== ARRAYS.length) throw fail("wrong arrays");
+  for (let i = 0; i < ARRAYS.length; i++) {
+    const spec = header.arrays[i];
+    const [name, types] = ARRAYS[i];
+    if (spec.name !== name || !types.split("|").includes(spec.type)) throw fail(`array ${i} is not ${name}`);
+    if (expected[name] >= 0 && spec.length !== expected[name]) {
+      throw fail(`${name} has ${spec.length} entries`);
+    }
+    const width = spec.type === "f64" ? 8 : 4;
+    const size = spec.length * width;
+    if (at + size > bytes.length) throw fail("cut short");
+    const buf = new SharedArrayBuffer(size);
+    const a = spec.type === "i32"
+      ? new Int32Array(buf)
+      : spec.type === "u32"
+      ? new Uint32Array(buf)
+      : new Float64Array(buf);
+    new Uint8Array(a.buffer).set(bytes.subarray(at, at + size));
+    out[name] = a;
+    at = align8(at + size);
+  }
+  if (at !== bytes.length) throw fail("longer than its header says");
+  const starts = out.regionNodeStart as Int32Array, offsets = out.distanceOffset as Float64Array;
+  const lastK = regions > 0 ? starts[regions] - starts[regions - 1] : 0;
+  if (
+    starts[regions] !== n || (regions > 0 && offsets[regions - 1] + lastK * lastK !== out.distance!.length)
+  ) {
+    throw fail("node or block counts do not match");
+  }
+  const crossStart = out.crossStart as Int32Array;
+  if (out.crossTarget!.length !== crossStart[n] || out.crossCost!.length !== crossStart[n]) {
+    throw fail("crossing arrays do not match");
+  }
+  return {
+    kind: "abstractGraph",
+    neighborhood: header.neighborhood,
+    nodeCount: n,
+    nodeTile: out.nodeTile as Int32Array,
+    nodeRegion: out.nodeRegion as Int32Array,
+    tileCount: header.tileCount,
+    regionNodeStart: out.regionNodeStart as Int32Array,
+    crossStart,
+    crossTarget: out.crossTarget as Int32Array,
+    crossCost: out.crossCost as Float64Array,
+    maxRegionNodes: header.maxRegionNodes,
+    maxCrossings: header.maxCrossings,
+    distanceOffset: out.distanceOffset as Float64Array,
+    distance: out.distance as Uint32Array | Float64Array,
+    treeStep: new Uint8Array(new SharedArrayBuffer(header.treeStepBytes)),
+    treeReady: new Uint8Array(new SharedArrayBuffer(n)),
+    landmarkCount: lm,
+    landmarkBase: out.landmarkBase as Float64Array,
+    landmarkDistance: out.landmarkDistance as Uint32Array | Float64Array,
+    uniformCost: header.uniformCost,
+    prepExpansions: header.prepExpansions,
+  };
+}
