@@ -327,8 +327,11 @@ export class WindowRaster {
     const layer = s.layer;
     const R = s.hit.maxReach;
     const mw = s.maskWindow ?? null;
+    const top = 1 << (2 * R);
     for (let ly = ly0; ly < ly1; ly++) {
       const j = ly - sy0;
+      // Row bits slide along the row: bit q of tile lx is bit q + 1 of tile lx - 1, plus one new cell.
+      let bits = -1;
       for (let lx = lx0; lx < lx1; lx++) {
         const i = lx - sx0;
         const k = j * SW + i;
@@ -353,10 +356,15 @@ export class WindowRaster {
         this.nodeOk[lt] = node;
         if (this.pathIndex) this.pathIndex[lt] = inside && m >= 0 ? s.pathIndex![m] : -1;
         if (this.useRows) {
-          let bits = 0;
-          for (let q = 0; q <= 2 * R; q++) {
-            const xx = lx + q - R;
-            if (xx < 0 || xx >= W || so[k + q - R] === 0) bits |= 1 << q;
+          if (bits < 0) {
+            bits = 0;
+            for (let q = 0; q <= 2 * R; q++) {
+              const xx = lx + q - R;
+              if (xx < 0 || xx >= W || so[k + q - R] === 0) bits |= 1 << q;
+            }
+          } else {
+            const xx = lx + R;
+            bits = (bits >>> 1) | (xx >= W || so[k + R] === 0 ? top : 0);
           }
           this.rowBits[lt] = bits;
         }

@@ -72,6 +72,13 @@ export class DirectionalSpace implements SearchSpace {
   private terms!: CostTerms;
   /** Per transition: child state id minus (origin local tile * headings * directions). */
   private idDelta = new Int32Array(0);
+  /** What {@link idDelta} was computed for (the window offsets are cached per width: a corridor's windows share them). */
+  private idDeltaOf: { local: Int32Array | null; headings: number; directions: number; ends: unknown } = {
+    local: null,
+    headings: 0,
+    directions: 0,
+    ends: null,
+  };
   /**
    * When every open window tile has the same cost: per transition, the fixed-point edge cost from a state whose
    * last motion was forward (uniformCost0) or reverse (uniformCost1); else unused, and costs are computed per
@@ -128,10 +135,17 @@ export class DirectionalSpace implements SearchSpace {
     this.ws = null;
     const n = hit.dx.length;
     this.terms = costTermsOf(hit, setup.reversePenalty, setup.turnPenalty, setup.cuspPenalty);
-    if (this.idDelta.length < n) this.idDelta = new Int32Array(n);
-    for (let t = 0; t < n; t++) {
-      this.idDelta[t] = (raster.transitionLocal[t] * H + hit.endHeading[t]) * D +
-        (D === 2 && (hit.flags[t] & LAST_REVERSE) !== 0 ? 1 : 0);
+    const of = this.idDeltaOf;
+    if (
+      of.local !== raster.transitionLocal || of.headings !== H || of.directions !== D ||
+      of.ends !== hit.endHeading
+    ) {
+      if (this.idDelta.length < n) this.idDelta = new Int32Array(n);
+      for (let t = 0; t < n; t++) {
+        this.idDelta[t] = (raster.transitionLocal[t] * H + hit.endHeading[t]) * D +
+          (D === 2 && (hit.flags[t] & LAST_REVERSE) !== 0 ? 1 : 0);
+      }
+      this.idDeltaOf = { local: raster.transitionLocal, headings: H, directions: D, ends: hit.endHeading };
     }
     const tc = raster.uniformCost();
     this.costIsUniform = tc !== null;
