@@ -290,13 +290,6 @@ export class MapBuilder {
     // What the builders allocated stays in malloc's per-thread arenas after they end: give it back.
     collectNow();
     trimMalloc();
-    if (Deno.env.get("H4_LATE_TRIM")) {
-      const t = setTimeout(() => {
-        collectNow();
-        trimMalloc();
-      }, 500);
-      Deno.unrefTimer(t);
-    }
   }
 
   #ask(index: number, make: (id: number) => BuildRequest): Promise<BuildReply> {
