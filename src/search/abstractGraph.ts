@@ -306,6 +306,49 @@ export class AbstractGraph {
   }
 
   /**
+   * Takes region r's distance block from `old` (a prepared graph of an earlier version of the map: the same size,
+   * sectors and neighbourhood) when nothing it depends on changed: the same region (sector and local id) with the
+   * same nodes, and over the sector box the same open tiles, costs and clearances. Returns whether it did (the
+   * block then equals what {@link prepareRegion} would compute: the same searches over the same tiles).
+   */
+  reuseRegion(region: number, old: AbstractGraph): boolean {
+    if (this.ready[region] === 1) return true;
+    const t = this.table, ot = old.table;
+    const s = t.regionSector[region];
+    const oldRegion = ot.sectorRegionStart[s] + (region - t.sectorRegionStart[s]);
+    if (oldRegion >= ot.sectorRegionStart[s + 1] || old.ready[oldRegion] !== 1) return false;
+    const i0 = this.regionNodeStart[region], k = this.regionNodeStart[region + 1] - i0;
+    const o0 = old.regionNodeStart[oldRegion];
+    if (old.regionNodeStart[oldRegion + 1] - o0 !== k) return false;
+    for (let j = 0; j < k; j++) if (this.nodeTile[i0 + j] !== old.nodeTile[o0 + j]) return false;
+    const { width, height, sectorSize, sectorsX } = t;
+    const x0 = (s % sectorsX) * sectorSize, y0 = Math.floor(s / sectorsX) * sectorSize;
+    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
+    const a = this.layer, b = old.layer;
+    for (let y = y0; y < y1; y++) {
+      for (let tile = y * width + x0, end = y * width + x1; tile < end; tile++) {
+        if (
+          t.regionLocal[tile] !== ot.regionLocal[tile] || a.tileCost[tile] !== b.tileCost[tile] ||
+          a.clearance[tile] !== b.clearance[tile]
+        ) return false;
+      }
+    }
+    const off = this.distanceOffset[region], oldOff = old.distanceOffset[oldRegion];
+    for (let e = 0; e < k * k; e++) this.distance[off + e] = old.distance[oldOff + e];
+    this.ready[region] = 1;
+    this.preparedRegions++;
+    return true;
+  }
+
+  /** Whether `old` can lend this graph its blocks ({@link reuseRegion}): same size, sectors and costs' scale. */
+  canReuse(old: AbstractGraph): boolean {
+    const t = this.table, ot = old.table;
+    return old !== this && t.width === ot.width && t.height === ot.height && t.sectorSize === ot.sectorSize &&
+      t.clearanceClass === ot.clearanceClass && this.neighborhood === old.neighborhood &&
+      this.layer.minCost === old.layer.minCost && old.allPrepared;
+  }
+
+  /**
    * Prepares every region (for warm-up: the one-off cost per map version); returns the expansions spent.
    * With `stop`, polled before each region, it may return early; prepared regions stay prepared, so a later
    * call continues where this one stopped.

@@ -134,8 +134,22 @@ export function buildSkeleton(
 }
 
 /**
+ * A prepared graph of an earlier version of the same map (after a patch), whose blocks a new preparation takes
+ * where nothing they depend on changed (AbstractGraph.reuseRegion): the patch's work, not the map's.
+ */
+export interface PreviousGraph {
+  /** Its region table. */
+  table: RegionTable;
+  /** Its layer. */
+  layer: PassLayer;
+  /** Its data (fully prepared). */
+  graph: SharedGraphData;
+}
+
+/**
  * Step 2, run by each of `parts` builders at once: fills the blocks and trees of builder `part`'s chunks of
- * regions into the skeleton's shared arrays; returns the grid expansions spent.
+ * regions into the skeleton's shared arrays, taking `previous`'s block where it can; returns the grid expansions
+ * spent and the regions whose block was taken.
  */
 export function prepareShare(
   table: RegionTable,
@@ -144,16 +158,30 @@ export function prepareShare(
   part: number,
   parts: number,
   progress: Int32Array,
-): number {
+  previous: PreviousGraph | null = null,
+): { spent: number; reused: number } {
   const graph = new AbstractGraph(table, layer, skeleton.neighborhood, undefined, skeleton);
+  let old = previous
+    ? new AbstractGraph(
+      previous.table,
+      previous.layer,
+      previous.graph.neighborhood,
+      undefined,
+      previous.graph,
+    )
+    : null;
+  if (old !== null && !graph.canReuse(old)) old = null;
   const regions = table.regionCount;
-  let spent = 0;
+  let spent = 0, reused = 0;
   for (let c = part * REGION_CHUNK; c < regions; c += parts * REGION_CHUNK) {
     const end = Math.min(regions, c + REGION_CHUNK);
-    for (let r = c; r < end; r++) spent += graph.prepareRegion(r);
+    for (let r = c; r < end; r++) {
+      if (old !== null && graph.reuseRegion(r, old)) reused++;
+      else spent += graph.prepareRegion(r);
+    }
     Atomics.add(progress, 1, end - c);
   }
-  return spent;
+  return { spent, reused };
 }
 
 /**

@@ -16,7 +16,7 @@ import { SECTOR_SIZE } from "./mapLayers.ts";
 import { collectNow } from "./collect.ts";
 import { trimMalloc } from "./mallocTrim.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
-import type { LandmarkWork } from "../search/abstractGraphBuild.ts";
+import type { LandmarkWork, PreviousGraph } from "../search/abstractGraphBuild.ts";
 import type { StraightJumps } from "../search/jumpTables.ts";
 
 /** Maps with at least this many tiles are hashed and built in the builder workers (512 x 512). */
@@ -58,6 +58,7 @@ export type BuildRequest =
     part: number;
     parts: number;
     progress: Int32Array;
+    previous: PreviousGraph | null;
   }
   | {
     type: "landmarkSeed";
@@ -108,7 +109,7 @@ export type BuildReply =
   | { type: "regions"; id: number; table: RegionTable; ms: number }
   | { type: "jumps"; id: number; tables: StraightJumps; ms: number }
   | { type: "graph"; id: number; graph: SharedGraphData; ms: number }
-  | { type: "spent"; id: number; expansions: number; ms: number }
+  | { type: "spent"; id: number; expansions: number; reused?: number; ms: number }
   /** A landmark step's shared work and next round (empty: no landmark left). */
   | { type: "round"; id: number; work?: LandmarkWork; round: number[]; ms: number }
   | { type: "failed"; id: number; message: string };
@@ -173,7 +174,8 @@ export class MapBuilder {
   /**
    * A region table's abstract graph with `landmarks` landmarks, prepared in parallel by the builders (one places
    * the nodes, each fills a share of the regions' blocks in place, then each round's landmark searches run on
-   * different builders); equal bit for bit to a worker's sequential preparation. `progress` (graphProgress) counts the steps as they go.
+   * different builders); equal bit for bit to a worker's sequential preparation. With `previous` (the same map's
+   * graph before a patch) the blocks of regions the patch left alone are taken from it (`reused`: how many). `progress` (graphProgress) counts the steps as they go.
    */
   async graph(
     layer: PassLayer,
@@ -181,7 +183,8 @@ export class MapBuilder {
     neighborhood: 4 | 8,
     landmarks: number,
     progress: Int32Array,
-  ): Promise<SharedGraphData> {
+    previous: PreviousGraph | null = null,
+  ): Promise<{ graph: SharedGraphData; reused: number }> {
     while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
     // The single-builder steps go to the least busy builder (two classes' landmarks then run side by side).
     const sk = await this.#run(
@@ -197,11 +200,12 @@ export class MapBuilder {
         (_, part) =>
           this.#run(
             part,
-            (id) => ({ type: "graphShare", id, layer, table, skeleton, part, parts, progress }),
+            (id) => ({ type: "graphShare", id, layer, table, skeleton, part, parts, progress, previous }),
           ),
       ),
     );
     const prepExpansions = shares.reduce((n, r) => n + (r.type === "spent" ? r.expansions : 0), 0);
+    const reused = shares.reduce((n, r) => n + (r.type === "spent" ? r.reused ?? 0 : 0), 0);
     const filled = { ...skeleton, partial: false, prepExpansions };
     // Landmarks in rounds: a round's searches on different builders, then one folds them and picks the next.
     const seed = await this.#run(
@@ -230,7 +234,7 @@ export class MapBuilder {
       (id) => ({ type: "graphFinish", id, layer, table, filled, work, made, prepExpansions, progress }),
     );
     if (fin.type !== "graph") throw new Error("map builder: unexpected reply");
-    return fin.graph;
+    return { graph: fin.graph, reused };
   }
 
   /** The builder with the fewest tasks waiting (the first of equals). */

@@ -44,9 +44,9 @@ self.onmessage = (ev: MessageEvent<BuildRequest>) => {
       const graph = buildSkeleton(table, layer, neighborhood, DEFAULT_SAMPLING, progress);
       reply = { type: "graph", id: msg.id, graph, ms: performance.now() - t0 };
     } else if (msg.type === "graphShare") {
-      const { table, layer, skeleton, part, parts, progress } = msg;
-      const expansions = prepareShare(table, layer, skeleton, part, parts, progress);
-      reply = { type: "spent", id: msg.id, expansions, ms: performance.now() - t0 };
+      const { table, layer, skeleton, part, parts, progress, previous } = msg;
+      const { spent, reused } = prepareShare(table, layer, skeleton, part, parts, progress, previous);
+      reply = { type: "spent", id: msg.id, expansions: spent, reused, ms: performance.now() - t0 };
     } else if (msg.type === "landmarkSeed") {
       const { table, layer, filled, count, progress } = msg;
       const { work, round } = landmarkSeed(table, layer, filled, count, progress);

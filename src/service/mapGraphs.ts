@@ -5,7 +5,10 @@
  * note saying how far the preparation is (planning/hierarchical.ts, `PlanTask.graphPending`), instead of spending
  * its budget on a per-worker preparation. A build that failed is forgotten, so the next query starts it again.
  * The same builds serve an upload's `prepare` (mapPrepare.ts), which waits for them. Prepared graphs are kept in
- * the data directory (graphFiles.ts) and read back after a restart instead of being prepared again.
+ * the data directory (graphFiles.ts) and read back after a restart instead of being prepared again. A patched
+ * version's graph takes the blocks of the regions the patch left alone from its previous version's graph, while
+ * that is still in memory (search/abstractGraphBuild.ts, PreviousGraph): a patch costs its regions, the nodes'
+ * placement and the landmarks, not every region's searches again.
  *
  * @module
  */
@@ -17,6 +20,8 @@ import { DEFAULT_LANDMARKS, graphCacheKey } from "../planning/hierarchical.ts";
 import type { LayerEntry } from "./mapCache.ts";
 import { cachedTerrainKey, SECTOR_SIZE } from "./mapLayers.ts";
 import type { GraphFiles } from "./graphFiles.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import type { PreviousGraph } from "../search/abstractGraphBuild.ts";
 import type { MapBuilder } from "./mapBuild.ts";
 import type { SharedData, WorkerPool } from "./pool.ts";
 
@@ -71,12 +76,36 @@ export function graphTableKey(regionKey: string, cacheKey: string): string {
  */
 export type GraphState = { ready: true } | { ready: false; percent: number; ms: number; loading: boolean };
 
-/** Where prepared graphs persist: the data directory's graph files and the map version's content hash. */
+/** Where prepared graphs persist and whose they are. */
 export interface GraphPersist {
-  /** The data directory's graph files. */
-  files: GraphFiles;
+  /** The data directory's graph files (null: not kept, e.g. a shared store). */
+  files: GraphFiles | null;
   /** The map version's content hash. */
   version: string;
+  /** The map's id (a patched version takes the blocks its previous version's graph can lend). */
+  mapId: string;
+}
+
+/** A published graph, held weakly (it goes with its version), that the map's next version may take blocks from. */
+interface Lineage {
+  table: WeakRef<RegionTable>;
+  layer: WeakRef<PassLayer>;
+  graph: WeakRef<SharedGraphData>;
+}
+
+/** The latest published graph per map id, terrain, class and graph key. */
+const lineage = new Map<string, Lineage>();
+
+/** The previous graph of the same map, terrain, class and key as `table`, if still in memory and another table. */
+function previousGraph(key: string, table: RegionTable): PreviousGraph | null {
+  const l = lineage.get(key);
+  if (!l) return null;
+  const [t, layer, graph] = [l.table.deref(), l.layer.deref(), l.graph.deref()];
+  if (!t || !layer || !graph) {
+    lineage.delete(key);
+    return null;
+  }
+  return t === table ? null : { table: t, layer, graph };
 }
 
 /**
@@ -107,12 +136,11 @@ export function graphInBackground(
   if (!job) {
     const progress = graphProgress();
     const since = performance.now();
-    const file = persist?.files.name(
-      persist.version,
-      cachedTerrainKey(entry.terrain),
-      `class ${cls} sector ${SECTOR_SIZE} ${cacheKey}`,
-    );
-    const publish = (graph: SharedGraphData, how: string) => {
+    const graphKey = `class ${cls} sector ${SECTOR_SIZE} ${cacheKey}`;
+    const terrainKey = cachedTerrainKey(entry.terrain);
+    const file = persist?.files?.name(persist.version, terrainKey, graphKey);
+    const lineKey = persist ? `${persist.mapId}\n${terrainKey}\n${graphKey}` : null;
+    const publish = (graph: SharedGraphData, how: string, fields: Record<string, unknown> = {}) => {
       const bytes = sharedGraphBytes(graph);
       const published = pool.publishTable(shared, key, [entry.key, regionKey], bytes, {
         kind: "graph",
@@ -121,28 +149,44 @@ export function graphInBackground(
         cacheKey,
         graph,
       });
-      log?.({ layer: entry.key, cls, ms: Math.round(performance.now() - since), published }, how);
+      log?.({ layer: entry.key, cls, ms: Math.round(performance.now() - since), published, ...fields }, how);
+      if (published && lineKey !== null) {
+        lineage.set(lineKey, {
+          table: new WeakRef(table),
+          layer: new WeakRef(entry.layer),
+          graph: new WeakRef(graph),
+        });
+      }
       return published ? bytes : null;
     };
-    const prepare = () =>
-      builder.graph(entry.layer, table, neighborhood, DEFAULT_LANDMARKS, progress).then((graph) => {
-        const bytes = publish(graph, "abstract graph prepared in the background");
-        if (persist && file) {
-          const t0 = performance.now();
-          persist.files.write(file, graph).then(
-            () =>
-              log?.(
-                { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
-                "abstract graph saved",
-              ),
-            (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
-          );
-        }
-        return bytes;
-      });
-    const loading = persist !== null && file !== undefined && persist.files.has(file);
+    const prepare = () => {
+      const previous = lineKey === null ? null : previousGraph(lineKey, table);
+      return builder.graph(entry.layer, table, neighborhood, DEFAULT_LANDMARKS, progress, previous).then(
+        (built) => {
+          const { graph, reused } = built;
+          const bytes = publish(graph, "abstract graph prepared in the background", {
+            regions: table.regionCount,
+            previous: previous !== null,
+            reused,
+          });
+          if (persist?.files && file) {
+            const t0 = performance.now();
+            persist.files.write(file, graph).then(
+              () =>
+                log?.(
+                  { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
+                  "abstract graph saved",
+                ),
+              (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
+            );
+          }
+          return bytes;
+        },
+      );
+    };
+    const loading = persist?.files != null && file !== undefined && persist.files.has(file);
     const started = loading
-      ? persist!.files.read(
+      ? persist!.files!.read(
         file!,
         table,
         (why) => log?.({ layer: entry.key, cls, why }, "graph file dropped"),

@@ -282,7 +282,7 @@ export class PlanService {
     leftMs: number,
   ): Promise<string | undefined> {
     const store = this.#store;
-    const persist = store.graphFiles ? { files: store.graphFiles, version: mv.version } : null;
+    const persist = { files: store.graphFiles, version: mv.version, mapId: mv.id };
     const ask = () =>
       graphInBackground(
         store.builder,

@@ -4,7 +4,8 @@
  * upload with `prepare` writes the graph file; after a restart the first HIERARCHICAL query is answered from the
  * graph (no "being prepared" note) with the same path as before, and the server says it read the file. A file
  * cut short is dropped, the graph prepared again (the grid search answers meanwhile) and saved again; a map
- * replaced by other tiles has its old version's file removed at the next start.
+ * replaced by other tiles has its old version's file removed at the next start. A patch's graph takes the
+ * blocks of the regions the patch left alone from the previous version's graph.
  */
 import { afterAll, describe, expect, test } from "vitest";
 import { readdirSync, rmSync, truncateSync } from "node:fs";
@@ -68,6 +69,30 @@ afterAll(async () => {
 });
 
 describe("prepared graphs persist in the data directory", () => {
+  test("a patched version's graph takes the untouched regions' blocks from the previous graph", async () => {
+    const srv = await start();
+    await call(srv.client, "PutMap", { id: "patched", movingai: mapText(2), prepare: true });
+    const before = await call(srv.client, "Plan", plan("patched"));
+    expect(before.stats.planner).toBe("PLANNER_HIERARCHICAL");
+    await call(srv.client, "PatchMap", {
+      map: { id: "patched" },
+      edits: [{ x: 60, y: 70, width: 5, height: 5, tile: "@" }],
+    });
+    const after = await until(
+      "patched graph prepared",
+      () => call(srv.client, "Plan", plan("patched")),
+      (r) => r.stats.planner === "PLANNER_HIERARCHICAL",
+    );
+    expect(after.status).toBe("PLAN_STATUS_FOUND");
+    expect(after.map_version).not.toBe(before.map_version);
+    const line = srv.output().split("\n").findLast((l) =>
+      l.includes("prepared in the background") && l.includes("reused")
+    );
+    const { regions, reused } = JSON.parse(line!);
+    expect(reused).toBeGreaterThan(regions * 0.9);
+    expect(reused).toBeLessThan(regions);
+  }, 120_000);
+
   test("after a restart the first HIERARCHICAL answer comes from the kept graph", async () => {
     const a = await start();
     await call(a.client, "PutMap", { id: "kept", movingai: mapText(0), prepare: true });

@@ -52,7 +52,9 @@ describe("parallel abstract graph preparation", () => {
       expect(progressPercent(progress, table.regionCount, 16)).toBe(5);
       // Shares run in reverse order: no share depends on another's regions.
       let spent = 0;
-      for (let p = parts - 1; p >= 0; p--) spent += prepareShare(table, layer, skeleton, p, parts, progress);
+      for (let p = parts - 1; p >= 0; p--) {
+        spent += prepareShare(table, layer, skeleton, p, parts, progress).spent;
+      }
       expect(Atomics.load(progress, 1)).toBe(table.regionCount);
       const filled = { ...skeleton, partial: false };
       const parallel = landmarksInline(table, layer, filled, 16, spent, progress);
