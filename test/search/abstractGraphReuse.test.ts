@@ -18,7 +18,7 @@ import {
   prepareShare,
 } from "../../src/search/abstractGraphBuild.ts";
 import { DEFAULT_SAMPLING } from "../../src/search/entranceNodes.ts";
-import type { GridMap } from "../../src/maps/grid.ts";
+import type { TileGrid } from "../../src/maps/grid.ts";
 import { mapText } from "../helpers/movingai.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
@@ -33,7 +33,7 @@ function digest(d: SharedGraphData): Record<string, unknown> {
   return out;
 }
 
-function sequential(grid: GridMap, cls: number) {
+function sequential(grid: TileGrid, cls: number) {
   const layer = buildPassLayer(grid, movingAiTerrain());
   const table = buildRegionTable(layer, cls);
   const graph = new AbstractGraphBuild(table, layer, 8).run(null)!;
@@ -42,7 +42,7 @@ function sequential(grid: GridMap, cls: number) {
 }
 
 /** `grid` with a w x h block of walls at (x, y). */
-function walled(grid: GridMap, x: number, y: number, w: number, h: number): GridMap {
+function walled(grid: TileGrid, x: number, y: number, w: number, h: number): TileGrid {
   const tiles = grid.tiles.slice();
   for (let r = y; r < y + h; r++) tiles.fill(64, r * grid.width + x, r * grid.width + x + w);
   return { ...grid, tiles };
