@@ -217,3 +217,55 @@ function build(
   const two = profiled([...forward, ...rest.map(bare)], unit);
   return { path: [...one, ...two], legOne: one.length };
 }
+
+/**
+ * A step aside and back (a standoff's yield, fleetDeadlock.ts): `out` (to a refuge) as the first leg, then back
+ * over the same ground (turned round in place, or in reverse) to where `out` left `rest`, and `rest` on from there
+ * (the stretch both begin with is not driven twice); the refuge's legs as the scheduler times them
+ * (fleetScheduler.ts). Null when `unit` cannot go back over its ground (see backingMode) or `out` never leaves
+ * `rest`.
+ */
+export function asideAndBack(unit: UnitSpec, out: Segment[], rest: Segment[]): BackingPath | null {
+  const mode = backingMode(unit);
+  const ground = out.filter((s) => s.length > 0).map(bare);
+  if (mode === null || ground.length === 0) return null;
+  const path = rest.filter((s) => s.length > 0).map(bare);
+  const shared = sharedStart(ground, path);
+  const total = ground.reduce((d, s) => d + s.length, 0);
+  if (shared >= total - 1e-6) return null;
+  const back = [...piecesFrom(ground, shared)].reverse().map((s) => backwards(s, mode));
+  const one = profiled(ground, unit);
+  const two = profiled([...back, ...piecesFrom(path, shared)], unit);
+  return { path: [...one, ...two], legOne: one.length };
+}
+
+/** Step (tiles) at which two paths are compared, and how close (tiles) they must be to count as the same. */
+const SHARED_STEP = 0.25, SHARED_TOLERANCE = 0.05;
+
+/** How far (tiles, in SHARED_STEP steps) two paths from the same pose run together. */
+function sharedStart(a: Segment[], b: Segment[]): number {
+  const ta = a.reduce((d, s) => d + s.length, 0), tb = b.reduce((d, s) => d + s.length, 0);
+  if (b.length === 0) return 0;
+  let shared = 0;
+  for (let d = SHARED_STEP; d <= Math.min(ta, tb) + 1e-9; d += SHARED_STEP) {
+    const p = poseAtDistance(a, d), q = poseAtDistance(b, d);
+    if (Math.hypot(p.x - q.x, p.y - q.y) > SHARED_TOLERANCE) break;
+    shared = d;
+  }
+  return shared;
+}
+
+/** The segments from `d` tiles along `segs` on (the first cut there). */
+function piecesFrom(segs: Segment[], d: number): Segment[] {
+  const out: Segment[] = [];
+  let skip = d;
+  for (const seg of segs) {
+    if (skip >= seg.length - 1e-9) {
+      skip -= seg.length;
+      continue;
+    }
+    out.push(skip > 1e-9 ? segmentPiece(seg, skip, seg.length) : seg);
+    skip = 0;
+  }
+  return out;
+}

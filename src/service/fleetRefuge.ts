@@ -61,9 +61,15 @@ export function rightHandFirst(candidates: Pose[], pose: Pose, heading: number):
 /**
  * Refuge candidates for unit `w` standing at `pose`: tile centres within REFUGE_REACH where it fits, farther than
  * both bounding radii plus a margin from every other unit's remaining path and standing poses, right-hand side
- * first (see {@link rightHandFirst}).
+ * first (see {@link rightHandFirst}); the first `count`.
  */
-export function refuges(layer: PassLayer, sched: FleetScheduler, w: FleetUnitState, pose: Pose): Pose[] {
+export function refuges(
+  layer: PassLayer,
+  sched: FleetScheduler,
+  w: FleetUnitState,
+  pose: Pose,
+  count = REFUGE_CANDIDATES,
+): Pose[] {
   const { width, height } = layer;
   const x0 = Math.max(0, Math.floor(pose.x) - REFUGE_REACH),
     x1 = Math.min(width - 1, Math.floor(pose.x) + REFUGE_REACH);
@@ -106,5 +112,5 @@ export function refuges(layer: PassLayer, sched: FleetScheduler, w: FleetUnitSta
       if (heading !== null) out.push({ x, y, heading });
     }
   }
-  return rightHandFirst(out, pose, travelHeading(w, pose)).slice(0, REFUGE_CANDIDATES);
+  return rightHandFirst(out, pose, travelHeading(w, pose)).slice(0, count);
 }

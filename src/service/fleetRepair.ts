@@ -23,6 +23,8 @@
  */
 import type { Pose } from "../geometry/types.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+import type { PassLayer } from "../maps/grid.ts";
+import { breakStandoffs, STANDOFF_MS } from "./fleetDeadlock.ts";
 import { propagateDelay, reportedTime } from "./fleetShift.ts";
 
 /** The ways tried in turn: the late unit drives on after this many seconds, or ("stand") stands where it is. */
@@ -49,7 +51,8 @@ const FIRST_STUCK = 2;
 /**
  * Repairs the schedule for late unit `u`, standing at `at` on its path at `time` with `u.path` what is left of it;
  * returns the ids whose trajectories changed. `propagate` false skips the delay propagation (the tests' and
- * benches' peer).
+ * benches' peer). With `layer` (a unit's map layer), standoffs the repair leaves among waiting units are broken
+ * (fleetDeadlock.ts, within STANDOFF_MS; `memo`: its units that found no way out, and when).
  */
 export function repairLate(
   sched: FleetScheduler,
@@ -57,6 +60,22 @@ export function repairLate(
   at: Pose,
   time: number,
   propagate = true,
+  layer?: (u: FleetUnitState) => PassLayer | null,
+  memo?: Map<string, number>,
+): Set<string> {
+  const changed = repairWays(sched, u, at, time, propagate);
+  // A way may end in a standoff (waiting units each standing in the other's way): break it (fleetDeadlock.ts).
+  if (layer) breakStandoffs(sched, time, layer, changed, STANDOFF_MS, memo);
+  return changed;
+}
+
+/** {@link repairLate}'s ways, tried in turn (see the module doc). */
+function repairWays(
+  sched: FleetScheduler,
+  u: FleetUnitState,
+  at: Pose,
+  time: number,
+  propagate: boolean,
 ): Set<string> {
   const old = u.traj;
   sched.table.remove(u.id);

@@ -478,14 +478,18 @@ export class FleetScheduler {
    */
   stopped = false;
 
-  /** Retries waiting units in order of addition until a pass starts none; returns those that started. */
-  retryWaiting(time: number): string[] {
+  /**
+   * Retries waiting units in order of addition until a pass starts none (or `deadline`, performance.now, passes);
+   * returns those that started.
+   */
+  retryWaiting(time: number, deadline = Infinity): string[] {
     const started: string[] = [];
     for (let progress = true; progress;) {
       progress = false;
       const waiting = [...this.units.values()].filter((u) => u.status === "waiting" && u.path.length > 0)
         .sort((a, b) => a.order - b.order);
       for (const u of waiting) {
+        if (performance.now() >= deadline) return started;
         if (!this.#mayStart(u, time)) continue;
         const pose = this.#braking(u, time) ? trajectoryEndPose(u.traj) : trajectoryPose(u.traj, time);
         const before = { traj: u.traj, path: u.path, legOne: u.legOne };

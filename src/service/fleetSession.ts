@@ -16,6 +16,7 @@ import { requireFits } from "./poseGate.ts";
 import { detourCandidates } from "./fleetDetour.ts";
 import { DETOUR_UNITS, FleetPlanning } from "./fleetPlanning.ts";
 import { repairLate } from "./fleetRepair.ts";
+import { breakStandoffs } from "./fleetDeadlock.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
 import type { MapRef } from "./requests.ts";
 import { FleetScheduler, type FleetUnitState, remainingPath, trajectoryFrom } from "./fleetScheduler.ts";
@@ -37,6 +38,8 @@ export type {
   UnitTrajectoryOut,
 } from "./fleetTypes.ts";
 
+/** Wall-clock budget (ms) per sync for breaking standoffs left among waiting units (fleetDeadlock.ts). */
+const SYNC_STANDOFF_MS = 100;
 /** A reported pose this close to the planned one (tiles) is on schedule. */
 const ON_SCHEDULE = 0.1;
 /** A reported pose this close to the planned path (tiles) resumes it from there; farther, the path is replanned. */
@@ -188,7 +191,7 @@ export class FleetSession {
           await this.#planAndSettle(false);
         } else if (m.kind === "sync") {
           this.#guard("", () => this.#advance(m.time, "sync.time"));
-          this.#flush([], m.time);
+          this.#flush(this.#standoffs(), m.time);
         } else if (m.kind === "patch") {
           this.#guard("", () => this.#patch(m.to));
           await this.#planAndSettle();
@@ -341,8 +344,24 @@ export class FleetSession {
 
   /** A late unit on its path: the conflict-driven repair (fleetRepair.ts). */
   #repair(u: FleetUnitState, at: Pose, time: number): void {
-    for (const id of repairLate(this.#sched!, u, at, time)) this.#repaired.add(id);
+    const layer = (w: FleetUnitState) => this.#paths.layer(w);
+    for (const id of repairLate(this.#sched!, u, at, time, true, layer, this.#standoffMemo)) {
+      this.#repaired.add(id);
+    }
   }
+
+  /** Standoffs a repair's budget left among waiting units are broken on as the clock advances (fleetDeadlock.ts). */
+  #standoffs(): Set<string> {
+    const changed = new Set<string>();
+    const layer = (w: FleetUnitState) => this.#paths.layer(w);
+    if (this.#sched) {
+      breakStandoffs(this.#sched, this.#clock, layer, changed, SYNC_STANDOFF_MS, this.#standoffMemo);
+    }
+    return changed;
+  }
+
+  /** Units that found no way out of a standoff, and when (fleetDeadlock.ts RETRY_AFTER). */
+  readonly #standoffMemo = new Map<string, number>();
 
   /** Units a repair changed outside the settle (sent with the settle's changes). */
   readonly #repaired = new Set<string>();
