@@ -8,4 +8,4 @@ COPY . .
 EXPOSE 50051
 VOLUME ["/data"]
 ENV ARCPATH_LISTEN=0.0.0.0:50051 ARCPATH_DATA=/data
-CMD ["node_modules/.bin/deno", "run", "-A", "src/main.ts"]
+CMD ["node_modules/.bin/deno", "run", "-A", "--v8-flags=--no-memory-pool-share-memory-on-teardown", "src/main.ts"]

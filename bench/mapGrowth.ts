@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, type TestServer } from "../test/helpers/server.ts";
@@ -24,7 +24,25 @@ import { putChunks, rssBytes, startScaleServer, whenPrepared } from "./scaleUplo
 /** One query's budget (ms); a hierarchical query that answers BUDGET while its graph is built is asked again. */
 const BUDGET_MS = 20_000;
 /** Wait after the queries before the settled figure: the workers' idle release (1 s) and its collection. */
-const SETTLE_MS = 2500;
+const SETTLE_MS = Number(Deno.env.get("MAPGROWTH_SETTLE_MS") ?? 2500);
+/** Longest wait for the map builders' threads to end (they stop 2 s after their last job: service/mapBuild.ts). */
+const BUILDERS_END_MS = 60_000;
+
+/** Threads of process `pid` (Linux /proc). */
+export function threadCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/task`).length;
+}
+
+/**
+ * Waits until process `pid` runs at most `threads` threads (the map builders started for a big map have ended,
+ * having finished the background preparation a query started), at most {@link BUILDERS_END_MS}; returns the
+ * count then.
+ */
+async function buildersEnded(pid: number, threads: number): Promise<number> {
+  const until = Date.now() + BUILDERS_END_MS;
+  while (threadCount(pid) > threads && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  return threadCount(pid);
+}
 
 /**
  * Plans once, again while it answers BUDGET (up to 5 times: a preparation resumes) or while a HIERARCHICAL answer
@@ -77,7 +95,12 @@ async function planAll(
     ["PLANNER_HYBRID", "tank", pair.near],
   ];
   const statuses: string[] = [];
+  const only = mapId === "tiny" ? undefined : Deno.env.get("MAPGROWTH_ONLY") || undefined;
   for (const [planner, unit, goal] of queries) {
+    if (
+      only !== undefined &&
+      !only.split(",").includes(`${planner.replace("PLANNER_", "").toLowerCase()}/${unit}`)
+    ) continue;
     const all = await Promise.all(
       Array.from({ length: workers }, () => plan(srv, mapId, planner, unit, pair.start, goal)),
     );
@@ -104,8 +127,15 @@ export interface Growth {
   statuses: string[];
 }
 
-/** Measures one (side, workers). */
-export async function mapGrowth(side: number, workers: number): Promise<Growth> {
+/**
+ * Measures one (side, workers); `onStage` is called with the server's pid at each figure ("fixed", "loaded",
+ * "after", "settled") and the server, e.g. to read its memory mappings (bench/memoryMap.ts).
+ */
+export async function mapGrowth(
+  side: number,
+  workers: number,
+  onStage?: (stage: string, pid: number, srv: TestServer) => void,
+): Promise<Growth> {
   const tiles = tiledCity(side);
   const pair = longestPair(tiles, side);
   const dir = mkdtempSync(join(tmpdir(), "arcpath-growth-"));
@@ -121,13 +151,20 @@ export async function mapGrowth(side: number, workers: number): Promise<Growth> 
     }
     await settle();
     const fixed = rssBytes(pid);
+    const fixedThreads = threadCount(pid);
+    onStage?.("fixed", pid, srv);
     await putChunks(srv.client, "big", side, tiles);
     await whenPrepared(srv, "big");
     const loaded = rssBytes(pid);
+    onStage?.("loaded", pid, srv);
     const statuses = await planAll(srv, "big", workers, pair);
     const after = rssBytes(pid);
+    onStage?.("after", pid, srv);
+    const threads = await buildersEnded(pid, fixedThreads);
     await settle();
     const settled = rssBytes(pid);
+    onStage?.("settled", pid, srv);
+    if (threads > fixedThreads) statuses.push(`${threads - fixedThreads} threads more than the fixed part's`);
     return { side, workers, fixed, loaded, after, settled, statuses };
   } finally {
     await srv.stop();

@@ -14,6 +14,7 @@
 import * as grpc from "@grpc/grpc-js";
 import pino from "pino";
 import { intArg, readServerFlags } from "./tools/serverFlags.ts";
+import { missingServerV8Flags, SERVER_V8_OPTION } from "./tools/v8Flags.ts";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
@@ -42,6 +43,13 @@ import { ViewerHttp } from "./server/http.ts";
 const { args, opt } = readServerFlags();
 
 const log = pino({ level: Deno.env.get("ARCPATH_LOG_LEVEL") ?? "info", base: { svc: "arcpath" } });
+const missingV8 = missingServerV8Flags();
+if (missingV8.length > 0) {
+  log.warn(
+    { missing: missingV8 },
+    `launched without ${SERVER_V8_OPTION}: ended map builders' heaps stay resident (README, Running the server)`,
+  );
+}
 const listen = args.listen ?? Deno.env.get("ARCPATH_LISTEN") ?? "0.0.0.0:50051";
 const dataDir = args.data ?? Deno.env.get("ARCPATH_DATA") ?? "./data";
 const workers = intArg("workers", args.workers, navigator.hardwareConcurrency || 2, 1);

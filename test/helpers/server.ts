@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadPathfinder } from "../../src/server/proto.ts";
+import { SERVER_V8_OPTION } from "../../src/tools/v8Flags.ts";
 
 /** Repo root. */
 export const ROOT = resolve(import.meta.dirname ?? ".", "../..");
@@ -64,6 +65,7 @@ export async function startServer(
     [
       "run",
       "-A",
+      SERVER_V8_OPTION,
       join(ROOT, "src/main.ts"),
       "--listen",
       "127.0.0.1:0",
