@@ -185,75 +185,90 @@ export function prepareShare(
 }
 
 /**
- * Step 3, once every share is filled, and in rounds: the landmarks (landmarks.ts). Each round's searches run on
- * different builders at once ({@link landmarkColumn}), then one builder folds them and picks the next round
- * ({@link landmarkRound}); the tables are the sequential job's bit for bit.
+ * Step 3, once every share is filled: the landmarks (landmarks.ts), in rounds. Every builder runs
+ * {@link landmarkPart} at once: each searches its columns of a round, waits at a shared counter for the others'
+ * (Atomics, no message round trip), then folds the round into its own nearest-landmark distances and picks the
+ * next round as every other builder does (the same picks: the same data, the same rule). The tables equal the
+ * sequential job's bit for bit.
  */
 export interface LandmarkWork {
   /** The landmark tables, over shared memory, one column per landmark. */
   tables: LandmarkTables;
-  /** Per node: the distance to the nearest landmark of the rounds folded so far (shared memory). */
-  nearest: Float64Array;
+  /** [0]: columns written so far; [1]: non-zero once a builder failed (the others stop waiting). */
+  sync: Int32Array;
 }
 
-/** A filled skeleton's graph (blocks filled, no landmarks yet), as a builder adopts it for a landmark step. */
-function filledGraph(table: RegionTable, layer: PassLayer, filled: SharedGraphData): AbstractGraph {
-  return new AbstractGraph(table, layer, filled.neighborhood, undefined, { ...filled, partial: false });
+/** Shared landmark tables and counters for `count` landmarks of the filled skeleton `filled`. */
+export function landmarkWork(filled: SharedGraphData, count: number): LandmarkWork {
+  return {
+    tables: landmarkTables(filled, count, filled.distance instanceof Float64Array, true),
+    sync: new Int32Array(new SharedArrayBuffer(8)),
+  };
 }
+
+/** Longest wait for the other builders' columns of a round before giving up (they would have failed). */
+const ROUND_WAIT_MS = 10 * 60_000;
 
 /**
- * Step 3a: the seed search (from node 0) and the first round; `filled` is the skeleton after every share.
- * Returns the shared work and the first round's nodes (landmark columns 0, 1, ...).
+ * Step 3 on builder `part` of `parts` (all at once; `parts` = 1 does it all on this thread): the seed search,
+ * then per round the columns i with i mod parts = part. Returns the landmarks made (the same on every builder) and
+ * the abstract expansions this builder spent.
  */
-export function landmarkSeed(
-  table: RegionTable,
-  layer: PassLayer,
-  filled: SharedGraphData,
-  count: number,
-  progress: Int32Array,
-): { work: LandmarkWork; round: number[] } {
-  const graph = filledGraph(table, layer, filled);
-  const work = {
-    tables: landmarkTables(graph, count, graph.wideBlocks, true),
-    nearest: new Float64Array(new SharedArrayBuffer(graph.nodeCount * 8)).fill(Infinity),
-  };
-  if (graph.nodeCount === 0 || count <= 0) return { work, round: [] };
-  const search = new NodeDijkstra(graph);
-  search.run(0);
-  Atomics.add(progress, 2, 1);
-  return { work, round: pickBatch(graph, search.dist, Math.min(LANDMARK_BATCH, count), true) };
-}
-
-/** Step 3b, on any builder: the search from `source`, written as landmark column `l`. Returns its expansions. */
-export function landmarkColumn(
+export function landmarkPart(
   table: RegionTable,
   layer: PassLayer,
   filled: SharedGraphData,
   work: LandmarkWork,
-  l: number,
-  source: number,
+  part: number,
+  parts: number,
   progress: Int32Array,
-): number {
-  const graph = filledGraph(table, layer, filled);
-  const search = new NodeDijkstra(graph);
-  const spent = search.run(source);
-  fillColumn(graph, search.dist, work.tables, l);
-  Atomics.add(progress, 2, 1);
-  return spent;
-}
-
-/** Step 3c, once columns `from` .. `to` - 1 are written: folds them and picks the next round (empty: done). */
-export function landmarkRound(
-  table: RegionTable,
-  layer: PassLayer,
-  filled: SharedGraphData,
-  work: LandmarkWork,
-  from: number,
-  to: number,
-): number[] {
-  const graph = filledGraph(table, layer, filled);
-  foldColumns(graph, work.tables, from, to, work.nearest);
-  return pickBatch(graph, work.nearest, Math.min(LANDMARK_BATCH, work.tables.count - to), false);
+): { made: number; spent: number } {
+  const { tables, sync } = work;
+  try {
+    const graph = new AbstractGraph(table, layer, filled.neighborhood, undefined, {
+      ...filled,
+      partial: false,
+    });
+    const count = tables.count;
+    if (graph.nodeCount === 0 || count <= 0) return { made: 0, spent: 0 };
+    const search = new NodeDijkstra(graph);
+    const nearest = new Float64Array(graph.nodeCount).fill(Infinity);
+    // Every builder runs the seed search (it needs its distances for the first picks): one search, in parallel.
+    let spent = search.run(0);
+    if (part === 0) Atomics.add(progress, 2, 1);
+    let round = pickBatch(graph, search.dist, Math.min(LANDMARK_BATCH, count), true);
+    let made = 0;
+    while (round.length > 0) {
+      let mine = 0;
+      for (let i = part; i < round.length; i += parts) {
+        spent += search.run(round[i]);
+        fillColumn(graph, search.dist, tables, made + i);
+        Atomics.add(progress, 2, 1);
+        mine++;
+      }
+      const to = made + round.length;
+      Atomics.add(sync, 0, mine);
+      Atomics.notify(sync, 0);
+      const giveUp = performance.now() + ROUND_WAIT_MS;
+      for (;;) {
+        const written = Atomics.load(sync, 0);
+        if (written >= to) break;
+        if (Atomics.load(sync, 1) !== 0) throw new Error("landmarks: another builder failed");
+        if (performance.now() > giveUp) {
+          throw new Error("landmarks: the other builders did not finish a round");
+        }
+        Atomics.wait(sync, 0, written, 1000);
+      }
+      foldColumns(graph, tables, made, to, nearest);
+      made = to;
+      round = pickBatch(graph, nearest, Math.min(LANDMARK_BATCH, count - made), false);
+    }
+    return { made, spent };
+  } catch (e) {
+    Atomics.store(sync, 1, 1);
+    Atomics.notify(sync, 0);
+    throw e;
+  }
 }
 
 /**
@@ -279,10 +294,7 @@ export function finishGraph(
   return graph.toShared();
 }
 
-/**
- * Steps 3 and 4 on this thread, the round's searches in reverse order (they are independent): what the builders
- * do in parallel, for tests and single-threaded callers.
- */
+/** Steps 3 and 4 on this thread (one part): what the builders do in parallel, for tests and single threads. */
 export function landmarksInline(
   table: RegionTable,
   layer: PassLayer,
@@ -291,16 +303,7 @@ export function landmarksInline(
   prepExpansions: number,
   progress: Int32Array,
 ): SharedGraphData {
-  const { work, round: first } = landmarkSeed(table, layer, filled, count, progress);
-  let made = 0;
-  let round = first;
-  while (round.length > 0) {
-    for (let i = round.length - 1; i >= 0; i--) {
-      landmarkColumn(table, layer, filled, work, made + i, round[i], progress);
-    }
-    const to = made + round.length;
-    round = landmarkRound(table, layer, filled, work, made, to);
-    made = to;
-  }
+  const work = landmarkWork(filled, count);
+  const { made } = landmarkPart(table, layer, filled, work, 0, 1, progress);
   return finishGraph(table, layer, filled, work, made, prepExpansions, progress);
 }

@@ -171,7 +171,7 @@ export interface LandmarkTables extends PackedLandmarks {
  * a delta is at most an in-region distance, see {@link PackedLandmarks}), over SharedArrayBuffers when `shared`.
  */
 export function landmarkTables(
-  graph: LandmarkGraph,
+  graph: { readonly nodeCount: number; readonly regionNodeStart: Int32Array },
   count: number,
   wide: boolean,
   shared: boolean,

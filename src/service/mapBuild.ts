@@ -16,7 +16,7 @@ import { SECTOR_SIZE } from "./mapLayers.ts";
 import { collectNow } from "./collect.ts";
 import { trimMalloc } from "./mallocTrim.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
-import type { LandmarkWork, PreviousGraph } from "../search/abstractGraphBuild.ts";
+import { type LandmarkWork, landmarkWork, type PreviousGraph } from "../search/abstractGraphBuild.ts";
 import type { StraightJumps } from "../search/jumpTables.ts";
 
 /** Maps with at least this many tiles are hashed and built in the builder workers (512 x 512). */
@@ -61,34 +61,15 @@ export type BuildRequest =
     previous: PreviousGraph | null;
   }
   | {
-    type: "landmarkSeed";
-    id: number;
-    layer: PassLayer;
-    table: RegionTable;
-    filled: SharedGraphData;
-    count: number;
-    progress: Int32Array;
-  }
-  | {
-    type: "landmarkColumn";
+    type: "landmarks";
     id: number;
     layer: PassLayer;
     table: RegionTable;
     filled: SharedGraphData;
     work: LandmarkWork;
-    l: number;
-    source: number;
+    part: number;
+    parts: number;
     progress: Int32Array;
-  }
-  | {
-    type: "landmarkRound";
-    id: number;
-    layer: PassLayer;
-    table: RegionTable;
-    filled: SharedGraphData;
-    work: LandmarkWork;
-    from: number;
-    to: number;
   }
   | {
     type: "graphFinish";
@@ -110,8 +91,8 @@ export type BuildReply =
   | { type: "jumps"; id: number; tables: StraightJumps; ms: number }
   | { type: "graph"; id: number; graph: SharedGraphData; ms: number }
   | { type: "spent"; id: number; expansions: number; reused?: number; ms: number }
-  /** A landmark step's shared work and next round (empty: no landmark left). */
-  | { type: "round"; id: number; work?: LandmarkWork; round: number[]; ms: number }
+  /** A builder's part of the landmarks: how many were made (the same on every builder). */
+  | { type: "landmarks"; id: number; made: number; ms: number }
   | { type: "failed"; id: number; message: string };
 
 interface Builder {
@@ -207,28 +188,19 @@ export class MapBuilder {
     const prepExpansions = shares.reduce((n, r) => n + (r.type === "spent" ? r.expansions : 0), 0);
     const reused = shares.reduce((n, r) => n + (r.type === "spent" ? r.reused ?? 0 : 0), 0);
     const filled = { ...skeleton, partial: false, prepExpansions };
-    // Landmarks in rounds: a round's searches on different builders, then one folds them and picks the next.
-    const seed = await this.#run(
-      this.#leastBusy(),
-      (id) => ({ type: "landmarkSeed", id, layer, table, filled, count: landmarks, progress }),
+    // Landmarks: every builder at once, a round's searches split between them (search/abstractGraphBuild.ts).
+    const work = landmarkWork(filled, landmarks);
+    const parts2 = await Promise.all(
+      Array.from(
+        { length: parts },
+        (_, part) =>
+          this.#run(
+            part,
+            (id) => ({ type: "landmarks", id, layer, table, filled, work, part, parts, progress }),
+          ),
+      ),
     );
-    if (seed.type !== "round" || !seed.work) throw new Error("map builder: unexpected reply");
-    const work = seed.work;
-    let made = 0;
-    for (let round = seed.round; round.length > 0;) {
-      await this.#all(round.map((source, i) => [
-        (made + i) % parts,
-        (id) => ({ type: "landmarkColumn", id, layer, table, filled, work, l: made + i, source, progress }),
-      ]));
-      const to = made + round.length;
-      const next = await this.#run(
-        this.#leastBusy(),
-        (id) => ({ type: "landmarkRound", id, layer, table, filled, work, from: made, to }),
-      );
-      if (next.type !== "round") throw new Error("map builder: unexpected reply");
-      made = to;
-      round = next.round;
-    }
+    const made = parts2[0].type === "landmarks" ? parts2[0].made : 0;
     const fin = await this.#run(
       this.#leastBusy(),
       (id) => ({ type: "graphFinish", id, layer, table, filled, work, made, prepExpansions, progress }),

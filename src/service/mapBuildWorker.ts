@@ -11,14 +11,7 @@ import { fillLayerClearance, fillLayerCosts } from "../maps/layer.ts";
 import { buildRegionTable } from "../maps/regionBuild.ts";
 import type { BuildReply, BuildRequest } from "./mapBuild.ts";
 import { collectSoon } from "./collect.ts";
-import {
-  buildSkeleton,
-  finishGraph,
-  landmarkColumn,
-  landmarkRound,
-  landmarkSeed,
-  prepareShare,
-} from "../search/abstractGraphBuild.ts";
+import { buildSkeleton, finishGraph, landmarkPart, prepareShare } from "../search/abstractGraphBuild.ts";
 import { DEFAULT_SAMPLING } from "../search/entranceNodes.ts";
 import { forgetJumpTables, straightJumps } from "../search/jumpTables.ts";
 
@@ -47,18 +40,10 @@ self.onmessage = (ev: MessageEvent<BuildRequest>) => {
       const { table, layer, skeleton, part, parts, progress, previous } = msg;
       const { spent, reused } = prepareShare(table, layer, skeleton, part, parts, progress, previous);
       reply = { type: "spent", id: msg.id, expansions: spent, reused, ms: performance.now() - t0 };
-    } else if (msg.type === "landmarkSeed") {
-      const { table, layer, filled, count, progress } = msg;
-      const { work, round } = landmarkSeed(table, layer, filled, count, progress);
-      reply = { type: "round", id: msg.id, work, round, ms: performance.now() - t0 };
-    } else if (msg.type === "landmarkColumn") {
-      const { table, layer, filled, work, l, source, progress } = msg;
-      const expansions = landmarkColumn(table, layer, filled, work, l, source, progress);
-      reply = { type: "spent", id: msg.id, expansions, ms: performance.now() - t0 };
-    } else if (msg.type === "landmarkRound") {
-      const { table, layer, filled, work, from, to } = msg;
-      const round = landmarkRound(table, layer, filled, work, from, to);
-      reply = { type: "round", id: msg.id, round, ms: performance.now() - t0 };
+    } else if (msg.type === "landmarks") {
+      const { table, layer, filled, work, part, parts, progress } = msg;
+      const { made } = landmarkPart(table, layer, filled, work, part, parts, progress);
+      reply = { type: "landmarks", id: msg.id, made, ms: performance.now() - t0 };
     } else if (msg.type === "graphFinish") {
       const { table, layer, filled, work, made, prepExpansions, progress } = msg;
       const graph = finishGraph(table, layer, filled, work, made, prepExpansions, progress);
