@@ -161,8 +161,11 @@ export class GraphFiles {
   }
 }
 
-/** The file's parts: magic, header length (4 bytes LE), header JSON padded to 8 bytes, then each array's bytes. */
-function encodeGraph(d: SharedGraphData, key: string): Uint8Array[] {
+/**
+ * The file's parts, made one at a time: magic, header length (4 bytes LE), header JSON padded to 8 bytes, then
+ * each array's bytes padded to 8.
+ */
+function* encodeGraph(d: SharedGraphData, key: string): Generator<Uint8Array> {
   const arrays = ARRAYS.map(([name]) => {
     const a = d[name] as Typed;
     const type = a instanceof Int32Array ? "i32" : a instanceof Uint32Array ? "u32" : "f64";
@@ -189,16 +192,15 @@ function encodeGraph(d: SharedGraphData, key: string): Uint8Array[] {
   head.set(magic);
   new DataView(head.buffer).setUint32(magic.length, json.length, true);
   head.set(json, magic.length + 4);
-  const parts = [head];
+  yield head;
   for (const [name] of ARRAYS) {
     const a = d[name] as Typed;
-    // A view of shared memory: copied, since a write may not take a SharedArrayBuffer's view.
+    // A view of shared memory is copied (a write may not take one), one array at a time.
     const bytes = new Uint8Array(a.byteLength);
     bytes.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-    parts.push(bytes);
-    if (bytes.length % 8 !== 0) parts.push(new Uint8Array(8 - (bytes.length % 8)));
+    yield bytes;
+    if (bytes.length % 8 !== 0) yield new Uint8Array(8 - (bytes.length % 8));
   }
-  return parts;
 }
 
 function align8(n: number): number {

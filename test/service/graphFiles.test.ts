@@ -1,0 +1,76 @@
+/**
+ * Graph files (service/graphFiles.ts): a prepared graph written and read back has the same arrays (its trees
+ * start empty); a file read against another region table, or with bytes missing, is removed and reads as none;
+ * pruning keeps the files of the versions kept and removes the others and leftover temporary files.
+ */
+import { afterAll, describe, expect, test } from "vitest";
+import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildPassLayer } from "../../src/maps/layer.ts";
+import { parseMovingAi } from "../../src/maps/movingai.ts";
+import { buildRegionTable } from "../../src/maps/regionBuild.ts";
+import { movingAiTerrain } from "../../src/maps/terrain.ts";
+import { AbstractGraphBuild } from "../../src/search/abstractGraphBuild.ts";
+import { GraphFiles } from "../../src/service/graphFiles.ts";
+import { mapText } from "../helpers/movingai.ts";
+
+const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
+const dir = mkdtempSync(join(tmpdir(), "arcpath-graphs-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const layer = buildPassLayer(parseMovingAi(mapText("Berlin_0_256.map"), LIMITS), movingAiTerrain());
+const table = buildRegionTable(layer, 0.5);
+const built = new AbstractGraphBuild(table, layer, 8).run(null)!;
+built.prepare(16, null);
+const data = built.toShared();
+
+describe("graph files", () => {
+  test("a graph read back equals the one written, trees empty", async () => {
+    const files = new GraphFiles(dir);
+    const name = files.name("v1", "terrain", "class 0.5");
+    expect(files.has(name)).toBe(false);
+    await files.write(name, data);
+    expect(files.has(name)).toBe(true);
+    const back = (await files.read(name, table))!;
+    for (const [k, v] of Object.entries(data)) {
+      if (k === "treeStep" || k === "treeReady") {
+        expect((back[k] as Uint8Array).length).toBe((v as Uint8Array).length);
+        expect((back[k] as Uint8Array).every((b) => b === 0)).toBe(true);
+      } else if (ArrayBuffer.isView(v)) {
+        expect(back[k as keyof typeof back], k).toEqual(v);
+        expect((back[k as keyof typeof back] as Uint8Array).buffer).toBeInstanceOf(SharedArrayBuffer);
+      } else expect(back[k as keyof typeof back], k).toEqual(v);
+    }
+    // Another name for another key or version.
+    expect(files.name("v1", "terrain", "class 1.5")).not.toBe(name);
+    expect(files.name("v2", "terrain", "class 0.5")).not.toBe(name);
+  });
+
+  test("a file of another table or cut short is removed and reads as none", async () => {
+    const files = new GraphFiles(dir);
+    const other = buildRegionTable(layer, 1.5);
+    const name = files.name("v3", "terrain", "class 0.5");
+    await files.write(name, data);
+    const why: string[] = [];
+    expect(await files.read(name, other, (w) => why.push(w))).toBeNull();
+    expect(why[0]).toMatch(/regions/);
+    expect(files.has(name)).toBe(false);
+    await files.write(name, data);
+    truncateSync(join(dir, "graphs", name), 10_000);
+    expect(await files.read(name, table, (w) => why.push(w))).toBeNull();
+    expect(why[1]).toMatch(/cut short/);
+    expect(files.has(name)).toBe(false);
+  });
+
+  test("pruning keeps the versions kept", async () => {
+    const files = new GraphFiles(dir);
+    const keep = files.name("keep", "terrain", "class 0.5");
+    const drop = files.name("drop", "terrain", "class 0.5");
+    await files.write(keep, data);
+    await files.write(drop, data);
+    writeFileSync(join(dir, "graphs", "keep-x.graph.tmp-1-1"), "partial");
+    await files.prune(new Set(["keep"]));
+    expect(readdirSync(join(dir, "graphs"))).toEqual([keep]);
+  });
+});
