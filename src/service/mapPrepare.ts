@@ -46,7 +46,9 @@ export async function prepareVersion(
     }
     if (graphsInBackground(mv.map)) {
       // Kept in the data directory: a graph prepared before (an earlier run, the same tiles) is read back.
-      const persist = { files: store.graphFiles, version: mv.version, mapId: mv.id };
+      // Maps that are not persisted (ephemeral, built-in) keep no graph files either.
+      const files = mv.ephemeral || mv.builtin ? null : store.graphFiles;
+      const persist = { files, version: mv.version, mapId: mv.id };
       // A big map's graphs: prepared by the map builders in parallel (the ones a query started are joined, not
       // built twice) and published; the workers then adopt them instead of preparing their own.
       const built = await Promise.all(

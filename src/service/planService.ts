@@ -282,7 +282,9 @@ export class PlanService {
     leftMs: number,
   ): Promise<string | undefined> {
     const store = this.#store;
-    const persist = { files: store.graphFiles, version: mv.version, mapId: mv.id };
+    // Maps that are not persisted (ephemeral, built-in) keep no graph files either.
+    const files = mv.ephemeral || mv.builtin ? null : store.graphFiles;
+    const persist = { files, version: mv.version, mapId: mv.id };
     const ask = () =>
       graphInBackground(
         store.builder,
