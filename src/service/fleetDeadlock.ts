@@ -128,9 +128,12 @@ export function breakStandoffs(
   const deadline = now() + budgetMs;
   const dead = new Set<FleetUnitState>();
   // Units for which no space-time route was found: not searched again in this call (the others they stood
-  // among mostly still stand), nor in a later one within RETRY_AFTER when no way at all was found.
+  // among mostly still stand). A unit tried without success (no way round, or no refuge) is not tried again by
+  // a later call with the same memo within RETRY_AFTER fleet seconds (a search cut by the budget would
+  // otherwise spend every sync's budget again on the same unit).
   const noRoute = new Set<FleetUnitState>();
-  const skip = (u: FleetUnitState) => time - (memo.get(u.id) ?? -Infinity) < RETRY_AFTER;
+  const earlier = new Map(memo);
+  const skip = (u: FleetUnitState) => time - (earlier.get(u.id) ?? -Infinity) < RETRY_AFTER;
   for (let round = 0; round < MAX_ROUNDS && now() < deadline; round++) {
     const heads = standoffHeads(sched, dead);
     if (heads.length === 0) break;
@@ -158,7 +161,10 @@ export function breakStandoffs(
         if (noRoute.has(u) || skip(u)) continue;
         const got = reroute(sched, time, router, u);
         if (got === "none") noRoute.add(u);
-        if (got !== "moving") continue;
+        if (got !== "moving") {
+          memo.set(u.id, time);
+          continue;
+        }
         record(u.id);
         stats.rerouted++;
         broke = true;
@@ -168,7 +174,10 @@ export function breakStandoffs(
       // No unit of it finds a way round: one steps aside to a refuge (the article's yield) and comes back.
       for (const u of broke ? [] : turn) {
         if (now() >= deadline || skip(u)) continue;
-        if (!stepAside(sched, time, router, layer(u), u)) continue;
+        if (!stepAside(sched, time, router, layer(u), u)) {
+          memo.set(u.id, time);
+          continue;
+        }
         record(u.id);
         stats.aside++;
         broke = true;
@@ -176,12 +185,7 @@ export function breakStandoffs(
         break;
       }
       // None can: the units queued behind it head the queues in the next round.
-      if (!broke && now() < deadline) {
-        for (const u of head) {
-          dead.add(u);
-          if (!skip(u)) memo.set(u.id, time);
-        }
-      }
+      if (!broke && now() < deadline) { for (const u of head) dead.add(u); }
     }
   }
   // Units the changes freed that were queued elsewhere (not behind a unit that went).

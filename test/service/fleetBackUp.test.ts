@@ -11,7 +11,7 @@ import { applySpeedProfile, splitAtSpeedPhases } from "../../src/motion/speedPro
 import { trajectoryPose } from "../../src/motion/trajectory.ts";
 import { FleetScheduler, trajectoryFrom } from "../../src/service/fleetScheduler.ts";
 import { repairLate } from "../../src/service/fleetRepair.ts";
-import { backingMode } from "../../src/service/fleetBackUp.ts";
+import { asideAndBack, backingMode } from "../../src/service/fleetBackUp.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { UnitSpec } from "../../src/units/unit.ts";
 import { checkFleet, type CTrajectory, type CUnit, wireSegments } from "../helpers/fleetCheck.ts";
@@ -114,5 +114,32 @@ describe("backing up a step (fleetBackUp)", () => {
     expect(backingMode(BUILTIN_PROFILES.jeep)).toBe("reverse");
     const car: UnitSpec = { ...BUILTIN_PROFILES.jeep, canReverse: false };
     expect(backingMode(car)).toBe(null);
+  });
+
+  test("a step aside to a refuge and back: the stretch shared with the path is not driven twice", () => {
+    const soldier = BUILTIN_PROFILES.soldier;
+    // Out: 6 tiles west along the path, then 1 up into a bay; the path goes 15 tiles west.
+    const out = polyline([{ x: 16.5, y: 2.5 }, { x: 10.5, y: 2.5 }, { x: 10.5, y: 1.5 }], soldier);
+    const rest = polyline([{ x: 16.5, y: 2.5 }, { x: 1.5, y: 2.5 }], soldier);
+    const way = asideAndBack(soldier, out, rest)!;
+    const one = way.path.slice(0, way.legOne), two = way.path.slice(way.legOne);
+    const len = (segs: Segment[]) => segs.reduce((d, s) => d + s.length, 0);
+    expect(len(one)).toBeCloseTo(7, 6);
+    // Back down out of the bay (1) and on west from there (9): not back to the start first (1 + 6 + 15).
+    expect(len(two)).toBeCloseTo(10, 6);
+    const at = (p: Pose, x: number, y: number) => Math.hypot(p.x - x, p.y - y);
+    expect(at(one[one.length - 1].end, 10.5, 1.5)).toBeLessThan(1e-9);
+    expect(at(two[0].start, 10.5, 1.5)).toBeLessThan(1e-9);
+    expect(at(two[two.length - 1].end, 1.5, 2.5)).toBeLessThan(1e-9);
+    for (let i = 1; i < way.path.length; i++) {
+      expect(at(way.path[i].start, way.path[i - 1].end.x, way.path[i - 1].end.y), `joint ${i}`).toBeLessThan(
+        1e-6,
+      );
+    }
+    // From rest to rest at the refuge (the scheduler may wait there).
+    expect(one[one.length - 1].endSpeed ?? 0).toBe(0);
+    expect(two[0].startSpeed ?? 0).toBe(0);
+    // A unit that cannot go back over its ground gets none.
+    expect(asideAndBack({ ...BUILTIN_PROFILES.jeep, canReverse: false }, out, rest)).toBe(null);
   });
 });
