@@ -7,7 +7,8 @@
  *    (bench/scaleMaps.ts; SCALEQ_SIDES to choose). Medians of 15 runs after a warm-up.
  * 2. A ~1,000-step tank pair on the 1024^2 tiled city: DIRECTIONAL (a grid corridor refined window by window
  *    when the window would be capped), HYBRID and AUTO (the hybrid with the portfolio flag), cold (first query of a fresh context; the unit's tables are
- *    already loaded in this process) and warm (median of 5), each beside its path cost; a full directional
+ *    already loaded in this process) and warm (median of 5, the three planners' runs alternated so that the
+ *    shared machine's load weighs on them alike), each beside its path cost; a full directional
  *    search over the corridor's bounding box (no state cap) as the cost reference, within 30 s.
  * 3. The same on a 1664 x 32 row of rooms (test/helpers/tiledMap.ts), where the full search finishes.
  *
@@ -164,10 +165,8 @@ function longestSection(lines: string[], side: number): void {
       }).length === 0
       ? "legal"
       : "ILLEGAL";
-  const rows = (["directional", "hybrid", "auto"] as const).map((p) => ({
-    p,
-    r: p === "auto" ? longRow(layer, "hybrid", s, g, true) : longRow(layer, p, s, g),
-  }));
+  const planners = ["directional", "hybrid", "auto"] as const;
+  const rows = longRows(layer, [...planners], s, g).map((r, i) => ({ p: planners[i], r }));
   // The reference: unweighted 80-tile steps along the same 8-connected route (each step optimal in its window),
   // half of each kept.
   const ctx = contextFor(layer);
@@ -211,37 +210,45 @@ function longestSection(lines: string[], side: number): void {
   );
 }
 
-/** One planner on a long pair: cold, warm median, cost and status. */
-function longRow(
+/**
+ * Planners on a long pair: each one's cold query (a fresh context each), then the warm runs alternated between
+ * them (round i runs every planner once, in turn), so that a shared machine's load weighs on all alike; per
+ * planner its warm median, cost and status. "auto" is the hybrid with the portfolio flag (what the service sends
+ * for PLANNER_AUTO).
+ */
+function longRows(
   layer: PassLayer,
-  planner: PlannerName,
+  planners: ("directional" | "hybrid" | "auto")[],
   s: number[],
   g: number[],
-  auto = false,
-): { row: string; cost: number; segments: Segment[] } {
-  // AUTO is the hybrid with the portfolio flag (what the service sends for PLANNER_AUTO).
-  const task = taskFor(layer, planner, s, g, auto ? { portfolio: true } : {});
-  const ctx = contextFor(layer);
-  let t0 = performance.now();
-  let out = runPlanTask(ctx, task, null);
-  const cold = performance.now() - t0;
-  const warm: number[] = [], cpu: number[] = [];
+): { row: string; cost: number; segments: Segment[] }[] {
+  const runs = planners.map((p) => {
+    const task = taskFor(layer, p === "auto" ? "hybrid" : p, s, g, p === "auto" ? { portfolio: true } : {});
+    const ctx = contextFor(layer);
+    const t0 = performance.now();
+    const out = runPlanTask(ctx, task, null);
+    return { p, task, ctx, out, cold: performance.now() - t0, warm: [] as number[], cpu: [] as number[] };
+  });
   for (let i = 0; i < WARM; i++) {
-    t0 = performance.now();
-    const c0 = cpuMillis();
-    out = runPlanTask(ctx, task, null);
-    warm.push(performance.now() - t0);
-    cpu.push(cpuMillis() - c0);
+    for (const r of runs) {
+      const t0 = performance.now();
+      const c0 = cpuMillis();
+      r.out = runPlanTask(r.ctx, r.task, null);
+      r.warm.push(performance.now() - t0);
+      r.cpu.push(cpuMillis() - c0);
+    }
   }
-  const cost = out.segments.length > 0 ? pathCost(out.segments, tank, layer).total : NaN;
-  const why = out.message.split(";")[0].slice(0, 70);
-  return {
-    row: `${auto ? "auto" : planner} | ${out.status} | ${fmt(cold)} | ${fmt(median(warm))} | ${
-      fmt(median(cpu))
-    } | ${out.expansions} | ${fmt(cost)} | ${why}`,
-    cost,
-    segments: out.segments,
-  };
+  return runs.map(({ p, out, cold, warm, cpu }) => {
+    const cost = out.segments.length > 0 ? pathCost(out.segments, tank, layer).total : NaN;
+    const why = out.message.split(";")[0].slice(0, 70);
+    return {
+      row: `${p} | ${out.status} | ${fmt(cold)} | ${fmt(median(warm))} | ${
+        fmt(median(cpu))
+      } | ${out.expansions} | ${fmt(cost)} | ${why}`,
+      cost,
+      segments: out.segments,
+    };
+  });
 }
 
 /** The full directional search over the grid corridor's bounding box (grown by 16): the cost reference. */
@@ -310,9 +317,7 @@ function longSection(lines: string[], name: string, layer: PassLayer, s: number[
     `| planner | status | cold ms | warm ms (median of ${WARM}) | warm process CPU ms (median) | expansions | cost | how |`,
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
   );
-  const dir = longRow(layer, "directional", s, g);
-  const hyb = longRow(layer, "hybrid", s, g);
-  const auto = longRow(layer, "hybrid", s, g, true);
+  const [dir, hyb, auto] = longRows(layer, ["directional", "hybrid", "auto"], s, g);
   const ref = fullReference(layer, s, g);
   lines.push(`| ${dir.row} |`, `| ${hyb.row} |`, `| ${auto.row} |`, `| ${ref.row} |`);
   const ratio = (
