@@ -2,8 +2,11 @@
  * The delay repair replayed in process (issue 12's "warehouse 300 within 50 ms"): the warehouse fleet of
  * bench/fleet.ts (same aisle grid, same jobs) built deterministically, with no server and no batching by timing:
  * every path planned in process ("smooth", as the soldier's automatic choice), all units added in job order and
- * settled at t = 0, then the detour pass on a clock that ticks once per reading (so its budget cuts the same
- * rounds every run). The settled state is captured once; each repeat of a repair starts from a fresh scheduler
+ * settled at t = 0 (timing only: bench/fleet.ts's peer server builds the same kind of fleet; its makespan is
+ * close to the default server's, whose short detour budget changes little at 300 units), and, as a second
+ * fleet, then the detour pass run to the end on a clock that ticks once per reading (a budget in ticks cuts the
+ * same rounds every run, but SIPP's deadline is wall-clock, so only a pass never cut is the same under any
+ * load; it leaves a much shorter makespan). Each settled state is captured once; each repeat of a repair starts from a fresh scheduler
  * holding that state, so every repeat meets the same table and a few milliseconds are visible.
  *
  * A late unit reports, as in bench/fleet.ts, at t = 6 the pose it should have had at t = 4; the repair is what
@@ -15,10 +18,11 @@
  * Peer in the same run: the same repair without the delay propagation (`repairLate(..., false)`, the tests'
  * and benches' peer: it halts the units in the way instead of shifting them).
  *
- * Usage: deno run -A bench/fleetRepairReplay.ts [robots=300] [repeats=7] [late units=6] [--detours 0]
+ * Usage: deno run -A bench/fleetRepairReplay.ts [robots=300] [repeats=7] [late units=6] [fleets=timing,detours]
  *
  * @module
  */
+import process from "node:process";
 import type { Segment } from "../src/geometry/types.ts";
 import { trajectoryEnd, trajectoryPose, waitSegment } from "../src/motion/trajectory.ts";
 import { detourLate, type DetourLeg } from "../src/service/fleetDetour.ts";
@@ -39,6 +43,8 @@ const unit = BUILTIN_PROFILES.soldier;
 const STRIDE = 37;
 /** The report: at REPORT_TIME the unit is where it should have been at BEHIND_TIME (bench/fleet.ts). */
 const REPORT_TIME = 6, BEHIND_TIME = 4;
+/** The detour pass's budget in clock readings (see buildFleet). */
+const DETOUR_TICKS = 1e7;
 
 type Saved = Omit<FleetUnitState, "id" | "order" | "unit">;
 
@@ -82,6 +88,9 @@ export async function buildFleet(robots: number, detours = true): Promise<Replay
       maxUnits: 64,
       fits: () => true,
       layer: () => layer,
+      // A budget no round reaches on a clock of one tick per reading: SIPP's own deadline (wall clock, the
+      // budget left) is then never met either, so load cannot change which rounds run.
+      budgetMs: DETOUR_TICKS,
       now: () => ticks++,
     });
   }
@@ -113,18 +122,33 @@ export function lateUnits(f: ReplayFleet, count: number): string[] {
   return out;
 }
 
-/** One repair of unit `id` as the session runs it on a progress report; its milliseconds and what changed. */
+/**
+ * One repair of unit `id` as the session runs it on a progress report: its wall and CPU milliseconds (the CPU
+ * time of the process, all threads: the repair is synchronous, so this is its thread's plus any GC helpers'),
+ * the reservation checks it made and what changed.
+ */
 export function repairOnce(
   sched: FleetScheduler,
   id: string,
   propagate: boolean,
-): { ms: number; changed: Set<string> } {
+): { ms: number; cpuMs: number; queries: number; samples: number; changed: Set<string> } {
   const u = sched.units.get(id)!;
   const at = trajectoryPose(u.traj, BEHIND_TIME);
+  const w0 = { ...sched.table.work };
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   u.path = remainingPath(u.traj, BEHIND_TIME, u.unit);
   const changed = repairLate(sched, u, at, REPORT_TIME, propagate);
-  return { ms: performance.now() - t0, changed };
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  const { queries, samples } = sched.table.work;
+  return {
+    ms,
+    cpuMs: (c.user + c.system) / 1000,
+    queries: queries - w0.queries,
+    samples: samples - w0.samples,
+    changed,
+  };
 }
 
 /** Quality after a repair: waiting units, makespan, arrivals, the checker's overlaps and wall contacts. */
@@ -173,8 +197,15 @@ export async function benchFleetRepair(
   robots = 300,
   repeats = 7,
   lateCount = 6,
-  detours = true,
+  fleets = ["timing", "detours"],
 ): Promise<string> {
+  const out: string[] = [];
+  for (const kind of fleets) out.push(await replay(robots, repeats, lateCount, kind === "detours"));
+  return out.join("\n\n");
+}
+
+/** One fleet's table (see benchFleetRepair). */
+async function replay(robots: number, repeats: number, lateCount: number, detours: boolean): Promise<string> {
   const f = await buildFleet(robots, detours);
   let before = 0, print = 0;
   for (const s of f.states) {
@@ -183,56 +214,59 @@ export async function benchFleetRepair(
   }
   const late = lateUnits(f, lateCount);
   const lines = [
-    `warehouse ${robots} (${detours ? "detours" : "timing only"}), fleet built in ${
+    `warehouse ${robots} (${detours ? "detour pass to the end" : "timing only"}), fleet built in ${
       f.buildMs.toFixed(0)
-    } ms, makespan as settled ${before.toFixed(1)} s (sum of ends ${
+    } ms, makespan as settled ${before.toFixed(1)} s (sum of trajectory ends ${
       print.toFixed(2)
-    }: the same every run); repair ms: median (min-max) of ${repeats}`,
+    }: the same every run); repair: median (min) of ${repeats} after a warm-up`,
     "",
-    "| late unit | repair ms | changed | waiting | makespan after / before | arrived | overlaps + walls | " +
-    "peer (no propagation) ms | peer changed | peer waiting | peer makespan | peer arrived | peer overlaps + walls |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| late unit | repair | CPU ms | wall ms | checks / samples | changed | waiting | makespan after / before | " +
+    "arrived | overlaps + walls |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const totals = [[] as number[], [] as number[]];
   for (const id of late) {
-    const cells: string[] = [];
     for (const [v, propagate] of [true, false].entries()) {
-      const ms: number[] = [];
-      let last: { sched: FleetScheduler; changed: Set<string> } | null = null;
-      // Alternating would share the JIT's warm-up unevenly; each way runs its repeats after one warm-up.
+      const cpu: number[] = [], wall: number[] = [];
+      let last: (ReturnType<typeof repairOnce> & { sched: FleetScheduler }) | null = null;
       for (let r = 0; r <= repeats; r++) {
         const sched = restoreFleet(f);
         const out = repairOnce(sched, id, propagate);
-        if (r > 0) ms.push(out.ms);
-        last = { sched, changed: out.changed };
+        if (r > 0) {
+          cpu.push(out.cpuMs);
+          wall.push(out.ms);
+        }
+        last = { ...out, sched };
       }
       const q = quality(f, last!.sched, last!.changed);
-      totals[v].push(median(ms));
-      cells.push(
-        `${median(ms).toFixed(1)} (${Math.min(...ms).toFixed(1)}-${Math.max(...ms).toFixed(1)})`,
-        String(last!.changed.size),
-        String(q.waiting),
-        v === 0 ? `${(q.makespan / before).toFixed(3)}` : `${(q.makespan / before).toFixed(3)}`,
-        `${q.arrived}/${robots}`,
-        `${q.overlaps} + ${q.walls}`,
+      totals[v].push(median(cpu));
+      lines.push(
+        `| ${id} | ${propagate ? "repairLate" : "peer: no propagation"} | ${median(cpu).toFixed(1)} (${
+          Math.min(...cpu).toFixed(1)
+        }) | ${median(wall).toFixed(1)} (${Math.min(...wall).toFixed(1)}) | ${last!.queries} / ${
+          last!.samples
+        } | ` +
+          `${last!.changed.size} | ${q.waiting} | ${
+            (q.makespan / before).toFixed(3)
+          } | ${q.arrived}/${robots} | ` +
+          `${q.overlaps} + ${q.walls} |`,
       );
     }
-    lines.push(`| ${id} | ${cells.join(" | ")} |`);
   }
   lines.push(
     "",
-    `bench's late unit (${late[0]}): ${totals[0][0].toFixed(1)} ms, peer ${totals[1][0].toFixed(1)} ms; ` +
-      `median over the ${late.length} late units: ${median(totals[0]).toFixed(1)} ms, peer ${
+    `CPU ms: the bench's late unit (${late[0]}) ${totals[0][0].toFixed(1)}, peer ${
+      totals[1][0].toFixed(1)
+    }; ` +
+      `median over the ${late.length} late units ${median(totals[0]).toFixed(1)}, peer ${
         median(totals[1]).toFixed(1)
-      } ms`,
+      }`,
   );
   return lines.join("\n");
 }
 
 if (import.meta.main) {
-  const args = Deno.args.filter((a, i, all) => a !== "--detours" && all[i - 1] !== "--detours");
-  const d = Deno.args.indexOf("--detours");
-  const detours = d < 0 || Deno.args[d + 1] !== "0";
-  const [robots, repeats, late] = args.map(Number);
-  console.log(await benchFleetRepair(robots || 300, repeats || 7, late || 6, detours));
+  const [robots, repeats, late] = Deno.args.slice(0, 3).map(Number);
+  const fleets = Deno.args[3]?.split(",");
+  console.log(await benchFleetRepair(robots || 300, repeats || 7, late || 6, fleets));
 }
