@@ -222,8 +222,8 @@ function build(
  * A step aside and back (a standoff's yield, fleetDeadlock.ts): `out` (to a refuge) as the first leg, then back
  * over the same ground (turned round in place, or in reverse) to where `out` left `rest`, and `rest` on from there
  * (the stretch both begin with is not driven twice); the refuge's legs as the scheduler times them
- * (fleetScheduler.ts). Null when `unit` cannot go back over its ground (see backingMode) or `out` never leaves
- * `rest`.
+ * (fleetScheduler.ts). Null when `unit` cannot go back over its ground (see backingMode), `out` never leaves
+ * `rest`, or the pieces do not join (`out` not starting where `rest` does).
  */
 export function asideAndBack(unit: UnitSpec, out: Segment[], rest: Segment[]): BackingPath | null {
   const mode = backingMode(unit);
@@ -236,11 +236,20 @@ export function asideAndBack(unit: UnitSpec, out: Segment[], rest: Segment[]): B
   const back = [...piecesFrom(ground, shared)].reverse().map((s) => backwards(s, mode));
   const one = profiled(ground, unit);
   const two = profiled([...back, ...piecesFrom(path, shared)], unit);
-  return { path: [...one, ...two], legOne: one.length };
+  const all = [...one, ...two];
+  // Every segment starts where the one before ends (the contract: a client drives them one after another).
+  for (let i = 1; i < all.length; i++) {
+    const e = all[i - 1].end, st = all[i].start;
+    if (Math.hypot(e.x - st.x, e.y - st.y) > 1e-6) return null;
+  }
+  return { path: all, legOne: one.length };
 }
 
-/** Step (tiles) at which two paths are compared, and how close (tiles) they must be to count as the same. */
-const SHARED_STEP = 0.25, SHARED_TOLERANCE = 0.05;
+/**
+ * Step (tiles) at which two paths are compared, and how close (tiles) they must be to count as the same: the
+ * way back ends where `rest` is cut, so they must meet exactly (a gap would be a jump between segments).
+ */
+const SHARED_STEP = 0.25, SHARED_TOLERANCE = 1e-6;
 
 /** How far (tiles, in SHARED_STEP steps) two paths from the same pose run together. */
 function sharedStart(a: Segment[], b: Segment[]): number {
