@@ -73,6 +73,9 @@ function eachSample(
 ): void {
   const segs = traj.segments;
   const pose: Pose = { x: 0, y: 0, heading: 0 };
+  // A straight segment's direction, worked out once per segment rather than per sample (the same arithmetic as
+  // poseAlongInto's at curvature 0, so the same poses to the bit).
+  let lineOf = -1, cos = 0, sin = 0;
   let i = 0, segStart = traj.startTime;
   for (let k = k0; k <= k1; k++) {
     const t = k * dt;
@@ -89,7 +92,16 @@ function eachSample(
     const seg = segs[i];
     const tau = t - segStart, D = seg.duration ?? 0;
     const u = distanceAtTime(seg, tau);
-    poseAlongInto(seg.start.x, seg.start.y, seg.start.heading, seg.curvature, seg.direction, u, pose);
+    if (seg.curvature === 0) {
+      if (lineOf !== i) {
+        lineOf = i;
+        cos = Math.cos(seg.start.heading);
+        sin = Math.sin(seg.start.heading);
+      }
+      const chord = seg.direction * u;
+      pose.x = seg.start.x + chord * cos;
+      pose.y = seg.start.y + chord * sin;
+    } else poseAlongInto(seg.start.x, seg.start.y, seg.start.heading, seg.curvature, seg.direction, u, pose);
     const v0 = seg.startSpeed ?? 0, v1 = seg.endSpeed ?? 0;
     fn(k, pose.x, pose.y, i, u, D > 0 ? v0 + ((v1 - v0) * Math.min(tau, D)) / D : 0);
   }
