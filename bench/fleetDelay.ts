@@ -3,7 +3,8 @@
  * (95 x 82, one-tile aisles, soldiers from pick bay to pick bay), all added at t = 0 and synced; then one unit
  * that drives at t = 4 (not one still waiting at its start) and arrives after t = 10 reports at t = 6 the pose
  * it should have had at t = 4, and the sync after it is awaited; then the clock advances by syncs every 0.5 s up to
- * the makespan (units follow their trajectories; a waiting unit is retried only after a change, not as time passes). Each run takes a
+ * the makespan (units follow their trajectories; a sync breaks standoffs left among waiting units, within 100 ms:
+ * service/fleetDeadlock.ts). Each run takes a
  * different late unit (a fresh fleet each time). Reported per size: units arrived right after the repair and at
  * the end (the independent checker, test/helpers/fleetCheck.ts, on the latest trajectories; overlaps and wall
  * contacts counted, and in brackets segments breaking the contract), the server's time for the repair (the
@@ -79,7 +80,7 @@ async function once(client: Any, rows: string[], jobs: Job[], pick: number) {
   const server = Math.max(0, ...repairUpdates.map((u: Any) => Number(u.micros))) / 1000;
   const afterRepair = checkFleet(rows, units(), { step: 0.05 }).arrived.length;
   // Time passes: syncs every STEP s up to the makespan (units follow their trajectories, so no progress needs
-  // reporting; a waiting unit is retried only after a change, not as time passes).
+  // reporting; each sync may break standoffs the repair left, and its update is timed below).
   const afterSyncs = updates.length;
   const makespan = () => {
     let end = 0;
