@@ -7,10 +7,15 @@
  * resident set is the fixed part (runtime, warmed workers' code and heaps, the shared directional tables, the
  * server's own state): the same for any map, reported in MB, never divided by tiles. Then the tiled city map is
  * uploaded (PutMapChunks) and planned on the same way; per tile = (resident set - fixed part) / tiles, after
- * load, right after the queries (workers still hold their query scratch) and settled (2.5 s later: a worker lets
- * go of its scratch after 1 s idle, planning/scratch.ts). Everything a worker keeps that grows with the map counts.
+ * load, right after the queries (workers still hold their query scratch) and settled (once the map builders'
+ * threads have ended, they stop 2 s after the background preparation a query started, then 2.5 s more: a worker
+ * lets go of its scratch after 1 s idle, planning/scratch.ts). Everything a worker keeps that grows with the map
+ * counts. Beside them: the upload's time until its background tables are ready (the map builders' work).
+ * bench/memoryMap.ts tells where the growth lives.
  *
- * Run: `node_modules/deno/deno run -A bench/mapGrowth.ts [sides=1024,2048,4096] [workers=2,4]`.
+ * Run: `node_modules/deno/deno run -A bench/mapGrowth.ts [sides=1024,2048,4096] [workers=2,4]`. Environment:
+ * MAPGROWTH_ONLY=grid/agent,hybrid/tank,... plans only those queries on the big map ("none": none);
+ * MAPGROWTH_SETTLE_MS (default 2500).
  *
  * @module
  */
@@ -125,6 +130,8 @@ export interface Growth {
   settled: number;
   /** Query statuses on the big map. */
   statuses: string[];
+  /** From the upload's first chunk until the map's background tables are ready (ms). */
+  uploadMs: number;
 }
 
 /**
@@ -153,8 +160,9 @@ export async function mapGrowth(
     const fixed = rssBytes(pid);
     const fixedThreads = threadCount(pid);
     onStage?.("fixed", pid, srv);
+    const t0 = performance.now();
     await putChunks(srv.client, "big", side, tiles);
-    await whenPrepared(srv, "big");
+    const uploadMs = (await whenPrepared(srv, "big")) - t0;
     const loaded = rssBytes(pid);
     onStage?.("loaded", pid, srv);
     const statuses = await planAll(srv, "big", workers, pair);
@@ -165,7 +173,7 @@ export async function mapGrowth(
     const settled = rssBytes(pid);
     onStage?.("settled", pid, srv);
     if (threads > fixedThreads) statuses.push(`${threads - fixedThreads} threads more than the fixed part's`);
-    return { side, workers, fixed, loaded, after, settled, statuses };
+    return { side, workers, fixed, loaded, after, settled, statuses, uploadMs };
   } finally {
     await srv.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -181,8 +189,8 @@ export async function benchMapGrowth(sides: number[], workerCounts: number[]): P
     "GRID and HIERARCHICAL (agent, tank; longest pair), DIRECTIONAL and HYBRID (tank, ~1,000 steps), each sent " +
     "once per worker at the same time.",
     "",
-    "| side | workers | fixed part MB | after load B/tile | right after planning B/tile | settled (2.5 s) B/tile | statuses |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| side | workers | upload + tables ms | fixed part MB | after load B/tile | right after planning B/tile | settled B/tile | statuses |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   const settledGrowth = new Map<number, [number, number][]>();
   for (const side of sides) {
@@ -191,9 +199,9 @@ export async function benchMapGrowth(sides: number[], workerCounts: number[]): P
       const n = side * side;
       const per = (b: number) => ((b - g.fixed) / n).toFixed(1);
       out.push(
-        `| ${side} | ${workers} | ${mb(g.fixed)} | ${per(g.loaded)} | ${per(g.after)} | ${per(g.settled)} | ${
-          g.statuses.join(", ")
-        } |`,
+        `| ${side} | ${workers} | ${g.uploadMs.toFixed(0)} | ${mb(g.fixed)} | ${per(g.loaded)} | ${
+          per(g.after)
+        } | ${per(g.settled)} | ${g.statuses.join(", ")} |`,
       );
       console.error(out.at(-1));
       settledGrowth.set(workers, [...(settledGrowth.get(workers) ?? []), [n, g.settled - g.fixed]]);
