@@ -21,7 +21,7 @@
 import type { Pose, Segment } from "../geometry/types.ts";
 import { lineSegment, poseAlong } from "../geometry/segment.ts";
 import type { PassLayer } from "../maps/grid.ts";
-import { trajectoryEndPose } from "../motion/trajectory.ts";
+import { trajectoryEnd, trajectoryEndPose } from "../motion/trajectory.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 import { asideAndBack } from "./fleetBackUp.ts";
 import { refuges } from "./fleetRefuge.ts";
@@ -40,11 +40,13 @@ export const STANDOFF_MS = 250;
 export const RETRY_AFTER = 2;
 
 /**
- * A unit waiting for good at `time` (no trajectory it could start, a path left, no refuge split), standing or
- * still braking from a halt: where it stands (once stopped), or null when it is not such a unit.
+ * A unit waiting for good at `time` (no trajectory it could start, a path left), standing or still braking from a
+ * halt, or parked at a refuge and there by `time` (fleetScheduler.ts park): where it stands (once stopped), or
+ * null when it is not such a unit.
  */
-function standingWaiter(u: FleetUnitState): Pose | null {
-  if (u.status !== "waiting" || u.path.length === 0 || u.legOne !== undefined) return null;
+function standingWaiter(u: FleetUnitState, time: number): Pose | null {
+  if (u.status !== "waiting" || u.path.length === 0) return null;
+  if (u.legOne !== undefined) return trajectoryEnd(u.traj) <= time + 1e-9 ? trajectoryEndPose(u.traj) : null;
   if (u.traj.segments.length > 0 && u.traj !== u.brake) return null;
   return trajectoryEndPose(u.traj);
 }
@@ -56,11 +58,12 @@ function standingWaiter(u: FleetUnitState): Pose | null {
 function link(
   sched: FleetScheduler,
   u: FleetUnitState,
+  time: number,
   dead: ReadonlySet<FleetUnitState>,
 ): FleetUnitState | null {
   const b = u.failed?.blocker;
   const o = b ? sched.units.get(b.id) : undefined;
-  return o && o.traj === b!.traj && !dead.has(o) && standingWaiter(o) ? o : null;
+  return o && o.traj === b!.traj && !dead.has(o) && standingWaiter(o, time) ? o : null;
 }
 
 /**
@@ -72,20 +75,21 @@ function link(
  */
 export function standoffHeads(
   sched: FleetScheduler,
+  time: number,
   dead: ReadonlySet<FleetUnitState> = new Set(),
 ): FleetUnitState[][] {
   const seen = new Map<FleetUnitState, number>();
   const heads: FleetUnitState[][] = [];
   let walk = 0;
   for (const start of sched.units.values()) {
-    if (seen.has(start) || dead.has(start) || !standingWaiter(start)) continue;
+    if (seen.has(start) || dead.has(start) || !standingWaiter(start, time)) continue;
     walk++;
     const trail: FleetUnitState[] = [];
     let u: FleetUnitState | null = start;
     while (u && !seen.has(u)) {
       seen.set(u, walk);
       trail.push(u);
-      u = link(sched, u, dead);
+      u = link(sched, u, time, dead);
     }
     // A unit met again on this walk closes a cycle; one seen on an earlier walk leads into a known head.
     if (u && seen.get(u) === walk) heads.push(trail.slice(trail.indexOf(u)));
@@ -135,12 +139,12 @@ export function breakStandoffs(
   const earlier = new Map(memo);
   const skip = (u: FleetUnitState) => time - (earlier.get(u.id) ?? -Infinity) < RETRY_AFTER;
   for (let round = 0; round < MAX_ROUNDS && now() < deadline; round++) {
-    const heads = standoffHeads(sched, dead);
+    const heads = standoffHeads(sched, time, dead);
     if (heads.length === 0) break;
     // The units queued behind each (links reversed), to retry once the way clears.
     const behind = new Map<FleetUnitState, FleetUnitState[]>();
     for (const u of sched.units.values()) {
-      const o = standingWaiter(u) ? link(sched, u, dead) : null;
+      const o = standingWaiter(u, time) ? link(sched, u, time, dead) : null;
       if (o) behind.set(o, [...(behind.get(o) ?? []), u]);
     }
     const router = new SippRouter(sched, time, layer, deadline - now() + performance.now(), {
@@ -211,7 +215,7 @@ function retryBehind(
   const queue = [...(behind.get(u) ?? [])];
   for (let i = 0; i < queue.length && inTime(); i++) {
     const w = queue[i];
-    if (!standingWaiter(w)) continue;
+    if (!standingWaiter(w, time) || w.legOne !== undefined) continue;
     const before = w.traj;
     sched.table.remove(w.id);
     if (sched.scheduleAhead(w, time, trajectoryEndPose(before))) {
@@ -246,8 +250,10 @@ function reroute(
   if (paths.length === 0) {
     return "none";
   }
-  const saved = { traj: u.traj, path: u.path };
+  const saved = { traj: u.traj, path: u.path, legOne: u.legOne };
   sched.table.remove(u.id);
+  // A unit parked at a refuge goes from there by the new route (not by its second leg).
+  u.legOne = undefined;
   u.path = paths[0];
   let ok = sched.schedule(u, time, pose);
   if (!ok && waits && saved.traj.segments.length === 0) {
@@ -261,6 +267,7 @@ function reroute(
   }
   if (!ok) {
     u.path = saved.path;
+    u.legOne = saved.legOne;
     sched.commit(u, saved.traj);
     return "untimed";
   }
@@ -284,7 +291,8 @@ function stepAside(
   layer: PassLayer | null,
   u: FleetUnitState,
 ): boolean {
-  if (!layer || !SippRouter.applies(u)) return false;
+  // A unit parked at a refuge is aside already.
+  if (!layer || !SippRouter.applies(u) || u.legOne !== undefined) return false;
   const pose = trajectoryEndPose(u.traj);
   const saved = { traj: u.traj, path: u.path };
   for (const spot of refuges(layer, sched, u, pose, ASIDE_CANDIDATES)) {

@@ -75,7 +75,7 @@ function run(rows: string[], specs: Spec[], late: string) {
     }
   };
   send(sched.settle(0, specs.map((s) => s.id)), 0);
-  const heads = standoffHeads(sched).map((h) => h.map((u) => u.id).sort());
+  const heads = standoffHeads(sched, 0).map((h) => h.map((u) => u.id).sort());
   const u = sched.units.get(late)!;
   const at: Pose = trajectoryPose(u.traj, 1);
   u.path = remainingPath(u.traj, 1, unit);
