@@ -214,6 +214,9 @@ export function timePath(
     // The last wait tried that failed in motion (not while standing): the clear one found next is bisected
     // back towards it, so that waits growing by 15% do not make each unit queued behind another wait 15% more.
     let failed = -1;
+    // Where (seconds after it moved off) the last failed wait met someone: the bisection's checks look there first
+    // (only whether a wait is clear matters there, so which conflict a check names changes nothing).
+    let failedAfter: number | undefined;
     // A planned departure from here: the waits tried start a little before it.
     const depart = plan.get(i);
     const w0 = depart === undefined ? 0 : Math.max(0, Math.floor((depart - PLAN_LEAD - arrive) / dt) * dt);
@@ -252,6 +255,7 @@ export function timePath(
         }
       }
       failed = w;
+      failedAfter = hit.time - moveAt;
       // At a planned stop the plan is to wait here: only longer waits are tried (stops short of a conflict after
       // it would spend the checks that the waits need).
       if (depth >= maxStops || (!top && plan.has(i))) continue;
@@ -286,8 +290,14 @@ export function timePath(
         const mid = Math.round((lo + hi) / 2 / dt) * dt;
         if (mid <= lo + 1e-9 || mid >= hi - 1e-9) return best;
         const traj = make(mid);
-        if (check(traj, arrive) === null) [hi, best] = [mid, traj];
-        else lo = mid;
+        const moveAt = (top ? time : arrive) + mid;
+        const hit = check(
+          traj,
+          arrive,
+          failedAfter === undefined ? undefined : moveAt - traj.startTime + failedAfter,
+        );
+        if (hit === null) [hi, best] = [mid, traj];
+        else [lo, failedAfter] = [mid, hit.time - moveAt];
       }
     }
   };
