@@ -176,28 +176,10 @@ export function detourCandidates(sched: FleetScheduler, time: number): Set<strin
   return out;
 }
 
-/**
- * The solo driving time of the path a detour replaced, by the detour path (the shortest drive known for its goal).
- * A unit on a detour is late against that, not against its detour's own length: judged by the detour's (often
- * 1.2-1.3x the straight drive on the circles), units arriving last were no longer late, so later rounds and
- * later batches' passes left them alone (in process, circle 100 in one batch 1.30 -> 1.25x the slowest solo
- * drive, circle 50 split into batches of 25 and 25 1.41 -> 1.26). A new path (a goal change, a repair) is a new
- * array: it counts its own length.
- */
-const SOLO = new WeakMap<readonly Segment[], number>();
-
-/** The solo driving time a unit's lateness is judged by (see SOLO). */
-function soloOf(u: FleetUnitState): number {
-  return SOLO.get(u.path) ?? duration(u.path);
-}
-
-/**
- * Whether a unit arrives late: more than LATE_RATIO times its solo driving time (`solo`, by id, if given, else
- * soloOf) and LATE_SECONDS after `time`.
- */
-function isLate(u: FleetUnitState, time: number, solo?: ReadonlyMap<string, number>): boolean {
-  const alone = solo?.get(u.id) ?? soloOf(u), by = arrival(u) - time;
-  return by > LATE_RATIO * alone && by - alone > LATE_SECONDS;
+/** Whether a unit arrives late: more than LATE_RATIO times its solo driving time and LATE_SECONDS after `time`. */
+function isLate(u: FleetUnitState, time: number): boolean {
+  const solo = duration(u.path), by = arrival(u) - time;
+  return by > LATE_RATIO * solo && by - solo > LATE_SECONDS;
 }
 
 /**
@@ -295,9 +277,6 @@ export async function detourLate(
   if (opts.maxUnits <= 0) return { changed, stats };
   // Only these may change (the others' trajectories may have been sent already).
   const mayChange = detourCandidates(sched, time);
-  // Their solo drives as the pass starts: a unit the pass detours stays late against it (see SOLO).
-  const solo = new Map<string, number>();
-  for (const id of mayChange) solo.set(id, soloOf(sched.units.get(id)!));
   const now = opts.now ?? (() => performance.now());
   const deadline = now() + (opts.budgetMs ?? defaultBudgetMs(mayChange.size, sched.units.size));
   const spent = () => {
@@ -334,7 +313,7 @@ export async function detourLate(
     const lateAll: { u: FleetUnitState; pose: Pose; by: number }[] = [];
     for (const u of sched.units.values()) {
       const pose = notSetOut(u, time);
-      if (pose && isLate(u, time, solo)) lateAll.push({ u, pose, by: arrival(u) - time });
+      if (pose && isLate(u, time)) lateAll.push({ u, pose, by: arrival(u) - time });
     }
     lateAll.sort((a, b) => b.by - a.by);
     const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number; vias: boolean }[] = [];
@@ -393,10 +372,6 @@ export async function detourLate(
   }
   const left = () => performance.now() + (deadline - now());
   polish(sched, time, opts, mayChange, changed, detoured, spent, left, stats);
-  for (const id of changed) {
-    const u = sched.units.get(id)!;
-    if (!SOLO.has(u.path)) SOLO.set(u.path, Math.min(duration(u.path), solo.get(id) ?? Infinity));
-  }
   stats.improved = changed.size;
   stats.detoured = detoured.size;
   return { changed, stats };
