@@ -1,8 +1,9 @@
 /**
  * The standoff breaker's trajectories keep the segment contract (issue 12; service/fleetDeadlock.ts,
  * fleetBackUp.ts asideAndBack, fleetRefuge.ts): every segment followed from its start pose reaches its own `end`,
- * and each one starts where the one before ends (docs/segments.md; a client drives them one after another). One
- * contract error was seen once in bench/fleetDelay.ts at 300 robots; this checks the breaker where its
+ * and each one starts where the one before ends (docs/segments.md; a client drives them one after another). At
+ * 262e401 bench/fleetDelay.ts at 300 robots showed such errors now and then: a refuge's way back ended up to 0.05
+ * tiles from the path it rejoined (segments that do not join; fixed by 282f535). This checks the breaker where its
  * trajectories are made, over many generated cases with fixed seeds, in process:
  * - asideAndBack over random ways out (straight legs turning in place, as SIPP routes are) and random paths on
  *   (lines and arcs, as smoothed paths are) from the same pose, turning round in place and in reverse;
@@ -89,17 +90,21 @@ describe("the standoff breaker's segments keep the contract", () => {
       const r = rng(seed);
       const unit = units[seed % 2];
       const start: Pose = { x: 10 + r() * 50, y: 10 + r() * 50, heading: (r() - 0.5) * 2 * Math.PI };
-      // Half the cases: the path begins with the way out's first leg (they share ground, then part).
       const out = legs(start, r, unit, 1 + Math.floor(r() * 4));
-      // A third: it shares ground, then bends off gently (a smoothed path leaving the aisle's centre line: within
-      // a few hundredths of a tile of the way out for a while, never on it).
-      const kind = r();
-      const rest = kind < 1 / 3
+      // The path on: sharing the way out's first leg, then parting (smoothed); sharing it, then bending off
+      // gently; sharing it, then going on straight a few degrees off it (as in bench/fleetDelay.ts at 262e401:
+      // a way back from a refuge 0.048 tiles from the path it was to rejoin); or a smoothed path of its own. The
+      // gentle partings stay within a few hundredths of a tile of the way out for a while, never on it.
+      const kind = Math.floor(r() * 4);
+      const off = (r() < 0.5 ? 1 : -1) * (0.02 + r() * 0.15);
+      const rest = kind === 0
         ? [lineSegment(start, out[0].length), ...smooth(out[0].end, r, unit, 3)]
-        : kind < 2 / 3
+        : kind === 1
+        ? [lineSegment(start, out[0].length), arcSegment(out[0].end, 5 * off, 1 + r() * 3)]
+        : kind === 2
         ? [
           lineSegment(start, out[0].length),
-          arcSegment(out[0].end, (r() < 0.5 ? 1 : -1) * (0.05 + r() * 0.5), 1 + r() * 3),
+          lineSegment({ ...out[0].end, heading: out[0].end.heading + off }, 2 + r() * 10),
         ]
         : smooth(start, r, unit, 1 + Math.floor(r() * 5));
       const way = asideAndBack(unit, out, rest);
