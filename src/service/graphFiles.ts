@@ -114,8 +114,24 @@ export class GraphFiles {
     }
   }
 
+  /** Writes under way, so that a shutdown can let them finish (a graph is minutes of work to prepare again). */
+  readonly #pending = new Set<Promise<void>>();
+
+  /** Resolves once every write begun before the call has ended (written or failed). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#pending]);
+  }
+
   /** Writes `data` as file `name`, atomically and durably (see the module doc); throws what the disk threw. */
-  async write(name: string, data: SharedGraphData): Promise<void> {
+  write(name: string, data: SharedGraphData): Promise<void> {
+    const job = this.#write(name, data);
+    this.#pending.add(job);
+    const done = () => void this.#pending.delete(job);
+    job.then(done, done);
+    return job;
+  }
+
+  async #write(name: string, data: SharedGraphData): Promise<void> {
     const final = join(this.#dir, name);
     const tmp = join(this.#dir, `${name.slice(0, -SUFFIX.length)}${TMP_MARK}${Deno.pid}-${++tmpCounter}`);
     await this.#fs.mkdir(this.#dir);

@@ -415,6 +415,8 @@ export class MapStore {
 
   /** Closes the backend's connections. */
   async close(): Promise<void> {
+    // A prepared graph still being written would otherwise be lost with the process (and prepared again).
+    await this.#graphFiles?.settle();
     this.#builder.close();
     await this.#backend?.close();
   }

@@ -1,7 +1,8 @@
 /**
  * Graph files (service/graphFiles.ts): a prepared graph written and read back has the same arrays (its trees
  * start empty); a file read against another region table, or with bytes missing, is removed and reads as none;
- * pruning keeps the files of the versions kept and removes the others and leftover temporary files.
+ * pruning keeps the files of the versions kept and removes the others and leftover temporary files; `settle`
+ * waits for writes under way (the map store's close, hence a shutdown, awaits it).
  */
 import { afterAll, describe, expect, test } from "vitest";
 import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { AbstractGraphBuild } from "../../src/search/abstractGraphBuild.ts";
 import { GraphFiles } from "../../src/service/graphFiles.ts";
+import { denoFs } from "../../src/service/mapPersistence.ts";
 import { mapText } from "../helpers/movingai.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
@@ -72,5 +74,26 @@ describe("graph files", () => {
     writeFileSync(join(dir, "graphs", "keep-x.graph.tmp-1-1"), "partial");
     await files.prune(new Set(["keep"]));
     expect(readdirSync(join(dir, "graphs"))).toEqual([keep]);
+  });
+  test("settle waits for a write under way (a shutdown keeps what was prepared)", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => release = r);
+    // The rename (the step that makes the file appear) waits until the test lets it go.
+    const slowFs = {
+      ...denoFs,
+      rename: (from: string, to: string) => gate.then(() => denoFs.rename(from, to)),
+    };
+    const files = new GraphFiles(dir, slowFs);
+    const name = files.name("v9", "terrain", "class 0.5");
+    void files.write(name, data);
+    let settled = false;
+    const settling = files.settle().then(() => settled = true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    expect(files.has(name)).toBe(false);
+    release();
+    await settling;
+    expect(files.has(name)).toBe(true);
+    await files.settle(); // nothing under way: at once
   });
 });
