@@ -28,9 +28,10 @@ export interface ReplicaSpec {
 
 /** The first `key: [...]` flow list after `from` in `text` (JSON once parsed). */
 function flowList(text: string, key: string, from = 0, file = ""): string[] {
-  const m = new RegExp(`^\\s*${key}: (\\[.*\\])\\s*$`, "m").exec(text.slice(from));
-  if (!m) throw new Error(`${file}: no "${key}: [...]" line`);
-  return JSON.parse(m[1]) as string[];
+  // One line, or one item a line as `deno fmt` writes a long list (with a trailing comma, which JSON refuses).
+  const m = new RegExp(`^\\s*${key}: (\\[[^\\]]*\\])`, "m").exec(text.slice(from));
+  if (!m) throw new Error(`${file}: no "${key}: [...]" list`);
+  return JSON.parse(m[1].replace(/,\s*\]$/, "]")) as string[];
 }
 
 /** Text of a file under the repository. */

@@ -41,7 +41,11 @@ describe("launchers", () => {
   test.each(["Dockerfile", "deno.json", "docker-compose.yml", "deploy/k8s/arcpath.yaml"])(
     "%s starts the server with the flags",
     (file) => {
-      const text = readFileSync(join(ROOT, file), "utf8");
+      // A flow list `deno fmt` wrote one item a line is read as one line.
+      const text = readFileSync(join(ROOT, file), "utf8").replace(
+        /\[[^\]]*\]/g,
+        (l) => l.replace(/\s*\n\s*/g, " "),
+      );
       const launches = text.split("\n").filter((l) => l.includes("src/main.ts") && !l.trim().startsWith("#"));
       expect(launches.length, `${file} launches the server`).toBeGreaterThan(0);
       for (const l of launches) expect(l, file).toContain(SERVER_V8_OPTION);
