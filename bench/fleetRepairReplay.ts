@@ -45,7 +45,13 @@ import {
 } from "../src/service/fleetScheduler.ts";
 import { planInProcess } from "../src/tools/render.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
-import { checkFleet, type CTrajectory, type CUnit, wireSegments } from "../test/helpers/fleetCheck.ts";
+import {
+  checkFleet,
+  type CTrajectory,
+  type CUnit,
+  discUnit,
+  wireSegments,
+} from "../test/helpers/fleetCheck.ts";
 import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
 
 const unit = BUILTIN_PROFILES.soldier;
@@ -196,15 +202,7 @@ export function quality(f: ReplayFleet, sched: FleetScheduler, changed: Set<stri
         : { startTime: REPORT_TIME, segments: [waitSegment(u.traj.startPose, 0)] };
       trajectories.push(wire(after));
     }
-    return {
-      id: j.id,
-      radius: unit.boundingRadius,
-      width: 0,
-      length: 0,
-      start: { x: j.x, y: j.y, heading: 0 },
-      goal: { x: j.gx, y: j.gy },
-      trajectories,
-    };
+    return discUnit(j, unit.boundingRadius, trajectories);
   });
   const report = checkFleet(f.rows, units, { step: 0.05 });
   return {

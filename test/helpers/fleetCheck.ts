@@ -93,6 +93,23 @@ export interface SentUnit {
   gy: number;
 }
 
+/** A disc unit's record for the checker, from its start and goal (heading 0 at the start). */
+export function discUnit(
+  s: { id: string; x: number; y: number; gx: number; gy: number },
+  radius: number,
+  trajectories: CTrajectory[],
+): CUnit {
+  return {
+    id: s.id,
+    radius,
+    width: 0,
+    length: 0,
+    start: { x: s.x, y: s.y, heading: 0 },
+    goal: { x: s.gx, y: s.gy },
+    trajectories,
+  };
+}
+
 /**
  * The checker's units from the units sent and the Fleet updates received (each unit's trajectories in the order
  * received): disc units of `radius` (a soldier's 0.3 by default), with `limits` when speeds are to be checked.

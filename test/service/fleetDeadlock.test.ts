@@ -21,7 +21,7 @@ import {
 } from "../../src/service/fleetScheduler.ts";
 import { planInProcess } from "../../src/tools/render.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import { checkFleet, type CTrajectory, type CUnit, wireSegments } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CTrajectory, type CUnit, discUnit, wireSegments } from "../helpers/fleetCheck.ts";
 import { movingAiText } from "../helpers/warehouse.ts";
 
 const unit = BUILTIN_PROFILES.soldier;
@@ -80,15 +80,7 @@ function run(rows: string[], specs: Spec[], late: string) {
   const at: Pose = trajectoryPose(u.traj, 1);
   u.path = remainingPath(u.traj, 1, unit);
   send(repairLate(sched, u, at, 3, true, () => layer), 3);
-  const units: CUnit[] = specs.map((s) => ({
-    id: s.id,
-    radius: unit.boundingRadius,
-    width: 0,
-    length: 0,
-    start: { x: s.x, y: s.y, heading: 0 },
-    goal: { x: s.gx, y: s.gy },
-    trajectories: received.get(s.id)!,
-  }));
+  const units: CUnit[] = specs.map((s) => discUnit(s, unit.boundingRadius, received.get(s.id)!));
   return { sched, heads, report: checkFleet(rows, units, { step: 0.02 }) };
 }
 

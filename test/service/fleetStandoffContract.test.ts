@@ -24,7 +24,7 @@ import { FleetScheduler, remainingPath, trajectoryFrom } from "../../src/service
 import { planInProcess } from "../../src/tools/render.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { UnitSpec } from "../../src/units/unit.ts";
-import { checkFleet, type CTrajectory, type CUnit, wireSegments } from "../helpers/fleetCheck.ts";
+import { checkFleet, type CTrajectory, type CUnit, discUnit, wireSegments } from "../helpers/fleetCheck.ts";
 import { movingAiText } from "../helpers/warehouse.ts";
 import { rng } from "../helpers/rng.ts";
 
@@ -186,15 +186,7 @@ describe("the standoff breaker's segments keep the contract", () => {
         send(changed, t, `sync ${t}`);
       }
       expect(found).toEqual([]);
-      const units: CUnit[] = kept.map((s) => ({
-        id: s.id,
-        radius: unit.boundingRadius,
-        width: 0,
-        length: 0,
-        start: { x: s.x, y: s.y, heading: 0 },
-        goal: { x: s.gx, y: s.gy },
-        trajectories: received.get(s.id)!,
-      }));
+      const units: CUnit[] = kept.map((s) => discUnit(s, unit.boundingRadius, received.get(s.id)!));
       for (const u of units) {
         totals.trajectories += u.trajectories.length;
         totals.segments += u.trajectories.reduce((n, t) => n + t.segments.length, 0);
