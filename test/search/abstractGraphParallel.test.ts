@@ -8,7 +8,6 @@ import { buildPassLayer } from "../../src/maps/layer.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
-import { type SharedGraphData } from "../../src/search/abstractGraph.ts";
 import {
   AbstractGraphBuild,
   buildSkeleton,
@@ -19,18 +18,9 @@ import {
 } from "../../src/search/abstractGraphBuild.ts";
 import { DEFAULT_SAMPLING } from "../../src/search/entranceNodes.ts";
 import { mapText } from "../helpers/movingai.ts";
+import { graphDigest } from "../helpers/graphDigest.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
-
-/** Every array of a shared graph as bytes, and its numbers, for an exact comparison. */
-function digest(d: SharedGraphData): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(d)) {
-    if (k === "partial") continue;
-    out[k] = ArrayBuffer.isView(v) ? Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) : v;
-  }
-  return out;
-}
 
 describe("parallel abstract graph preparation", () => {
   for (
@@ -61,7 +51,7 @@ describe("parallel abstract graph preparation", () => {
       expect(progressPercent(progress, table.regionCount, 16)).toBe(100);
       expect(parallel.distance.buffer).toBe(skeleton.distance.buffer);
       expect(parallel.landmarkCount).toBeGreaterThan(0);
-      expect(digest(parallel)).toEqual(digest(sequential.toShared()));
+      expect(graphDigest(parallel, ["partial"])).toEqual(graphDigest(sequential.toShared(), ["partial"]));
     });
   }
 });

@@ -9,7 +9,6 @@ import { buildPassLayer } from "../../src/maps/layer.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
-import type { SharedGraphData } from "../../src/search/abstractGraph.ts";
 import {
   AbstractGraphBuild,
   buildSkeleton,
@@ -20,18 +19,9 @@ import {
 import { DEFAULT_SAMPLING } from "../../src/search/entranceNodes.ts";
 import type { TileGrid } from "../../src/maps/grid.ts";
 import { mapText } from "../helpers/movingai.ts";
+import { graphDigest } from "../helpers/graphDigest.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
-
-/** Every array of a shared graph as bytes, and its numbers, but the expansions spent. */
-function digest(d: SharedGraphData): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(d)) {
-    if (k === "partial" || k === "prepExpansions") continue;
-    out[k] = ArrayBuffer.isView(v) ? Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) : v;
-  }
-  return out;
-}
 
 function sequential(grid: TileGrid, cls: number) {
   const layer = buildPassLayer(grid, movingAiTerrain());
@@ -77,7 +67,7 @@ describe("abstract graph of a patched map from its previous graph", () => {
         spent,
         progress,
       );
-      expect(digest(incremental)).toEqual(digest(fresh.graph));
+      expect(graphDigest(incremental)).toEqual(graphDigest(fresh.graph));
     });
   }
 
@@ -104,6 +94,6 @@ describe("abstract graph of a patched map from its previous graph", () => {
       share.spent,
       progress,
     );
-    expect(digest(out)).toEqual(digest(fresh.graph));
+    expect(graphDigest(out)).toEqual(graphDigest(fresh.graph));
   });
 });

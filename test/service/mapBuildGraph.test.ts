@@ -8,22 +8,12 @@ import { buildPassLayer } from "../../src/maps/layer.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { buildRegionTable } from "../../src/maps/regionBuild.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
-import type { SharedGraphData } from "../../src/search/abstractGraph.ts";
 import { AbstractGraphBuild, graphProgress, progressPercent } from "../../src/search/abstractGraphBuild.ts";
 import { MapBuilder } from "../../src/service/mapBuild.ts";
 import { mapText } from "../helpers/movingai.ts";
+import { graphDigest } from "../helpers/graphDigest.ts";
 
 const LIMITS = { maxWidth: 4096, maxHeight: 4096, maxTiles: 1 << 24 };
-
-/** Every array of a shared graph as bytes, and its numbers (the expansions spent aside). */
-function digest(d: SharedGraphData): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(d)) {
-    if (k === "partial" || k === "prepExpansions") continue;
-    out[k] = ArrayBuffer.isView(v) ? Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) : v;
-  }
-  return out;
-}
 
 const builder = new MapBuilder();
 afterAll(() => builder.close());
@@ -40,7 +30,7 @@ describe("map builders' abstract graph preparation", () => {
       sequential.prepare(16, null);
       expect(built[i].reused).toBe(0);
       expect(built[i].graph.landmarkCount).toBe(16);
-      expect(digest(built[i].graph)).toEqual(digest(sequential.toShared()));
+      expect(graphDigest(built[i].graph)).toEqual(graphDigest(sequential.toShared()));
       expect(progressPercent(progress[i], tables[i].regionCount, 16)).toBe(100);
     }
   }, 60_000);
