@@ -24,6 +24,7 @@ import type { PassLayer } from "../maps/grid.ts";
 import { trajectoryEnd, trajectoryEndPose } from "../motion/trajectory.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 import { asideAndBack } from "./fleetBackUp.ts";
+import { withPinnedLifted } from "./fleetPinned.ts";
 import { refuges } from "./fleetRefuge.ts";
 import { SippRouter } from "./fleetSipp.ts";
 
@@ -255,16 +256,18 @@ function reroute(
   // A unit parked at a refuge goes from there by the new route (not by its second leg).
   u.legOne = undefined;
   u.path = paths[0];
-  let ok = sched.schedule(u, time, pose);
-  if (!ok && waits && saved.traj.segments.length === 0) {
+  // Units standing too close for the table to let it set out are checked exactly instead (fleetPinned.ts).
+  const ok = withPinnedLifted(sched, u, pose, time, () => {
+    if (sched.schedule(u, time, pose)) return true;
     // SIPP's own waits as planned stops (a standing unit only: a braking one is timed from its stop by schedule).
-    const traj = sched.timing(u, waits.path, time, pose, Infinity, waits.stops);
-    if (traj !== null) {
-      u.path = waits.path;
-      sched.commit(u, traj);
-      ok = true;
-    }
-  }
+    const traj = waits && saved.traj.segments.length === 0
+      ? sched.timing(u, waits.path, time, pose, Infinity, waits.stops)
+      : null;
+    if (traj === null) return false;
+    u.path = waits!.path;
+    sched.commit(u, traj);
+    return true;
+  });
   if (!ok) {
     u.path = saved.path;
     u.legOne = saved.legOne;
@@ -305,10 +308,15 @@ function stepAside(
     sched.table.remove(u.id);
     u.path = way.path;
     u.legOne = way.legOne;
-    if (sched.schedule(u, time, pose)) {
+    let parked = false;
+    const ok = withPinnedLifted(sched, u, pose, time, () => {
+      if (sched.schedule(u, time, pose)) return true;
+      return parked = sched.park(u, time, pose);
+    });
+    if (ok && !parked) {
       u.status = "moving";
       u.message = "steps aside to a refuge in a standoff to let the others pass, then goes on";
-    } else if (sched.park(u, time, pose)) {
+    } else if (ok) {
       u.status = "waiting";
       u.message = "steps aside to a refuge in a standoff; goes on when it can (retried after changes)";
     } else {
