@@ -5,9 +5,9 @@
  * `occupied` reports); a state is (tile, safe interval), reached at the earliest time it can be, and a unit may
  * wait inside an interval. Cost = arrival time after the start, fixed point (COST_SCALE units per second), so
  * the first goal expanded is the earliest arrival. The goal is the goal tile's last interval (free forever: the
- * unit stays there). On the start tile, what takes it at the start time is left out: the unit stands there now
- * (legally, by the caller's finer check), so that is another unit near it, closer than the padded model allows;
- * the unit may stand on until the next taking and leave.
+ * unit stays there). With `leaveStart`, what takes the start tile at the start time is left out: the unit stands
+ * there now (legally, by the caller's finer check), so that is another unit near it, closer than the padded model
+ * allows; the unit may stand on until the next taking and leave.
  *
  * A move from A to B of duration m leaving at `dep` keeps the unit near A until dep + m/2 and near B from then
  * on (each half of a move lies within half a step of its end tile's centre): A's interval must last until
@@ -54,6 +54,11 @@ export interface SippQuery {
   occupied: (t: number) => ArrayLike<number>;
   /** Most states (tile, interval) a search may create. */
   maxStates: number;
+  /**
+   * Whether what takes the start tile at the start time is left out (see the module doc: a unit halted beside
+   * another, closer than the padded model allows). Off: no route when the start is taken then.
+   */
+  leaveStart?: boolean;
 }
 
 /** A route found by {@link sippRoute}: the tiles in order and the time each is reached. */
@@ -121,12 +126,12 @@ export class SippSpace implements SearchSpace {
     let s = this.#safe[t];
     if (s) return s;
     const occ = this.#q.occupied(t), out: number[] = [];
-    const start = t === this.#q.start ? this.#q.startTime : NaN;
+    const start = t === this.#q.start && this.#q.leaveStart ? this.#q.startTime : NaN;
     let lo = -Infinity;
     for (let i = 0; i < occ.length; i += 2) {
-      // The unit stands on its start tile now, legally (the caller's table says so): a range that holds the tile
-      // at the start time is someone near it now, closer than the padded tile-centre model allows (two units
-      // halted side by side in the open take each other's tiles for good). It may stand on and leave.
+      // leaveStart: the unit stands on its start tile now, legally: a range that holds the tile at the start time
+      // is someone near it now, closer than the padded tile-centre model allows (two units halted side by side in
+      // the open take each other's tiles for good). It may stand on and leave.
       if (occ[i] <= start && start <= occ[i + 1]) continue;
       if (occ[i] > lo) out.push(lo, occ[i]);
       lo = Math.max(lo, occ[i + 1]);

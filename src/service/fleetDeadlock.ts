@@ -148,10 +148,20 @@ export function breakStandoffs(
       const o = standingWaiter(u, time) ? link(sched, u, time, dead) : null;
       if (o) behind.set(o, [...(behind.get(o) ?? []), u]);
     }
-    const router = new SippRouter(sched, time, layer, deadline - now() + performance.now(), {
-      sippSearched: 0,
-      sippFound: 0,
-    });
+    // Units halted side by side take each other's start tiles in SIPP's padded model: they may leave them
+    // (fleetPinned.ts).
+    const router = new SippRouter(
+      sched,
+      time,
+      layer,
+      deadline - now() + performance.now(),
+      {
+        sippSearched: 0,
+        sippFound: 0,
+      },
+      new Set(),
+      true,
+    );
     const record = (id: string) => {
       changed.add(id);
       router.record(sched.units.get(id)!);

@@ -62,6 +62,8 @@ export class SippRouter {
     readonly counts: SippCounts,
     /** Units left out of the occupancy until {@link record}ed (lifted from the table: fleetDetour.ts polish). */
     readonly lifted: ReadonlySet<string> = new Set(),
+    /** SIPP may leave a start tile taken at the start time (search/sippSpace.ts; the standoff breaker's). */
+    readonly leaveStart = false,
   ) {}
 
   /** Whether a unit gets SIPP routes: it turns in place, has a speed and a path. */
@@ -115,6 +117,7 @@ export class SippRouter {
       speed,
       occupied,
       maxStates: SIPP_STATES,
+      leaveStart: this.leaveStart,
     }, {
       maxExpansions: SIPP_EXPANSIONS,
       deadline: this.deadline,

@@ -2,7 +2,7 @@
  * Safe-interval path planning on the A* core (search/sippSpace.ts): the earliest arrival on a case small enough to
  * work out by hand (a corridor with a tile taken for a while: the unit waits before it), a unit crossing the other's
  * way (the route never holds a tile while it is taken, and arrives later than the free run), the goal taken for good
- * (no route), the start tile taken at the start (the unit may leave it), and the state budget honoured. Occupancy is given directly (the reservation side is
+ * (no route), the start tile taken at the start (no route; with leaveStart it may leave it), and the state budget honoured. Occupancy is given directly (the reservation side is
  * motion/safeIntervals.ts's job, tested beside it).
  */
 import { describe, expect, test } from "vitest";
@@ -119,7 +119,7 @@ describe("sippRoute", () => {
     expect(free.times[free.times.length - 1]).toBeCloseTo(8, 6);
   });
 
-  test("the goal taken for good: no route", () => {
+  test("the goal taken for good: no route; the start taken at the start: no route (without leaveStart)", () => {
     const goal = at(4), start = at(0);
     expect(sippRoute(
       space,
@@ -131,16 +131,26 @@ describe("sippRoute", () => {
       }),
       unlimited(),
     )).toBeNull();
+    expect(sippRoute(
+      space,
+      ws,
+      query(corridor, {
+        start,
+        goal,
+        occupied: (t) => t === start ? [-1, 1] : [],
+      }),
+      unlimited(),
+    )).toBeNull();
   });
 
-  test("the start taken at the start (a unit standing close beside it): it sets out; a later taking still holds", () => {
+  test("leaveStart: the start taken at the start (a unit close beside it): it sets out; a later taking holds", () => {
     const start = at(0), goal = at(4);
     // Someone stands beside the unit for good, closer than the padded model allows: it leaves at once.
     for (const taken of [[-1, 1], [-Infinity, Infinity], [0, 0]]) {
       const r = sippRoute(
         space,
         ws,
-        query(corridor, { start, goal, occupied: (t) => t === start ? taken : [] }),
+        query(corridor, { start, goal, leaveStart: true, occupied: (t) => t === start ? taken : [] }),
         unlimited(),
       )!;
       expect([...r.tiles], String(taken)).toEqual([0, 1, 2, 3, 4].map(at));
@@ -154,6 +164,7 @@ describe("sippRoute", () => {
       query(corridor, {
         start,
         goal,
+        leaveStart: true,
         occupied: (t) => t === start ? [-1, 1, 5, 6] : t === at(1) ? [0, 8] : [],
       }),
       unlimited(),
@@ -162,7 +173,12 @@ describe("sippRoute", () => {
     const r = sippRoute(
       space,
       ws,
-      query(corridor, { start, goal, occupied: (t) => t === start ? [-1, 1] : t === at(1) ? [0, 8] : [] }),
+      query(corridor, {
+        start,
+        goal,
+        leaveStart: true,
+        occupied: (t) => t === start ? [-1, 1] : t === at(1) ? [0, 8] : [],
+      }),
       unlimited(),
     )!;
     expect([...r.times].map((t) => +t.toFixed(6))).toEqual([0, 8.5, 9.5, 10.5, 11.5]);
