@@ -12,9 +12,11 @@
  * (SIPP, fleetSipp.ts: in a loop of aisles it leaves by the other end and goes round); when none of them has such
  * a route, one steps aside to a refuge (fleetRefuge.ts; reached by a SIPP route, left back over the same ground,
  * fleetBackUp.ts asideAndBack) and waits there while the others pass. Every route is then timed by the scheduler
- * against the whole table like any other path (the guarantee stays with that check). The units queued behind
- * are retried, nearest first; heads left are looked for again, within a wall-clock budget. Only units that turn
- * in place get such routes (SippRouter.applies). Synchronous, no I/O.
+ * against the whole table like any other path (the guarantee stays with that check), except for units standing
+ * so close that the table refuses any first step (halted side by side: fleetPinned.ts), which are checked exactly
+ * against it instead. The units queued behind are retried, nearest first; heads left are looked for again,
+ * within a wall-clock budget. Only units that turn in place get such routes (SippRouter.applies). Synchronous,
+ * no I/O.
  *
  * @module
  */
