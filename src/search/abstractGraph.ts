@@ -27,6 +27,7 @@ import {
   type SharedGraphData,
   uniformScan,
 } from "./abstractGraphData.ts";
+import { fillBlock } from "./abstractGraphBlocks.ts";
 import { PathTrees } from "./abstractGraphTrees.ts";
 import { DEFAULT_SAMPLING, type EntranceSampling, placeEntranceNodes } from "./entranceNodes.ts";
 import type { Neighborhood } from "./gridSpace.ts";
@@ -45,7 +46,8 @@ import { SectorSpace } from "./sectorSpace.ts";
 /**
  * One workspace and sector space for every graph's distance-block searches in this thread: a block search runs
  * to completion and is read at once (prepareRegion) over sector-local ids, so the workspace holds one sector
- * box's states (sectorSize^2), whatever the map size.
+ * box's states (sectorSize^2), whatever the map size. The searches that only fill distances
+ * are abstractGraphBlocks.ts's.
  */
 const blockWorkspace = new SearchWorkspace();
 const blockSpace = new SectorSpace();
@@ -284,19 +286,24 @@ export class AbstractGraph {
     // On uniform-cost terrain d(i, j) = d(j, i) exactly (a path reversed enters tiles of the same cost), so node
     // i's search only needs the later nodes and the last node needs none; otherwise every node's.
     const symmetric = this.uniformCost;
-    for (let i = 0; i < k; i++) {
-      // astar's search without its megamorphic calls (the same g), stopped once its targets are closed.
-      const from = symmetric ? i + 1 : 0;
-      if (symmetric && from >= k) break;
-      spent += space.exhaustiveFrom(ws, local[i], local.subarray(from), k - from);
-      const g = ws.g;
-      const row = off + i * k;
-      this.distance[row + i] = 0;
-      for (let j = from; j < k; j++) {
-        if (j === i) continue;
-        const d = g[local[j]];
-        this.distance[row + j] = d;
-        if (symmetric) this.distance[off + j * k + i] = d;
+    // Distances only (abstractGraphBlocks.ts), unless a region's sums could leave the exact integers; then the
+    // A* core's loop.
+    spent = fillBlock(space, this.distance, off, k, local, symmetric);
+    if (spent < 0) {
+      spent = 0;
+      for (let i = 0; i < k; i++) {
+        // Node i's search fills only the later nodes on symmetric terrain (the earlier ones' searches filled the
+        // rest); it stops once its targets are closed.
+        const from = symmetric ? i + 1 : 0;
+        if (symmetric && from >= k) break;
+        const row = off + i * k;
+        this.distance[row + i] = 0;
+        spent += space.exhaustiveFrom(ws, local[i], local.subarray(from), k - from);
+        for (let j = from; j < k; j++) {
+          if (j === i) continue;
+          this.distance[row + j] = ws.g[local[j]];
+          if (symmetric) this.distance[off + j * k + i] = ws.g[local[j]];
+        }
       }
     }
     this.ready[region] = 1;

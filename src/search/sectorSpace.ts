@@ -85,6 +85,15 @@ export class SectorSpace implements SearchSpace {
     return this;
   }
 
+  /**
+   * The configured box's moves, for a search that needs only distances (abstractGraphBlocks.ts): per local cell
+   * its direction mask, per cell and direction (cell * 8 + d) the step cost, per direction the local id offset;
+   * the box's width (local state = row * width + column).
+   */
+  moveTables(): { moves: Uint8Array; stepCost: Float64Array; offset: Int32Array; width: number } {
+    return { moves: this.moves, stepCost: this.stepCost, offset: this.offset, width: this.boxWidth };
+  }
+
   /** The tile of a local state. */
   tileOf(state: number): number {
     const row = (state / this.boxWidth) | 0;
