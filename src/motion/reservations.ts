@@ -26,6 +26,7 @@
 import type { Pose } from "../geometry/types.ts";
 import { type Trajectory, trajectoryEnd, trajectoryEndPose } from "./trajectory.ts";
 import { envelopeSpec, PathSampler } from "./reservationSampling.ts";
+import { OCC_WORDS, occBit, SampleStore } from "./reservationStore.ts";
 
 /** One unit's trajectory with what the overlap test needs. */
 export interface Reservation {
@@ -51,41 +52,38 @@ export interface Conflict {
   forever: boolean;
 }
 
-interface Sample {
+interface Span {
   id: string;
   x: number;
   y: number;
   radius: number;
-  speed: number;
-  /** The reservation it belongs to (removed ones leave their samples in the time slices until compacted). */
-  owner: { live: boolean };
-}
-
-/** A moving sample in the per-cell index (all times), for testing a standing candidate against it. */
-interface CellSample extends Sample {
-  /** Sample index. */
-  k: number;
-}
-
-interface Span extends Sample {
   /** First sample index it covers. */
   from: number;
   /** Last sample index it covers (Infinity: forever). */
   to: number;
 }
 
+/** The reservations that have moving samples in one cell, each with the index of that cell's run in it. */
+interface CellUnits {
+  entries: Entry[];
+  runs: number[];
+}
+
 interface Entry {
   res: Reservation;
+  /** Its owner number in the sample store (samples name it; -1 once they are released). */
+  slot: number;
   /** False once removed: its samples left in the time slices are skipped (and dropped by compact). */
   live: boolean;
   /** Whether its moving samples are in the time slices (removed and not yet compacted, or live). */
   inLists: boolean;
-  /** Time slice and cell of each moving sample (k * CELL_SPACE + cell). */
-  keys: number[];
-  /** The moving samples themselves (kept to put them back, see ReservationTable.add). */
-  samples: Sample[];
-  /** Its samples in the all-times index, by cell. */
-  cellLists: Map<number, CellSample[]>;
+  /** Its moving samples' slots in the store, in the order they were added (released by compact). */
+  samples: Int32Array;
+  /** The cells its moving samples are in (ascending), and their runs in byCell: cellFrom[i]..cellFrom[i + 1]. */
+  cells: Int32Array;
+  cellFrom: Int32Array;
+  /** Its moving samples' slots grouped by cell, each cell's in time order (the per-cell index of all times). */
+  byCell: Int32Array;
   spans: { cell: number; span: Span }[];
 }
 
@@ -97,19 +95,7 @@ const COMPACT_MIN = 50_000;
 
 /** Cell side in tiles. */
 const CELL = 2;
-/**
- * Bits per time slice in the occupancy filter: a cell's bit (hashed) is set once a moving sample is put there at
- * that slice, so a query reads one word before looking the cell up in the slice's map (the look-up, a hash into
- * one of thousands of maps, was three quarters of a conflict check's time; most nearby cells hold nothing).
- */
-const OCC_BITS = 2048;
-const OCC_WORDS = OCC_BITS / 32;
-
-/** A cell's bit in its slice's occupancy filter (a multiplicative hash: big maps' rows do not alias). */
-function occBit(cell: number): number {
-  return Math.imul(cell, 0x9e3779b1) >>> 21;
-}
-/** Spatial cells per time slice in the bucket key. */
+/** Spatial cells the table can index. */
 const CELL_SPACE = 1 << 22;
 
 /** Sampled reservations of many units over time. */
@@ -119,12 +105,18 @@ export class ReservationTable {
   readonly #sampler: PathSampler;
   readonly #cols: number;
   readonly #rows: number;
-  /** Moving samples by sample index, then by cell. */
-  readonly #moving: (Map<number, Sample[]> | undefined)[] = [];
-  /** Per slice, OCC_WORDS words: the cells (hashed) that ever held a moving sample at it (never cleared). */
-  #occupied = new Uint32Array(0);
-  /** Moving samples by cell, all times, per unit (a unit's are dropped at once, not filtered out). */
-  readonly #byCell = new Map<number, Map<string, CellSample[]>>();
+  /** Moving samples, flat and pooled, by time slice and cell (motion/reservationStore.ts). */
+  readonly #store = new SampleStore();
+  /** Entries by owner number (the store's samples name their entry by it), with whether each is live. */
+  readonly #owners: (Entry | undefined)[] = [];
+  #ownerLive = new Uint8Array(64);
+  readonly #freeOwners: number[] = [];
+  /** By cell: the reservations with moving samples there (any time), in the order they were added. */
+  readonly #unitsAt: (CellUnits | undefined)[] = [];
+  /** Per cell, a count (zero between adds): add's bucket sort of a new entry's samples by cell. */
+  readonly #cellCount: Int32Array;
+  /** A new entry's sample slots while it is added (grown as needed). */
+  #scratch = new Int32Array(1024);
   readonly #standing = new Map<number, Span[]>();
   /** The same lists as #standing, by cell index (read per sample in the hot loops: an array read, not a hash). */
   readonly #standingAt: (Span[] | undefined)[] = [];
@@ -147,6 +139,7 @@ export class ReservationTable {
     this.#cols = Math.ceil(width / CELL) + 1;
     this.#rows = Math.ceil(height / CELL) + 1;
     if (this.#cols * this.#rows > CELL_SPACE) throw new RangeError("map too large for the reservation table");
+    this.#cellCount = new Int32Array(this.#cols * this.#rows);
   }
 
   /**
@@ -170,22 +163,23 @@ export class ReservationTable {
     return this.#entries.get(id)?.res;
   }
 
-  /** Marks `cell` as holding a moving sample at slice `k` (grows the filter as slices are added). */
-  #occupy(k: number, cell: number): void {
-    const need = (k + 1) * OCC_WORDS;
-    if (need > this.#occupied.length) {
-      const grown = new Uint32Array(Math.max(need, 2 * this.#occupied.length));
-      grown.set(this.#occupied);
-      this.#occupied = grown;
-    }
-    const b = occBit(cell);
-    this.#occupied[k * OCC_WORDS + (b >>> 5)] |= 1 << (b & 31);
-  }
-
   #cell(x: number, y: number): number {
     const cx = Math.min(this.#cols - 1, Math.max(0, Math.floor(x / CELL)));
     const cy = Math.min(this.#rows - 1, Math.max(0, Math.floor(y / CELL)));
     return cy * this.#cols + cx;
+  }
+
+  /** A free owner number for `e`, marked live. */
+  #own(e: Entry): number {
+    const slot = this.#freeOwners.length > 0 ? this.#freeOwners.pop()! : this.#owners.length;
+    this.#owners[slot] = e;
+    if (slot >= this.#ownerLive.length) {
+      const grown = new Uint8Array(2 * this.#ownerLive.length);
+      grown.set(this.#ownerLive);
+      this.#ownerLive = grown;
+    }
+    this.#ownerLive[slot] = 1;
+    return slot;
   }
 
   /** Reserves a trajectory (replacing the unit's previous one). */
@@ -195,17 +189,20 @@ export class ReservationTable {
     // The maxima and the last moving sample were raised when it was first added (they are never lowered).
     const old = this.#removed.get(traj);
     if (
-      old && old.res.id === id && old.res.radius === radius && old.res.speed === speed &&
+      old && old.inLists && old.res.id === id && old.res.radius === radius && old.res.speed === speed &&
       (old.res.deceleration ?? 0) === (res.deceleration ?? 0)
     ) return this.#putBack(old, res);
     const dt = this.dt;
+    const none = new Int32Array(0);
     const entry: Entry = {
       res,
+      slot: -1,
       live: true,
       inLists: true,
-      keys: [],
-      samples: [],
-      cellLists: new Map(),
+      samples: none,
+      cells: none,
+      cellFrom: none,
+      byCell: none,
       spans: [],
     };
     const env = this.envelopes ? envelopeSpec(res.radius, res.deceleration) : null;
@@ -216,7 +213,7 @@ export class ReservationTable {
     const kStart = Math.floor(traj.startTime / dt);
     const kEnd = Math.ceil(end / dt);
     const standAt = (p: Pose, from: number, to: number) => {
-      const span: Span = { id, x: p.x, y: p.y, radius, speed: 0, from, to, owner: entry };
+      const span: Span = { id, x: p.x, y: p.y, radius, from, to };
       const cell = this.#cell(p.x, p.y);
       let list = this.#standing.get(cell);
       if (!list) this.#standing.set(cell, this.#standingAt[cell] = list = []);
@@ -232,36 +229,30 @@ export class ReservationTable {
       return;
     }
     standAt(traj.startPose, -Infinity, kStart - 1);
-    // Consecutive samples mostly share a cell: its per-unit list is looked up once per run of them.
-    let allCell = -1, all: CellSample[] = [];
+    const slot = entry.slot = this.#own(entry);
     // The poses from the path's sample cache (a trajectory is usually committed right after it was checked, so
     // its path is not walked again); before its first sample it stands at its start, after its last at its end.
     const path = this.#sampler.sampled(traj, end - traj.startTime, env);
     const k1 = Math.round((traj.startTime + path.phase) / dt), last = path.xs.length - 1;
     const first = traj.startPose, final = trajectoryEndPose(traj);
+    const st = this.#store;
+    let n = 0;
     const put = (k: number, x: number, y: number, r: number, v: number) => {
-      const cell = this.#cell(x, y);
-      let slice = this.#moving[k];
-      if (!slice) this.#moving[k] = slice = new Map();
-      let list = slice.get(cell);
-      if (!list) {
-        slice.set(cell, list = []);
-        this.#occupy(k, cell);
+      const s = st.alloc();
+      st.x[s] = x;
+      st.y[s] = y;
+      st.r[s] = r;
+      st.v[s] = v;
+      st.k[s] = k;
+      st.cell[s] = this.#cell(x, y);
+      st.owner[s] = slot;
+      st.link(s);
+      if (n === this.#scratch.length) {
+        const grown = new Int32Array(2 * n);
+        grown.set(this.#scratch);
+        this.#scratch = grown;
       }
-      const sample = { id, x, y, radius: r, speed: v, k, owner: entry };
-      list.push(sample);
-      if (cell !== allCell) {
-        let units = this.#byCell.get(cell);
-        if (!units) this.#byCell.set(cell, units = new Map());
-        const got = units.get(id);
-        if (got) all = got;
-        else units.set(id, all = []);
-        allCell = cell;
-        entry.cellLists.set(cell, all);
-      }
-      all.push(sample);
-      entry.keys.push(k * CELL_SPACE + cell);
-      entry.samples.push(sample);
+      this.#scratch[n++] = s;
     };
     for (let k = kStart; k <= kEnd; k++) {
       const j = k - k1;
@@ -276,10 +267,49 @@ export class ReservationTable {
         }
       }
     }
+    entry.samples = this.#scratch.slice(0, n);
+    this.#indexByCell(entry);
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
     standAt(trajectoryEndPose(traj), kEnd + 1, Infinity);
-    this.#liveSamples += entry.samples.length;
+    this.#liveSamples += n;
     this.#entries.set(id, entry);
+  }
+
+  /**
+   * Fills `e`'s per-cell index (its samples bucket-sorted by cell, cells ascending; each cell's in time order, as
+   * added) and lists it in those cells.
+   */
+  #indexByCell(e: Entry): void {
+    const cellOf = this.#store.cell, count = this.#cellCount, samples = e.samples;
+    const touched: number[] = [];
+    for (let i = 0; i < samples.length; i++) {
+      if (count[cellOf[samples[i]]]++ === 0) touched.push(cellOf[samples[i]]);
+    }
+    touched.sort((a, b) => a - b);
+    const cells = Int32Array.from(touched), from = new Int32Array(cells.length + 1);
+    for (let t = 0, at = 0; t < cells.length; t++) {
+      from[t] = at;
+      at += count[cells[t]];
+      count[cells[t]] = from[t]; // now the next free place of that cell's run
+    }
+    from[cells.length] = samples.length;
+    const byCell = new Int32Array(samples.length);
+    for (let i = 0; i < samples.length; i++) byCell[count[cellOf[samples[i]]]++] = samples[i];
+    for (let t = 0; t < cells.length; t++) count[cells[t]] = 0;
+    e.cells = cells;
+    e.cellFrom = from;
+    e.byCell = byCell;
+    this.#listInCells(e);
+  }
+
+  /** Lists `e` in the cells its moving samples are in (see #unitsAt). */
+  #listInCells(e: Entry): void {
+    for (let t = 0; t < e.cells.length; t++) {
+      let units = this.#unitsAt[e.cells[t]];
+      if (!units) this.#unitsAt[e.cells[t]] = units = { entries: [], runs: [] };
+      units.entries.push(e);
+      units.runs.push(t);
+    }
   }
 
   /** Drops a unit's reservation. */
@@ -290,15 +320,17 @@ export class ReservationTable {
     // Its moving samples stay in the time slices, skipped as dead, until compacted (a unit rolled back to this
     // trajectory gets them back for nothing).
     e.live = false;
+    if (e.slot >= 0) this.#ownerLive[e.slot] = 0;
     this.#liveSamples -= e.samples.length;
-    if (e.inLists) {
+    if (e.inLists && e.samples.length > 0) {
       this.#dead += e.samples.length;
       this.#deadEntries.add(e);
     }
-    for (const cell of e.cellLists.keys()) {
-      const units = this.#byCell.get(cell)!;
-      units.delete(id);
-      if (units.size === 0) this.#byCell.delete(cell);
+    for (let t = 0; t < e.cells.length; t++) {
+      const units = this.#unitsAt[e.cells[t]]!;
+      const i = units.entries.indexOf(e);
+      units.entries.splice(i, 1);
+      units.runs.splice(i, 1);
     }
     for (const { cell, span } of e.spans) {
       const list = this.#standing.get(cell)!;
@@ -319,19 +351,24 @@ export class ReservationTable {
   readonly #deadEntries = new Set<Entry>();
 
   /**
-   * Drops the samples of removed reservations from the time slices (done by remove when they outnumber the live
-   * ones: a query skips them, but each costs a look).
+   * Drops the samples of removed reservations from the time slices and frees their slots (done by remove when
+   * they outnumber the live ones: a query skips them, but each costs a look). A unit later given one of those
+   * trajectories back has it sampled again (the same samples, put after the others as before).
    */
   compact(): void {
-    for (const slice of this.#moving) {
-      if (!slice) continue;
-      for (const [cell, list] of slice) {
-        const kept = list.filter((s) => s.owner.live);
-        if (kept.length === 0) slice.delete(cell);
-        else if (kept.length < list.length) slice.set(cell, kept);
-      }
+    const owner = this.#store.owner, live = this.#ownerLive;
+    this.#store.unlinkWhere((s) => live[owner[s]] === 0);
+    for (const e of this.#deadEntries) {
+      e.inLists = false;
+      this.#owners[e.slot] = undefined;
+      this.#freeOwners.push(e.slot);
+      e.slot = -1;
+      e.samples =
+        e.cells =
+        e.cellFrom =
+        e.byCell =
+          new Int32Array(0);
     }
-    for (const e of this.#deadEntries) e.inLists = false;
     this.#deadEntries.clear();
     this.#dead = 0;
   }
@@ -342,36 +379,17 @@ export class ReservationTable {
    */
   readonly #removed = new WeakMap<Trajectory, Entry>();
 
-  /** Puts a dropped entry's samples and spans back for `res` (the same trajectory, unit and sizes). */
+  /** Makes a dropped entry live again for `res` (the same trajectory, unit and sizes; its samples still linked). */
   #putBack(old: Entry, res: Reservation): void {
-    const { keys, samples } = old;
-    if (old.inLists) {
-      // Still in the time slices (not compacted since): alive again.
-      this.#dead -= samples.length;
+    if (old.samples.length > 0) {
+      this.#dead -= old.samples.length;
       this.#deadEntries.delete(old);
-    } else {
-      for (let m = 0; m < keys.length; m++) {
-        const key = keys[m], k = Math.floor(key / CELL_SPACE), cell = key - k * CELL_SPACE;
-        let slice = this.#moving[k];
-        if (!slice) this.#moving[k] = slice = new Map();
-        let list = slice.get(cell);
-        if (!list) {
-          slice.set(cell, list = []);
-          // Set when the sample was first put (bits are never cleared); kept so that no filter change can miss it.
-          this.#occupy(k, cell);
-        }
-        list.push(samples[m]);
-      }
-      old.inLists = true;
     }
     old.live = true;
+    if (old.slot >= 0) this.#ownerLive[old.slot] = 1;
     old.res = res;
-    this.#liveSamples += samples.length;
-    for (const [cell, all] of old.cellLists) {
-      let units = this.#byCell.get(cell);
-      if (!units) this.#byCell.set(cell, units = new Map());
-      units.set(res.id, all);
-    }
+    this.#liveSamples += old.samples.length;
+    this.#listInCells(old);
     for (const { cell, span } of old.spans) {
       let list = this.#standing.get(cell);
       if (!list) this.#standing.set(cell, this.#standingAt[cell] = list = []);
@@ -400,29 +418,32 @@ export class ReservationTable {
     const y0 = Math.max(0, Math.floor((y - reach) / CELL)),
       y1 = Math.min(this.#rows - 1, Math.floor((y + reach) / CELL));
     const half = this.dt / 2;
+    const st = this.#store, K = st.k, X = st.x, Y = st.y, R = st.r, V = st.v;
     let best: Conflict | null = null, bestK = Infinity;
     for (let cy = y0; cy <= y1; cy++) {
       for (let cx = x0; cx <= x1; cx++) {
         const cell = cy * this.#cols + cx;
-        const units = this.#byCell.get(cell);
+        const units = this.#unitsAt[cell];
         if (units) {
-          for (const [sid, moving] of units) {
+          for (let u = 0; u < units.entries.length; u++) {
+            const e = units.entries[u], sid = e.res.id;
             if (sid === cand.id || ignore?.has(sid)) continue;
             // A unit's samples in a cell are in time order (added so): from the first at k0 on, up to the first
             // that comes too close (none later can be earlier) or past k1 or the best so far.
-            let lo = 0, hi = moving.length;
+            const run = units.runs[u], byCell = e.byCell, end = e.cellFrom[run + 1];
+            let lo = e.cellFrom[run], hi = end;
             while (lo < hi) {
               const mid = (lo + hi) >> 1;
-              if (moving[mid].k < k0) lo = mid + 1;
+              if (K[byCell[mid]] < k0) lo = mid + 1;
               else hi = mid;
             }
-            for (let i = lo; i < moving.length; i++) {
-              const s = moving[i];
-              if (s.k > k1 || s.k >= bestK) break;
-              const gap = cand.radius + s.radius + s.speed * half;
-              if ((s.x - x) ** 2 + (s.y - y) ** 2 < gap * gap) {
-                bestK = s.k;
-                best = { id: s.id, time: s.k * this.dt, forever: false };
+            for (let i = lo; i < end; i++) {
+              const s = byCell[i], k = K[s];
+              if (k > k1 || k >= bestK) break;
+              const gap = cand.radius + R[s] + V[s] * half;
+              if ((X[s] - x) ** 2 + (Y[s] - y) ** 2 < gap * gap) {
+                bestK = k;
+                best = { id: sid, time: k * this.dt, forever: false };
                 break;
               }
             }
@@ -534,8 +555,9 @@ export class ReservationTable {
     ignore?: ReadonlySet<string>,
   ): Conflict | null {
     const dt = this.dt, half = dt / 2, id = cand.id, cols = this.#cols;
-    const slice = this.#moving[k];
-    const occ = this.#occupied, occAt = k * OCC_WORDS;
+    const st = this.#store, X = st.x, Y = st.y, R = st.r, V = st.v, owner = st.owner, next = st.next;
+    const live = this.#ownerLive;
+    const occ = st.occupied, occAt = k * OCC_WORDS;
     const x0 = Math.max(0, Math.floor((px - reach) / CELL));
     const x1 = Math.min(cols - 1, Math.floor((px + reach) / CELL));
     const y0 = Math.max(0, Math.floor((py - reach) / CELL));
@@ -545,15 +567,13 @@ export class ReservationTable {
       for (let cx = x0; cx <= x1; cx++) {
         const cell = cy * cols + cx;
         const b = occBit(cell);
-        const moving = occAt < occ.length && (occ[occAt + (b >>> 5)] & (1 << (b & 31))) !== 0
-          ? slice?.get(cell)
-          : undefined;
-        if (moving) {
-          for (let i = 0; i < moving.length; i++) {
-            const s = moving[i];
-            const dx = s.x - px, dy = s.y - py, gap = cr + s.radius + (cs + s.speed) * half;
-            if (dx * dx + dy * dy >= gap * gap || !s.owner.live || s.id === id || ignore?.has(s.id)) continue;
-            return { id: s.id, time: k * dt, forever: false };
+        if (occAt < occ.length && (occ[occAt + (b >>> 5)] & (1 << (b & 31))) !== 0) {
+          for (let s = st.first(k, cell); s >= 0; s = next[s]) {
+            const dx = X[s] - px, dy = Y[s] - py, gap = cr + R[s] + (cs + V[s]) * half;
+            if (dx * dx + dy * dy >= gap * gap || live[owner[s]] === 0) continue;
+            const sid = this.#owners[owner[s]]!.res.id;
+            if (sid === id || ignore?.has(sid)) continue;
+            return { id: sid, time: k * dt, forever: false };
           }
         }
         const standing = this.#standingAt[cell];
