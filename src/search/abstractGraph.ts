@@ -347,6 +347,18 @@ export class AbstractGraph {
     return true;
   }
 
+  /**
+   * Takes region r's k x k block from `from` at `offset` (a kept graph's, checked by the caller to equal what
+   * {@link prepareRegion} would compute: abstractGraphKept.ts).
+   */
+  takeBlock(region: number, from: DistanceBlocks, offset: number): void {
+    if (this.ready[region] === 1) return;
+    const k = this.regionNodeStart[region + 1] - this.regionNodeStart[region];
+    this.distance.set(from.subarray(offset, offset + k * k), this.distanceOffset[region]);
+    this.ready[region] = 1;
+    this.preparedRegions++;
+  }
+
   /** Whether `old` can lend this graph its blocks ({@link reuseRegion}): same size, sectors and costs' scale. */
   canReuse(old: AbstractGraph): boolean {
     const t = this.table, ot = old.table;

@@ -21,6 +21,7 @@ import {
   trimTables,
 } from "./landmarks.ts";
 import type { Neighborhood } from "./gridSpace.ts";
+import { keptFits, type KeptGraph, reuseKept, SectorPrinter } from "./abstractGraphKept.ts";
 
 /** Tiles of the uniform-cost scan between polls of a build's stop condition (about a millisecond). */
 const TILES_PER_POLL = 1 << 20;
@@ -148,8 +149,10 @@ export interface PreviousGraph {
 
 /**
  * Step 2, run by each of `parts` builders at once: fills the blocks and trees of builder `part`'s chunks of
- * regions into the skeleton's shared arrays, taking `previous`'s block where it can; returns the grid expansions
- * spent and the regions whose block was taken.
+ * regions into the skeleton's shared arrays, taking `previous`'s block where it can (an earlier version's graph
+ * in memory, or kept in a file: abstractGraphKept.ts); with `prints`, writes the prints of those regions' sectors
+ * there (a graph file keeps them for the next version). Returns the grid expansions spent and the regions whose
+ * block was taken.
  */
 export function prepareShare(
   table: RegionTable,
@@ -158,10 +161,11 @@ export function prepareShare(
   part: number,
   parts: number,
   progress: Int32Array,
-  previous: PreviousGraph | null = null,
+  previous: PreviousGraph | KeptGraph | null = null,
+  prints: Uint32Array | null = null,
 ): { spent: number; reused: number } {
   const graph = new AbstractGraph(table, layer, skeleton.neighborhood, undefined, skeleton);
-  let old = previous
+  let old = previous && "table" in previous
     ? new AbstractGraph(
       previous.table,
       previous.layer,
@@ -171,12 +175,20 @@ export function prepareShare(
     )
     : null;
   if (old !== null && !graph.canReuse(old)) old = null;
+  let kept = previous && "sectorPrint" in previous ? previous : null;
+  if (kept !== null && (prints === null || !keptFits(graph, kept))) kept = null;
+  const printer = prints === null ? null : new SectorPrinter(table, layer, prints);
   const regions = table.regionCount;
-  let spent = 0, reused = 0;
+  let spent = 0, reused = 0, printed = -1;
   for (let c = part * REGION_CHUNK; c < regions; c += parts * REGION_CHUNK) {
     const end = Math.min(regions, c + REGION_CHUNK);
     for (let r = c; r < end; r++) {
-      if (old !== null && graph.reuseRegion(r, old)) reused++;
+      if (printer !== null && table.regionSector[r] !== printed) {
+        printer.print(printed = table.regionSector[r]);
+      }
+      if (
+        (old !== null && graph.reuseRegion(r, old)) || (kept !== null && reuseKept(graph, r, kept, prints!))
+      ) reused++;
       else spent += graph.prepareRegion(r);
     }
     Atomics.add(progress, 1, end - c);

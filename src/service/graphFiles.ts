@@ -16,11 +16,14 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { RegionTable } from "../maps/regions.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
+import type { KeptGraph } from "../search/abstractGraphKept.ts";
 import { denoFs, type MapFs, writeAll } from "./mapPersistence.ts";
 
 /** Bumped whenever the graph's arrays or their meaning change: older files are then ignored and pruned. */
-const FORMAT = 1;
+const FORMAT = 2;
 const SUFFIX = ".graph";
+/** A map line's record of its latest graph file (see GraphFiles.latest). */
+const LINE_SUFFIX = ".line";
 const TMP_MARK = ".graph.tmp-";
 /** The file's first bytes. */
 const MAGIC = "arcpath-graph\n";
@@ -38,10 +41,15 @@ const ARRAYS = [
   ["distance", "u32|f64"],
   ["landmarkBase", "f64"],
   ["landmarkDistance", "u32|f64"],
+  ["sectorRegionStart", "i32"],
+  ["sectorPrint", "u32"],
 ] as const;
 
 type ArrayName = (typeof ARRAYS)[number][0];
 type Typed = Int32Array | Uint32Array | Float64Array;
+
+/** What a file keeps besides the graph, for the next version of the map (search/abstractGraphKept.ts). */
+export type KeptExtra = Omit<KeptGraph, "graph">;
 
 /** What a graph file's header records. */
 interface GraphHeader {
@@ -57,6 +65,9 @@ interface GraphHeader {
   uniformCost: boolean;
   prepExpansions: number;
   treeStepBytes: number;
+  /** The layer's minCost and the map's width (what a later version's graph compares: abstractGraphKept.ts). */
+  minCost: number;
+  width: number;
   arrays: { name: ArrayName; type: "i32" | "u32" | "f64"; length: number }[];
 }
 
@@ -106,11 +117,69 @@ export class GraphFiles {
       throw e;
     }
     try {
-      return decodeGraph(bytes, name, table);
+      return decodeGraph(bytes, name, table.regionLocal.length, table.regionCount).graph;
     } catch (e) {
       why?.(e instanceof Error ? e.message : String(e));
       await this.#fs.remove(path).catch(() => {});
       return null;
+    }
+  }
+
+  /**
+   * The graph in file `name` with what it keeps for a later version of the map (an earlier version's file: its
+   * table is not at hand, so only the file's own consistency and the tile count `tileCount` are checked). Null
+   * when there is none or it does not fit (then `why` is told; the file stays, its own version may still use it).
+   */
+  async readKept(name: string, tileCount: number, why?: (msg: string) => void): Promise<KeptGraph | null> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(join(this.#dir, name));
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+    try {
+      const { graph, extra } = decodeGraph(bytes, name, tileCount, -1);
+      return { graph, ...extra };
+    } catch (e) {
+      why?.(e instanceof Error ? e.message : String(e));
+      return null;
+    }
+  }
+
+  /**
+   * The graph file last written for a map's line (its id, terrain and graph key: `line`), or null. A patched
+   * version that finds no earlier graph in memory reads that file ({@link readKept}).
+   */
+  async latest(line: string): Promise<string | null> {
+    try {
+      const text = await Deno.readTextFile(join(this.#dir, lineName(line)));
+      const record = JSON.parse(text);
+      return typeof record?.file === "string" && record.file.endsWith(SUFFIX) && !record.file.includes("/")
+        ? record.file
+        : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Records `file` as the latest graph file of `line` (see {@link latest}), atomically. */
+  async setLatest(line: string, file: string): Promise<void> {
+    const final = join(this.#dir, lineName(line));
+    const tmp = `${final}${TMP_MARK}${Deno.pid}-${++tmpCounter}`;
+    await this.#fs.mkdir(this.#dir);
+    const handle = await this.#fs.create(tmp);
+    try {
+      await writeAll(handle, new TextEncoder().encode(JSON.stringify({ file })));
+      await handle.sync();
+    } finally {
+      handle.close();
+    }
+    try {
+      await this.#fs.rename(tmp, final);
+    } catch (e) {
+      await this.#fs.remove(tmp).catch(() => {});
+      throw e;
     }
   }
 
@@ -122,23 +191,26 @@ export class GraphFiles {
     await Promise.allSettled([...this.#pending]);
   }
 
-  /** Writes `data` as file `name`, atomically and durably (see the module doc); throws what the disk threw. */
-  write(name: string, data: SharedGraphData): Promise<void> {
-    const job = this.#write(name, data);
+  /**
+   * Writes `data` as file `name`, with `extra` (what a later version's preparation compares), atomically and
+   * durably (see the module doc); throws what the disk threw.
+   */
+  write(name: string, data: SharedGraphData, extra: KeptExtra): Promise<void> {
+    const job = this.#write(name, data, extra);
     this.#pending.add(job);
     const done = () => void this.#pending.delete(job);
     job.then(done, done);
     return job;
   }
 
-  async #write(name: string, data: SharedGraphData): Promise<void> {
+  async #write(name: string, data: SharedGraphData, extra: KeptExtra): Promise<void> {
     const final = join(this.#dir, name);
     const tmp = join(this.#dir, `${name.slice(0, -SUFFIX.length)}${TMP_MARK}${Deno.pid}-${++tmpCounter}`);
     await this.#fs.mkdir(this.#dir);
     const file = await this.#fs.create(tmp);
     let renamed = false;
     try {
-      for (const part of encodeGraph(data, name)) await writeAll(file, part);
+      for (const part of encodeGraph(data, extra, name)) await writeAll(file, part);
       await file.sync();
       file.close();
       await this.#fs.rename(tmp, final);
@@ -181,7 +253,8 @@ export class GraphFiles {
  * The file's parts, made one at a time: magic, header length (4 bytes LE), header JSON padded to 8 bytes, then
  * each array's bytes padded to 8.
  */
-function* encodeGraph(d: SharedGraphData, key: string): Generator<Uint8Array> {
+function* encodeGraph(graph: SharedGraphData, extra: KeptExtra, key: string): Generator<Uint8Array> {
+  const d = { ...graph, ...extra };
   const arrays = ARRAYS.map(([name]) => {
     const a = d[name] as Typed;
     const type = a instanceof Int32Array ? "i32" : a instanceof Uint32Array ? "u32" : "f64";
@@ -200,6 +273,8 @@ function* encodeGraph(d: SharedGraphData, key: string): Generator<Uint8Array> {
     uniformCost: d.uniformCost,
     prepExpansions: d.prepExpansions,
     treeStepBytes: d.treeStep.byteLength,
+    minCost: extra.minCost,
+    width: extra.width,
     arrays,
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
@@ -223,8 +298,16 @@ function align8(n: number): number {
   return (n + 7) & ~7;
 }
 
-/** A graph file's data over fresh SharedArrayBuffers, checked against `table`; throws naming what is wrong. */
-function decodeGraph(bytes: Uint8Array, key: string, table: RegionTable): SharedGraphData {
+/**
+ * A graph file's data over fresh SharedArrayBuffers, checked against a table of `tileCount` tiles and
+ * `regionCount` regions (-1: any); throws naming what is wrong.
+ */
+function decodeGraph(
+  bytes: Uint8Array,
+  key: string,
+  tileCount: number,
+  regionCount: number,
+): { graph: SharedGraphData; extra: KeptExtra } {
   const magic = new TextEncoder().encode(MAGIC);
   if (
     bytes.length < magic.length + 4 || new TextDecoder().decode(bytes.subarray(0, magic.length)) !== MAGIC
@@ -242,10 +325,10 @@ function decodeGraph(bytes: Uint8Array, key: string, table: RegionTable): Shared
   }
   const fail = (what: string) => new Error(`graph file ${key}: ${what}`);
   if (header.format !== FORMAT || header.key !== key) throw fail("another format or graph");
-  if (header.tileCount !== table.regionLocal.length || header.regionCount !== table.regionCount) {
+  if (header.tileCount !== tileCount || (regionCount >= 0 && header.regionCount !== regionCount)) {
     throw fail(
       `made for ${header.tileCount} tiles and ${header.regionCount} regions, the table has ` +
-        `${table.regionLocal.length} and ${table.regionCount}`,
+        `${tileCount} and ${regionCount}`,
     );
   }
   const n = header.nodeCount, lm = header.landmarkCount, regions = header.regionCount;
@@ -260,6 +343,8 @@ function decodeGraph(bytes: Uint8Array, key: string, table: RegionTable): Shared
     distance: -1,
     landmarkBase: regions * lm,
     landmarkDistance: n * lm,
+    sectorRegionStart: -1,
+    sectorPrint: -1,
   };
   let at = align8(magic.length + 4 + jsonLength);
   const out: Partial<Record<ArrayName, Typed>> = {};
@@ -296,7 +381,19 @@ function decodeGraph(bytes: Uint8Array, key: string, table: RegionTable): Shared
   if (out.crossTarget!.length !== crossStart[n] || out.crossCost!.length !== crossStart[n]) {
     throw fail("crossing arrays do not match");
   }
-  return {
+  const sectorRegionStart = out.sectorRegionStart as Int32Array, sectorPrint = out.sectorPrint as Uint32Array;
+  const sectors = sectorRegionStart.length - 1;
+  if (
+    sectors < 0 || sectorRegionStart[sectors] !== regions || sectorPrint.length !== 2 * sectors ||
+    typeof header.minCost !== "number" || typeof header.width !== "number"
+  ) {
+    throw fail("sector arrays do not match");
+  }
+  for (let s = 0; s < sectors; s++) {
+    if (sectorRegionStart[s] > sectorRegionStart[s + 1]) throw fail("sector arrays do not match");
+  }
+  const extra = { sectorRegionStart, sectorPrint, minCost: header.minCost, width: header.width };
+  const graph: SharedGraphData = {
     kind: "abstractGraph",
     neighborhood: header.neighborhood,
     nodeCount: n,
@@ -319,4 +416,10 @@ function decodeGraph(bytes: Uint8Array, key: string, table: RegionTable): Shared
     uniformCost: header.uniformCost,
     prepExpansions: header.prepExpansions,
   };
+  return { graph, extra };
+}
+
+/** The file name of a map line's record of its latest graph file ({@link GraphFiles.latest}). */
+function lineName(line: string): string {
+  return `${createHash("sha256").update(line).digest("hex").slice(0, 32)}${LINE_SUFFIX}`;
 }

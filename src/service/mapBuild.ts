@@ -17,6 +17,7 @@ import { collectNow } from "./collect.ts";
 import { trimMalloc } from "./mallocTrim.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
 import { type LandmarkWork, landmarkWork, type PreviousGraph } from "../search/abstractGraphBuild.ts";
+import { type KeptGraph, printArray } from "../search/abstractGraphKept.ts";
 import type { StraightJumps } from "../search/jumpTables.ts";
 
 /** Maps with at least this many tiles are hashed and built in the builder workers (512 x 512). */
@@ -58,7 +59,8 @@ export type BuildRequest =
     part: number;
     parts: number;
     progress: Int32Array;
-    previous: PreviousGraph | null;
+    previous: PreviousGraph | KeptGraph | null;
+    prints: Uint32Array;
   }
   | {
     type: "landmarks";
@@ -156,7 +158,9 @@ export class MapBuilder {
    * A region table's abstract graph with `landmarks` landmarks, prepared in parallel by the builders (one places
    * the nodes, each fills a share of the regions' blocks in place, then each round's landmark searches run on
    * different builders); equal bit for bit to a worker's sequential preparation. With `previous` (the same map's
-   * graph before a patch) the blocks of regions the patch left alone are taken from it (`reused`: how many). `progress` (graphProgress) counts the steps as they go.
+   * graph before a patch, in memory or kept in a file) the blocks of regions the patch left alone are taken from
+   * it (`reused`: how many). `progress` (graphProgress) counts the steps as they go. `prints`: the sector prints
+   * a graph file keeps for the next version (search/abstractGraphKept.ts).
    */
   async graph(
     layer: PassLayer,
@@ -164,8 +168,8 @@ export class MapBuilder {
     neighborhood: 4 | 8,
     landmarks: number,
     progress: Int32Array,
-    previous: PreviousGraph | null = null,
-  ): Promise<{ graph: SharedGraphData; reused: number }> {
+    previous: PreviousGraph | KeptGraph | null = null,
+  ): Promise<{ graph: SharedGraphData; reused: number; prints: Uint32Array }> {
     while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
     // The single-builder steps go to the least busy builder (two classes' landmarks then run side by side).
     const sk = await this.#run(
@@ -175,13 +179,25 @@ export class MapBuilder {
     if (sk.type !== "graph") throw new Error("map builder: unexpected reply");
     const skeleton = sk.graph;
     const parts = this.#builders.length;
+    const prints = printArray(table);
     const shares = await Promise.all(
       Array.from(
         { length: parts },
         (_, part) =>
           this.#run(
             part,
-            (id) => ({ type: "graphShare", id, layer, table, skeleton, part, parts, progress, previous }),
+            (id) => ({
+              type: "graphShare",
+              id,
+              layer,
+              table,
+              skeleton,
+              part,
+              parts,
+              progress,
+              previous,
+              prints,
+            }),
           ),
       ),
     );
@@ -206,7 +222,7 @@ export class MapBuilder {
       (id) => ({ type: "graphFinish", id, layer, table, filled, work, made, prepExpansions, progress }),
     );
     if (fin.type !== "graph") throw new Error("map builder: unexpected reply");
-    return { graph: fin.graph, reused };
+    return { graph: fin.graph, reused, prints };
   }
 
   /** The builder with the fewest tasks waiting (the first of equals). */

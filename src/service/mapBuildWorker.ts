@@ -37,8 +37,8 @@ self.onmessage = (ev: MessageEvent<BuildRequest>) => {
       const graph = buildSkeleton(table, layer, neighborhood, DEFAULT_SAMPLING, progress);
       reply = { type: "graph", id: msg.id, graph, ms: performance.now() - t0 };
     } else if (msg.type === "graphShare") {
-      const { table, layer, skeleton, part, parts, progress, previous } = msg;
-      const { spent, reused } = prepareShare(table, layer, skeleton, part, parts, progress, previous);
+      const { table, layer, skeleton, part, parts, progress, previous, prints } = msg;
+      const { spent, reused } = prepareShare(table, layer, skeleton, part, parts, progress, previous, prints);
       reply = { type: "spent", id: msg.id, expansions: spent, reused, ms: performance.now() - t0 };
     } else if (msg.type === "landmarks") {
       const { table, layer, filled, work, part, parts, progress } = msg;

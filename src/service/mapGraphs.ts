@@ -7,8 +7,10 @@
  * The same builds serve an upload's `prepare` (mapPrepare.ts), which waits for them. Prepared graphs are kept in
  * the data directory (graphFiles.ts) and read back after a restart instead of being prepared again. A patched
  * version's graph takes the blocks of the regions the patch left alone from its previous version's graph, while
- * that is still in memory (search/abstractGraphBuild.ts, PreviousGraph): a patch costs its regions, the nodes'
- * placement and the landmarks, not every region's searches again.
+ * that is still in memory (search/abstractGraphBuild.ts, PreviousGraph), else from the map's last graph file
+ * (after a restart or an eviction: search/abstractGraphKept.ts; each map line records its last file,
+ * GraphFiles.latest): a patch costs its regions, the nodes' placement and the landmarks, not every region's
+ * searches again.
  *
  * @module
  */
@@ -22,6 +24,7 @@ import { cachedTerrainKey, SECTOR_SIZE } from "./mapLayers.ts";
 import type { GraphFiles } from "./graphFiles.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import type { PreviousGraph } from "../search/abstractGraphBuild.ts";
+import type { KeptGraph } from "../search/abstractGraphKept.ts";
 import type { MapBuilder } from "./mapBuild.ts";
 import type { SharedData, WorkerPool } from "./pool.ts";
 
@@ -159,30 +162,63 @@ export function graphInBackground(
       }
       return published ? bytes : null;
     };
-    const prepare = () => {
-      const previous = lineKey === null ? null : previousGraph(lineKey, table);
-      return builder.graph(entry.layer, table, neighborhood, DEFAULT_LANDMARKS, progress, previous).then(
-        (built) => {
-          const { graph, reused } = built;
-          const bytes = publish(graph, "abstract graph prepared in the background", {
-            regions: table.regionCount,
-            previous: previous !== null,
-            reused,
+    const files = persist?.files ?? null;
+    const prepare = async () => {
+      let previous: PreviousGraph | KeptGraph | null = lineKey === null
+        ? null
+        : previousGraph(lineKey, table);
+      let kept = "";
+      if (previous === null && files !== null && lineKey !== null) {
+        // Not in memory (a restart, an eviction): the map's last graph file, when it is another version's.
+        const last = await files.latest(lineKey);
+        if (last !== null && last !== file) {
+          previous = await files.readKept(
+            last,
+            table.regionLocal.length,
+            (why) => log?.({ layer: entry.key, cls, file: last, why }, "earlier graph file not used"),
+          ).catch((err) => {
+            log?.({ layer: entry.key, cls, file: last, err: String(err) }, "earlier graph file unreadable");
+            return null;
           });
-          if (persist?.files && file) {
-            const t0 = performance.now();
-            persist.files.write(file, graph).then(
-              () =>
-                log?.(
-                  { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
-                  "abstract graph saved",
-                ),
-              (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
-            );
-          }
-          return bytes;
-        },
+          if (previous !== null) kept = last;
+        }
+      }
+      const built = await builder.graph(
+        entry.layer,
+        table,
+        neighborhood,
+        DEFAULT_LANDMARKS,
+        progress,
+        previous,
       );
+      const { graph, reused, prints } = built;
+      const bytes = publish(graph, "abstract graph prepared in the background", {
+        regions: table.regionCount,
+        previous: previous !== null,
+        ...(kept ? { keptFile: kept } : {}),
+        reused,
+      });
+      if (files !== null && file) {
+        const t0 = performance.now();
+        const extra = {
+          sectorRegionStart: table.sectorRegionStart,
+          sectorPrint: prints,
+          minCost: entry.layer.minCost,
+          width: table.width,
+        };
+        files.write(file, graph, extra).then(() =>
+          lineKey !== null ? files.setLatest(lineKey, file) : undefined
+        )
+          .then(
+            () =>
+              log?.(
+                { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
+                "abstract graph saved",
+              ),
+            (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
+          );
+      }
+      return bytes;
     };
     const loading = persist?.files != null && file !== undefined && persist.files.has(file);
     const started = loading
@@ -200,7 +236,14 @@ export function graphInBackground(
             job!.loading = false;
             return prepare();
           }
-          return publish(graph, "abstract graph read from the data directory");
+          const bytes = publish(graph, "abstract graph read from the data directory");
+          // The map's line points at its latest graph file (another id's same tiles may have written it).
+          if (lineKey !== null && persist?.files) {
+            const files = persist.files;
+            files.latest(lineKey).then((last) => last === file ? undefined : files.setLatest(lineKey, file!))
+              .catch(() => {});
+          }
+          return bytes;
         })
       : prepare();
     const done = started.then(

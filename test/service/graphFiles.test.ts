@@ -26,13 +26,19 @@ const table = buildRegionTable(layer, 0.5);
 const built = new AbstractGraphBuild(table, layer, 8).run(null)!;
 built.prepare(16, null);
 const data = built.toShared();
+const extra = {
+  sectorRegionStart: table.sectorRegionStart,
+  sectorPrint: new Uint32Array(2 * table.sectorsX * table.sectorsY).map((_, i) => i * 7),
+  minCost: layer.minCost,
+  width: table.width,
+};
 
 describe("graph files", () => {
   test("a graph read back equals the one written, trees empty", async () => {
     const files = new GraphFiles(dir);
     const name = files.name("v1", "terrain", "class 0.5");
     expect(files.has(name)).toBe(false);
-    await files.write(name, data);
+    await files.write(name, data, extra);
     expect(files.has(name)).toBe(true);
     const back = (await files.read(name, table))!;
     for (const [k, v] of Object.entries(data)) {
@@ -53,27 +59,52 @@ describe("graph files", () => {
     const files = new GraphFiles(dir);
     const other = buildRegionTable(layer, 1.5);
     const name = files.name("v3", "terrain", "class 0.5");
-    await files.write(name, data);
+    await files.write(name, data, extra);
     const why: string[] = [];
     expect(await files.read(name, other, (w) => why.push(w))).toBeNull();
     expect(why[0]).toMatch(/regions/);
     expect(files.has(name)).toBe(false);
-    await files.write(name, data);
+    await files.write(name, data, extra);
     truncateSync(join(dir, "graphs", name), 10_000);
     expect(await files.read(name, table, (w) => why.push(w))).toBeNull();
     expect(why[1]).toMatch(/cut short/);
     expect(files.has(name)).toBe(false);
   });
 
+  test("an earlier version's file read for a later one: the graph and what it keeps; the map line's latest", async () => {
+    const files = new GraphFiles(dir);
+    const name = files.name("v4", "terrain", "class 0.5");
+    await files.write(name, data, extra);
+    // No table check beyond the tile count (the later version's table has other regions).
+    const kept = (await files.readKept(name, table.regionLocal.length))!;
+    expect(kept.graph.distance).toEqual(data.distance);
+    expect(kept.graph.nodeTile).toEqual(data.nodeTile);
+    expect(kept.sectorRegionStart).toEqual(table.sectorRegionStart);
+    expect(kept.sectorPrint).toEqual(extra.sectorPrint);
+    expect([kept.minCost, kept.width]).toEqual([layer.minCost, table.width]);
+    const why: string[] = [];
+    expect(await files.readKept(name, 99, (w) => why.push(w))).toBeNull();
+    expect(why[0]).toMatch(/99/);
+    expect(files.has(name)).toBe(true);
+    expect(await files.readKept("none.graph", 99)).toBeNull();
+
+    expect(await files.latest("map a\nterrain\nclass 0.5")).toBeNull();
+    await files.setLatest("map a\nterrain\nclass 0.5", name);
+    await files.setLatest("map b\nterrain\nclass 0.5", "other.graph");
+    expect(await files.latest("map a\nterrain\nclass 0.5")).toBe(name);
+    expect(await files.latest("map b\nterrain\nclass 0.5")).toBe("other.graph");
+  });
+
   test("pruning keeps the versions kept", async () => {
     const files = new GraphFiles(dir);
     const keep = files.name("keep", "terrain", "class 0.5");
     const drop = files.name("drop", "terrain", "class 0.5");
-    await files.write(keep, data);
-    await files.write(drop, data);
+    await files.write(keep, data, extra);
+    await files.write(drop, data, extra);
     writeFileSync(join(dir, "graphs", "keep-x.graph.tmp-1-1"), "partial");
     await files.prune(new Set(["keep"]));
-    expect(readdirSync(join(dir, "graphs"))).toEqual([keep]);
+    expect(readdirSync(join(dir, "graphs")).filter((f) => f.endsWith(".graph"))).toEqual([keep]);
+    expect(readdirSync(join(dir, "graphs")).filter((f) => f.includes(".tmp-"))).toEqual([]);
   });
   test("settle waits for a write under way (a shutdown keeps what was prepared)", async () => {
     let release!: () => void;
@@ -85,7 +116,7 @@ describe("graph files", () => {
     };
     const files = new GraphFiles(dir, slowFs);
     const name = files.name("v9", "terrain", "class 0.5");
-    void files.write(name, data);
+    void files.write(name, data, extra);
     let settled = false;
     const settling = files.settle().then(() => settled = true);
     await new Promise((r) => setTimeout(r, 50));
