@@ -193,10 +193,13 @@ export class GraphFiles {
 
   /**
    * Writes `data` as file `name`, with `extra` (what a later version's preparation compares), atomically and
-   * durably (see the module doc); throws what the disk threw.
+   * durably (see the module doc), then records it as map line `line`'s latest ({@link setLatest}); throws what
+   * the disk threw.
    */
-  write(name: string, data: SharedGraphData, extra: KeptExtra): Promise<void> {
-    const job = this.#write(name, data, extra);
+  write(name: string, data: SharedGraphData, extra: KeptExtra, line: string | null = null): Promise<void> {
+    const job = this.#write(name, data, extra).then(() =>
+      line === null ? undefined : this.setLatest(line, name)
+    );
     this.#pending.add(job);
     const done = () => void this.#pending.delete(job);
     job.then(done, done);

@@ -206,17 +206,14 @@ export function graphInBackground(
           minCost: entry.layer.minCost,
           width: table.width,
         };
-        files.write(file, graph, extra).then(() =>
-          lineKey !== null ? files.setLatest(lineKey, file) : undefined
-        )
-          .then(
-            () =>
-              log?.(
-                { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
-                "abstract graph saved",
-              ),
-            (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
-          );
+        files.write(file, graph, extra, lineKey).then(
+          () =>
+            log?.(
+              { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
+              "abstract graph saved",
+            ),
+          (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
+        );
       }
       return bytes;
     };

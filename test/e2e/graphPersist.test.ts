@@ -5,7 +5,8 @@
  * graph (no "being prepared" note) with the same path as before, and the server says it read the file. A file
  * cut short is dropped, the graph prepared again (the grid search answers meanwhile) and saved again; a map
  * replaced by other tiles has its old version's file removed at the next start. A patch's graph takes the
- * blocks of the regions the patch left alone from the previous version's graph.
+ * blocks of the regions the patch left alone from the previous version's graph, in memory or, after a restart,
+ * from its file.
  */
 import { afterAll, describe, expect, test } from "vitest";
 import { readdirSync, rmSync, truncateSync } from "node:fs";
@@ -92,6 +93,37 @@ describe("prepared graphs persist in the data directory", () => {
     expect(reused).toBeGreaterThan(regions * 0.9);
     expect(reused).toBeLessThan(regions);
   }, 120_000);
+
+  test(
+    "after a restart a patched version's graph takes the blocks from the previous version's file",
+    async () => {
+      const a = await start();
+      await call(a.client, "PutMap", { id: "restarted", movingai: mapText(3), prepare: true });
+      await until("graph files written", () => graphFiles(a.dataDir), (f) => f.length === 2);
+      await a.stop();
+      // Nothing of the previous version's graph is in memory now: only its file.
+      const b = await start(a.dataDir);
+      await call(b.client, "PatchMap", {
+        map: { id: "restarted" },
+        edits: [{ x: 60, y: 70, width: 5, height: 5, tile: "@" }],
+      });
+      const after = await until(
+        "patched graph prepared",
+        () => call(b.client, "Plan", plan("restarted")),
+        (r) => r.stats.planner === "PLANNER_HIERARCHICAL",
+      );
+      expect(after.status).toBe("PLAN_STATUS_FOUND");
+      const lines = b.output().split("\n").filter((l) => l.includes("prepared in the background"));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const l of lines) {
+        const { regions, reused, keptFile } = JSON.parse(l);
+        expect(keptFile).toMatch(/\.graph$/);
+        expect(reused).toBeGreaterThan(regions * 0.9);
+        expect(reused).toBeLessThan(regions);
+      }
+    },
+    120_000,
+  );
 
   test("after a restart the first HIERARCHICAL answer comes from the kept graph", async () => {
     const a = await start();
