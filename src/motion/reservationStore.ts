@@ -39,12 +39,16 @@ export class SampleStore {
   #used = 0;
   #free = new Int32Array(64);
   #freeCount = 0;
-  /** Bucket hash: slice and cell of each bucket (slice EMPTY: no bucket), its first and last slot (-1: none). */
-  #bk = new Int32Array(1 << 12).fill(EMPTY);
-  #bc = new Int32Array(1 << 12);
-  #head = new Int32Array(1 << 12);
-  #tail = new Int32Array(1 << 12);
+  /**
+   * Bucket hash, four words a bucket (one cache line for a probe): slice (EMPTY: no bucket), cell, first and last
+   * slot (-1: none); linear probing, at most half full.
+   */
+  #tab = new Int32Array(4 << 12).fill(EMPTY);
   #buckets = 0;
+  /** The bucket last linked to (consecutive samples of an add often share one), its slice and cell. */
+  #lastH = -1;
+  #lastK = EMPTY;
+  #lastCell = -1;
   /** Per slice, OCC_WORDS words: the cells (hashed) that ever had a bucket at it (never cleared). */
   occupied = new Uint32Array(0);
 
@@ -87,61 +91,60 @@ export class SampleStore {
     this.next = i32(this.next);
   }
 
-  /** The hash position of slice `k`, cell `cell` (its bucket, or the empty place where it would go). */
+  /** The hash position (word index) of slice `k`, cell `cell`: its bucket, or the empty place where it would go. */
   #find(k: number, cell: number): number {
-    const mask = this.#bk.length - 1;
+    const tab = this.#tab, mask = tab.length - 4;
     let h = (Math.imul(k, 0x9e3779b1) ^ Math.imul(cell, 0x85ebca6b)) >>> 0;
-    h = (h ^ (h >>> 15)) & mask;
+    h = ((h ^ (h >>> 15)) << 2) & mask;
     for (;;) {
-      const bk = this.#bk[h];
-      if (bk === EMPTY || (bk === k && this.#bc[h] === cell)) return h;
-      h = (h + 1) & mask;
+      const bk = tab[h];
+      if (bk === EMPTY || (bk === k && tab[h + 1] === cell)) return h;
+      h = (h + 4) & mask;
     }
   }
 
   /** The first slot in the bucket of slice `k`, cell `cell` (-1: none). */
   first(k: number, cell: number): number {
     const h = this.#find(k, cell);
-    return this.#bk[h] === EMPTY ? -1 : this.#head[h];
+    return this.#tab[h] === EMPTY ? -1 : this.#tab[h + 2];
   }
 
   /** Appends slot `s` (its k and cell written) to its bucket's chain. */
   link(s: number): void {
     const k = this.k[s], cell = this.cell[s];
-    let h = this.#find(k, cell);
-    if (this.#bk[h] === EMPTY) {
-      if (2 * (this.#buckets + 1) > this.#bk.length) {
+    let h = k === this.#lastK && cell === this.#lastCell ? this.#lastH : this.#find(k, cell);
+    let tab = this.#tab;
+    if (tab[h] === EMPTY) {
+      if (8 * (this.#buckets + 1) > tab.length) {
         this.#rehash();
+        tab = this.#tab;
         h = this.#find(k, cell);
       }
-      this.#bk[h] = k;
-      this.#bc[h] = cell;
-      this.#head[h] = this.#tail[h] = -1;
+      tab[h] = k;
+      tab[h + 1] = cell;
+      tab[h + 2] = tab[h + 3] = -1;
       this.#buckets++;
       this.#occupy(k, cell);
     }
+    this.#lastH = h;
+    this.#lastK = k;
+    this.#lastCell = cell;
     this.next[s] = -1;
-    if (this.#tail[h] < 0) this.#head[h] = s;
-    else this.next[this.#tail[h]] = s;
-    this.#tail[h] = s;
+    if (tab[h + 3] < 0) tab[h + 2] = s;
+    else this.next[tab[h + 3]] = s;
+    tab[h + 3] = s;
   }
 
   /** Doubles the bucket hash (chains kept as they are). */
   #rehash(): void {
-    const bk = this.#bk, bc = this.#bc, head = this.#head, tail = this.#tail;
-    const n = 2 * bk.length;
-    this.#bk = new Int32Array(n).fill(EMPTY);
-    this.#bc = new Int32Array(n);
-    this.#head = new Int32Array(n);
-    this.#tail = new Int32Array(n);
-    for (let i = 0; i < bk.length; i++) {
-      if (bk[i] === EMPTY) continue;
-      const h = this.#find(bk[i], bc[i]);
-      this.#bk[h] = bk[i];
-      this.#bc[h] = bc[i];
-      this.#head[h] = head[i];
-      this.#tail[h] = tail[i];
+    const old = this.#tab;
+    this.#tab = new Int32Array(2 * old.length).fill(EMPTY);
+    for (let i = 0; i < old.length; i += 4) {
+      if (old[i] === EMPTY) continue;
+      const h = this.#find(old[i], old[i + 1]);
+      this.#tab.set(old.subarray(i, i + 4), h);
     }
+    this.#lastK = EMPTY;
   }
 
   /** Marks `cell` as holding a bucket at slice `k` (grows the filter as slices are added). */
@@ -160,19 +163,20 @@ export class SampleStore {
    * Unlinks, in every bucket, the slots `dead(s)` says to drop (keeping the others' order) and releases them.
    */
   unlinkWhere(dead: (s: number) => boolean): void {
-    for (let h = 0; h < this.#bk.length; h++) {
-      if (this.#bk[h] === EMPTY) continue;
+    const tab = this.#tab;
+    for (let h = 0; h < tab.length; h += 4) {
+      if (tab[h] === EMPTY) continue;
       let prev = -1;
-      for (let s = this.#head[h]; s >= 0;) {
+      for (let s = tab[h + 2]; s >= 0;) {
         const nx = this.next[s];
         if (dead(s)) {
-          if (prev < 0) this.#head[h] = nx;
+          if (prev < 0) tab[h + 2] = nx;
           else this.next[prev] = nx;
           this.release(s);
         } else prev = s;
         s = nx;
       }
-      this.#tail[h] = prev;
+      tab[h + 3] = prev;
     }
   }
 }
