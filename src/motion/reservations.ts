@@ -504,7 +504,8 @@ export class ReservationTable {
     if (mFrom <= kB) {
       const cs = cand.speed;
       const env = this.envelopes ? envelopeSpec(cand.radius, cand.deceleration) : null;
-      const path = this.#sampler.sampled(traj, candEnd - candStart, env);
+      // Poses sampled as far as the check reads (it often stops at an early conflict).
+      const sampler = this.#sampler, path = sampler.sampled(traj, candEnd - candStart, env, -1);
       // Sample k is the path's sample j = k - k1 (k1 * dt is the first sample time after the start).
       const k1 = Math.round((candStart + path.phase) / dt);
       const last = path.xs.length - 1;
@@ -513,6 +514,7 @@ export class ReservationTable {
       const at = (k: number): Conflict | null => {
         work.samples++;
         const j = k - k1;
+        if (j >= path.filled && j <= last) sampler.fill(path, j);
         const px = j < 0 ? start.x : j > last ? end.x : path.xs[j];
         const py = j < 0 ? start.y : j > last ? end.y : path.ys[j];
         const c = this.#movingConflict(cand, k, px, py, cand.radius, cs, reach, ignore);

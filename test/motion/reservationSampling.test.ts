@@ -1,7 +1,8 @@
 /**
  * The reservation table's path sampling (motion/reservationSampling.ts): a path's sampled poses are the
  * trajectory's poses in closed form at the table's sample times, on straight pieces (whose direction is worked
- * out once per segment) as on arcs, forward and reverse, at every start phase.
+ * out once per segment) as on arcs, forward and reverse, at every start phase; filled piece by piece (as far as
+ * a check reads) they are the same as filled at once.
  */
 import { describe, expect, test } from "vitest";
 import type { Pose, Segment } from "../../src/geometry/types.ts";
@@ -48,4 +49,31 @@ describe("PathSampler", () => {
       }
     }
   });
+
+  test.each([1, 2, 3])(
+    "path %i: filled piece by piece as a check reads on, the same poses to the bit",
+    (seed) => {
+      const segments = path(seed);
+      let r = seed;
+      const rnd = () => (r = (r * 1103515245 + 12345) % 2147483648) / 2147483648;
+      for (const startTime of [0, 0.013, 7.049]) {
+        const traj: Trajectory = { startTime, startPose: segments[0].start, segments };
+        const duration = trajectoryEnd(traj) - startTime;
+        const whole = new PathSampler(0.05).sampled(traj, duration, null);
+        const sampler = new PathSampler(0.05);
+        // Nothing filled at first; then reads here and there ahead (a hint), and on to the end.
+        const lazy = sampler.sampled(traj, duration, null, -1);
+        expect(lazy.filled).toBe(0);
+        for (let j = 0; j < lazy.xs.length; j += 1 + Math.floor(rnd() * 60)) {
+          if (j >= lazy.filled) sampler.fill(lazy, j);
+          expect(lazy.filled).toBeGreaterThan(j);
+        }
+        // The cached path is the same object, filled the rest of the way when asked for all of it.
+        expect(sampler.sampled(traj, duration, null)).toBe(lazy);
+        expect(lazy.filled).toBe(lazy.xs.length);
+        expect([...lazy.xs]).toEqual([...whole.xs]);
+        expect([...lazy.ys]).toEqual([...whole.ys]);
+      }
+    },
+  );
 });
