@@ -23,8 +23,8 @@
  * tiles by {@link expandJumpPath}, and the fixed-point run cost is k times GridSpace's rounded step cost: the
  * core's costs equal GridSpace's exactly.
  *
- * The open test is precomputed once per (layer, clearance) as a byte mask with a one-tile blocked border, so
- * scans read one byte per tile and need no bounds checks; straight scans read JPS+ style distance tables. Both
+ * Straight scans read JPS+ style distance tables over the map padded by one blocked tile, so scans need no
+ * bounds checks; the open test is the east table's {@link BLOCKED} (one byte a tile, no mask of its own). They
  * are built and cached by jumpTables.ts (re-exported here).
  *
  * @module
@@ -33,7 +33,14 @@
 import { type PassLayer, uniformCost } from "../maps/grid.ts";
 import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
 import { DIAGONAL_SCALE, gridHeuristic, type Neighborhood } from "./gridSpace.ts";
-import { type JumpDistances, LONG_RUN, longRun, straightJumpsUntil } from "./jumpTables.ts";
+import {
+  BLOCKED,
+  eastDistance,
+  type JumpDistances,
+  LONG_RUN,
+  longRun,
+  straightJumpsUntil,
+} from "./jumpTables.ts";
 
 export {
   adoptJumpTables,
@@ -62,7 +69,7 @@ export class JumpPointSpace implements SearchSpace {
   stateCount = 0;
   /** At most 8 jump directions per state. */
   readonly maxSuccessors = 8;
-  private open: Uint8Array = new Uint8Array(0);
+  /** Also the open test: {@link BLOCKED} exactly where a tile is not open. */
   private east: JumpDistances = new Int8Array(0);
   private west: JumpDistances = new Int8Array(0);
   private south: JumpDistances = new Int8Array(0);
@@ -104,7 +111,6 @@ export class JumpPointSpace implements SearchSpace {
     if (cost <= 0) throw new RangeError("JumpPointSpace needs a layer whose passable tiles share one cost");
     const tables = straightJumpsUntil(layer, minClearance, stop);
     if (tables === null) return null;
-    this.open = tables.open;
     this.east = tables.east;
     this.west = tables.west;
     this.south = tables.south;
@@ -128,7 +134,7 @@ export class JumpPointSpace implements SearchSpace {
   /** True if a unit of the configured clearance may stand on tile t (t must be on the map). */
   isOpen(t: number): boolean {
     const y = (t / this.width) | 0;
-    return this.open[t + 2 * y + this.pw + 1] === 1;
+    return this.east[t + 2 * y + this.pw + 1] !== BLOCKED;
   }
 
   /**
@@ -138,7 +144,7 @@ export class JumpPointSpace implements SearchSpace {
   expand(state: number, out: Successors, parent: number): number {
     const w = this.width;
     const pw = this.pw;
-    const open = this.open;
+    const open = this.east;
     const y = (state / w) | 0;
     const x = state - y * w;
     const p = state + 2 * y + pw + 1;
@@ -164,22 +170,22 @@ export class JumpPointSpace implements SearchSpace {
     } else if (dx !== 0) {
       count = this.push(p, px, dx, 0, out, count);
       // A side tile open now but blocked one step back is forced, with the diagonal toward it.
-      if (open[p - pw] === 1 && open[p - pw - dx] === 0) {
+      if (open[p - pw] !== BLOCKED && open[p - pw - dx] === BLOCKED) {
         count = this.push(p, px, dx, -1, out, count);
         count = this.push(p, px, 0, -1, out, count);
       }
-      if (open[p + pw] === 1 && open[p + pw - dx] === 0) {
+      if (open[p + pw] !== BLOCKED && open[p + pw - dx] === BLOCKED) {
         count = this.push(p, px, dx, 1, out, count);
         count = this.push(p, px, 0, 1, out, count);
       }
     } else {
       const step = dy * pw;
       count = this.push(p, px, 0, dy, out, count);
-      if (open[p - 1] === 1 && open[p - 1 - step] === 0) {
+      if (open[p - 1] !== BLOCKED && open[p - 1 - step] === BLOCKED) {
         count = this.push(p, px, -1, dy, out, count);
         count = this.push(p, px, -1, 0, out, count);
       }
-      if (open[p + 1] === 1 && open[p + 1 - step] === 0) {
+      if (open[p + 1] !== BLOCKED && open[p + 1 - step] === BLOCKED) {
         count = this.push(p, px, 1, dy, out, count);
         count = this.push(p, px, 1, 0, out, count);
       }
@@ -224,7 +230,8 @@ export class JumpPointSpace implements SearchSpace {
    */
   private jumpHorizontal(p: number, sx: number): number {
     let d = sx > 0 ? this.east[p] : this.west[p];
-    if (d === LONG_RUN) d = longRun(sx > 0 ? this.east : this.west, p, sx);
+    // One compare for both rare entries: a long run, or (east only) a blocked start's cell.
+    if (d <= BLOCKED) d = sx > 0 ? eastDistance(this.east, p, this.pw) : longRun(this.west, p, -1);
     const delta = (this.goalP - p) * sx;
     if (delta > 0 && delta <= (d > 0 ? d : -d)) return this.goalP;
     return d > 0 ? p + d * sx : -1;
@@ -247,13 +254,13 @@ export class JumpPointSpace implements SearchSpace {
    * orthogonals open); stops at the goal or at a tile whose straight scans find a jump point (or the goal).
    */
   private jumpDiagonal(p: number, px: number, sx: number, sy: number): number {
-    const open = this.open;
+    const open = this.east;
     const goal = this.goalP;
     const rowStep = sy * this.pw;
     const step = sx + rowStep;
     let q = p;
     let qx = px;
-    while (open[q + sx] === 1 && open[q + rowStep] === 1 && open[q + step] === 1) {
+    while (open[q + sx] !== BLOCKED && open[q + rowStep] !== BLOCKED && open[q + step] !== BLOCKED) {
       q += step;
       qx += sx;
       if (q === goal) return q;

@@ -227,6 +227,39 @@ describe("JPS equals GridSpace on random uniform maps", () => {
   }
 });
 
+describe("JPS from a blocked start (the east table's BLOCKED cells scan from their neighbour)", () => {
+  test("same status and fixed-point cost as GridSpace, classes 0 and 1.5", () => {
+    const rand = rng(97);
+    const jps = new JumpPointSpace();
+    const grid = new GridSpace();
+    const ws = new SearchWorkspace();
+    let found = 0;
+    for (let trial = 0; trial < 80; trial++) {
+      const w = 6 + Math.floor(rand() * 30);
+      const h = 6 + Math.floor(rand() * 30);
+      const layer = randomLayer(rand, w, h, 0.1 + rand() * 0.3, [1]);
+      for (const r of [0, 1.5]) {
+        for (let q = 0; q < 6; q++) {
+          let start = -1;
+          for (let k = 0; k < 1000 && start < 0; k++) {
+            const t = Math.floor(rand() * w * h);
+            if (!(layer.tileCost[t] > 0 && (r <= 0 || layer.clearance[t] >= r))) start = t;
+          }
+          const goal = pickOpen(rand, layer, r);
+          if (start < 0 || goal < 0) continue;
+          const a = astar(grid.configure(layer, r, 8, goal), ws, [start], unlimited());
+          const b = astar(jps.configure(layer, r, goal), ws, [start], unlimited());
+          expect(b.status).toBe(a.status);
+          if (a.status !== "found") continue;
+          expect(b.cost).toBe(a.cost);
+          found++;
+        }
+      }
+    }
+    expect(found).toBeGreaterThan(100);
+  });
+});
+
 describe("the jump cache is bounded", () => {
   test("many clearance classes on one map: the cache stays under its bound, evicted tables are rebuilt right", () => {
     const rand = rng(77);
