@@ -359,6 +359,13 @@ export class AbstractGraph {
     this.preparedRegions++;
   }
 
+  /** Counts region r's block as computed (its bytes were restored from an interrupted build's file). */
+  markPrepared(region: number): void {
+    if (this.ready[region] === 1) return;
+    this.ready[region] = 1;
+    this.preparedRegions++;
+  }
+
   /** Whether `old` can lend this graph its blocks ({@link reuseRegion}): same size, sectors and costs' scale. */
   canReuse(old: AbstractGraph): boolean {
     const t = this.table, ot = old.table;

@@ -101,8 +101,16 @@ export class AbstractGraphBuild {
 
 /** Progress slots of a parallel preparation (shared Int32Array): nodes placed (0 or 1), regions, landmarks. */
 export const PROGRESS_SLOTS = 3;
-/** Regions dealt out to the builders in chunks of this many (chunk c to builder c mod parts: balanced). */
-const REGION_CHUNK = 256;
+/**
+ * Regions dealt out to the builders in chunks of this many (chunk c to builder c mod parts: balanced); a chunk's
+ * blocks are also what a build interrupted by a restart keeps (service/graphPartial.ts).
+ */
+export const REGION_CHUNK = 256;
+
+/** The number of region chunks of a table of `regions` regions ({@link REGION_CHUNK}). */
+export function chunkCount(regions: number): number {
+  return Math.ceil(regions / REGION_CHUNK);
+}
 
 /** A zeroed progress array over shared memory (see {@link PROGRESS_SLOTS}). */
 export function graphProgress(): Int32Array {
@@ -151,8 +159,10 @@ export interface PreviousGraph {
  * Step 2, run by each of `parts` builders at once: fills the blocks and trees of builder `part`'s chunks of
  * regions into the skeleton's shared arrays, taking `previous`'s block where it can (an earlier version's graph
  * in memory, or kept in a file: abstractGraphKept.ts); with `prints`, writes the prints of those regions' sectors
- * there (a graph file keeps them for the next version). Returns the grid expansions spent and the regions whose
- * block was taken.
+ * there (a graph file keeps them for the next version). With `done` (a flag per chunk, shared): chunks flagged
+ * already have their blocks in the skeleton (resumed from an interrupted build) and are skipped; each chunk this
+ * call fills is flagged once its blocks are written (Atomics: a reader that sees the flag sees the blocks).
+ * Returns the grid expansions spent and the regions whose block was taken or resumed.
  */
 export function prepareShare(
   table: RegionTable,
@@ -163,6 +173,7 @@ export function prepareShare(
   progress: Int32Array,
   previous: PreviousGraph | KeptGraph | null = null,
   prints: Uint32Array | null = null,
+  done: Uint8Array | null = null,
 ): { spent: number; reused: number } {
   const graph = new AbstractGraph(table, layer, skeleton.neighborhood, undefined, skeleton);
   let old = previous && "table" in previous
@@ -182,15 +193,20 @@ export function prepareShare(
   let spent = 0, reused = 0, printed = -1;
   for (let c = part * REGION_CHUNK; c < regions; c += parts * REGION_CHUNK) {
     const end = Math.min(regions, c + REGION_CHUNK);
+    const resumed = done !== null && Atomics.load(done, c / REGION_CHUNK) === 1;
     for (let r = c; r < end; r++) {
       if (printer !== null && table.regionSector[r] !== printed) {
         printer.print(printed = table.regionSector[r]);
       }
-      if (
+      if (resumed) {
+        graph.markPrepared(r);
+        reused++;
+      } else if (
         (old !== null && graph.reuseRegion(r, old)) || (kept !== null && reuseKept(graph, r, kept, prints!))
       ) reused++;
       else spent += graph.prepareRegion(r);
     }
+    if (done !== null) Atomics.store(done, c / REGION_CHUNK, 1);
     Atomics.add(progress, 1, end - c);
   }
   return { spent, reused };

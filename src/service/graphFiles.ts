@@ -22,6 +22,8 @@ import { denoFs, type MapFs, writeAll } from "./mapPersistence.ts";
 /** Bumped whenever the graph's arrays or their meaning change: older files are then ignored and pruned. */
 const FORMAT = 2;
 const SUFFIX = ".graph";
+/** Added to a graph file's name for its unfinished build's blocks (graphPartial.ts). */
+const PARTIAL = ".partial";
 /** A map line's record of its latest graph file (see GraphFiles.latest). */
 const LINE_SUFFIX = ".line";
 const TMP_MARK = ".graph.tmp-";
@@ -92,6 +94,15 @@ export class GraphFiles {
       24,
     );
     return `${version}-${digest}${SUFFIX}`;
+  }
+
+  /**
+   * The path of graph file `name`'s partial file: what an unfinished build of it has done (graphPartial.ts). The
+   * directory is made.
+   */
+  async partialPath(name: string): Promise<string> {
+    await this.#fs.mkdir(this.#dir);
+    return join(this.#dir, `${name}${PARTIAL}`);
   }
 
   /** Whether a graph file exists (a synchronous stat: one per graph and process, before its first load). */
@@ -239,8 +250,9 @@ export class GraphFiles {
     try {
       for await (const entry of this.#fs.readDir(this.#dir)) {
         if (!entry.isFile) continue;
+        const graph = entry.name.endsWith(SUFFIX) || entry.name.endsWith(`${SUFFIX}${PARTIAL}`);
         const stale = entry.name.includes(TMP_MARK) ||
-          (entry.name.endsWith(SUFFIX) && !keep.has(entry.name.slice(0, entry.name.lastIndexOf("-"))));
+          (graph && !keep.has(entry.name.slice(0, entry.name.lastIndexOf("-"))));
         if (!stale) continue;
         await this.#fs.remove(join(this.#dir, entry.name)).catch(() => {});
         removed++;

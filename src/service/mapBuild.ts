@@ -16,7 +16,12 @@ import { SECTOR_SIZE } from "./mapLayers.ts";
 import { collectNow } from "./collect.ts";
 import { trimMalloc } from "./mallocTrim.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
-import { type LandmarkWork, landmarkWork, type PreviousGraph } from "../search/abstractGraphBuild.ts";
+import {
+  chunkCount,
+  type LandmarkWork,
+  landmarkWork,
+  type PreviousGraph,
+} from "../search/abstractGraphBuild.ts";
 import { type KeptGraph, printArray } from "../search/abstractGraphKept.ts";
 import type { StraightJumps } from "../search/jumpTables.ts";
 
@@ -61,6 +66,7 @@ export type BuildRequest =
     progress: Int32Array;
     previous: PreviousGraph | KeptGraph | null;
     prints: Uint32Array;
+    done: Uint8Array;
   }
   | {
     type: "landmarks";
@@ -160,7 +166,9 @@ export class MapBuilder {
    * different builders); equal bit for bit to a worker's sequential preparation. With `previous` (the same map's
    * graph before a patch, in memory or kept in a file) the blocks of regions the patch left alone are taken from
    * it (`reused`: how many). `progress` (graphProgress) counts the steps as they go. `prints`: the sector prints
-   * a graph file keeps for the next version (search/abstractGraphKept.ts).
+   * a graph file keeps for the next version (search/abstractGraphKept.ts). `onSkeleton`, given the skeleton and
+   * the chunks' done flags before any block is filled, may restore finished chunks (flagged: the builders skip
+   * them) and watch the flags (graphPartial.ts).
    */
   async graph(
     layer: PassLayer,
@@ -169,6 +177,7 @@ export class MapBuilder {
     landmarks: number,
     progress: Int32Array,
     previous: PreviousGraph | KeptGraph | null = null,
+    onSkeleton: ((skeleton: SharedGraphData, done: Uint8Array) => Promise<void>) | null = null,
   ): Promise<{ graph: SharedGraphData; reused: number; prints: Uint32Array }> {
     while (this.#builders.length < BUILDERS) this.#builders.push(this.#spawn());
     // The single-builder steps go to the least busy builder (two classes' landmarks then run side by side).
@@ -180,6 +189,8 @@ export class MapBuilder {
     const skeleton = sk.graph;
     const parts = this.#builders.length;
     const prints = printArray(table);
+    const done = new Uint8Array(new SharedArrayBuffer(chunkCount(table.regionCount)));
+    await onSkeleton?.(skeleton, done);
     const shares = await Promise.all(
       Array.from(
         { length: parts },
@@ -197,6 +208,7 @@ export class MapBuilder {
               progress,
               previous,
               prints,
+              done,
             }),
           ),
       ),

@@ -37,8 +37,9 @@ self.onmessage = (ev: MessageEvent<BuildRequest>) => {
       const graph = buildSkeleton(table, layer, neighborhood, DEFAULT_SAMPLING, progress);
       reply = { type: "graph", id: msg.id, graph, ms: performance.now() - t0 };
     } else if (msg.type === "graphShare") {
-      const { table, layer, skeleton, part, parts, progress, previous, prints } = msg;
-      const { spent, reused } = prepareShare(table, layer, skeleton, part, parts, progress, previous, prints);
+      const { table, layer, skeleton, part, parts, progress, previous, prints, done } = msg;
+      const share = prepareShare(table, layer, skeleton, part, parts, progress, previous, prints, done);
+      const { spent, reused } = share;
       reply = { type: "spent", id: msg.id, expansions: spent, reused, ms: performance.now() - t0 };
     } else if (msg.type === "landmarks") {
       const { table, layer, filled, work, part, parts, progress } = msg;

@@ -25,6 +25,10 @@ import type { GraphFiles } from "./graphFiles.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import type { PreviousGraph } from "../search/abstractGraphBuild.ts";
 import type { KeptGraph } from "../search/abstractGraphKept.ts";
+import { PartialGraph } from "./graphPartial.ts";
+
+/** How often a running preparation's finished blocks are appended to its partial file (graphPartial.ts). */
+const PARTIAL_FLUSH_MS = 2000;
 import type { MapBuilder } from "./mapBuild.ts";
 import type { SharedData, WorkerPool } from "./pool.ts";
 
@@ -183,14 +187,52 @@ export function graphInBackground(
           if (previous !== null) kept = last;
         }
       }
-      const built = await builder.graph(
-        entry.layer,
-        table,
-        neighborhood,
-        DEFAULT_LANDMARKS,
-        progress,
-        previous,
-      );
+      // Finished blocks kept as they go: a restart resumes from them (graphPartial.ts).
+      let partial: PartialGraph | null = null;
+      let timer: ReturnType<typeof setInterval> | undefined;
+      const onSkeleton = files !== null && file
+        ? async (skeleton: SharedGraphData, done: Uint8Array) => {
+          const why = (why: string) =>
+            log?.({ layer: entry.key, cls, why }, "partial graph file cut or not used");
+          partial = await PartialGraph.open(await files.partialPath(file), skeleton, done, why).catch(
+            (err) => {
+              log?.({ layer: entry.key, cls, err: String(err) }, "partial graph file not kept");
+              return null;
+            },
+          );
+          if (partial === null) return;
+          if (partial.restored > 0) {
+            log?.(
+              { layer: entry.key, cls, chunks: partial.restored },
+              "interrupted graph preparation resumed",
+            );
+          }
+          const p = partial;
+          const t = setInterval(() => p.flush().catch(() => {}), PARTIAL_FLUSH_MS);
+          Deno.unrefTimer(t);
+          timer = t;
+        }
+        : null;
+      let built;
+      try {
+        built = await builder.graph(
+          entry.layer,
+          table,
+          neighborhood,
+          DEFAULT_LANDMARKS,
+          progress,
+          previous,
+          onSkeleton,
+        );
+      } catch (e) {
+        clearInterval(timer);
+        // The next try resumes from what was kept.
+        await (partial as PartialGraph | null)?.flush().catch(() => {});
+        await (partial as PartialGraph | null)?.close();
+        throw e;
+      }
+      clearInterval(timer);
+      const kept0 = partial as PartialGraph | null;
       const { graph, reused, prints } = built;
       const bytes = publish(graph, "abstract graph prepared in the background", {
         regions: table.regionCount,
@@ -206,14 +248,15 @@ export function graphInBackground(
           minCost: entry.layer.minCost,
           width: table.width,
         };
-        files.write(file, graph, extra, lineKey).then(
-          () =>
-            log?.(
-              { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
-              "abstract graph saved",
-            ),
-          (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
-        );
+        files.write(file, graph, extra, lineKey).then(() => kept0?.remove()).finally(() => kept0?.close())
+          .then(
+            () =>
+              log?.(
+                { layer: entry.key, cls, file, ms: Math.round(performance.now() - t0) },
+                "abstract graph saved",
+              ),
+            (err) => log?.({ layer: entry.key, cls, file, err: String(err) }, "abstract graph not saved"),
+          );
       }
       return bytes;
     };
