@@ -87,7 +87,7 @@ export interface BatchLimits {
   maxFleetUnits: number;
   /** Late Fleet units given detours per round (absent: the service's default; 0: none). */
   fleetDetours?: number;
-  /** Wall-clock budget of a Fleet batch's detour pass, ms (absent: the service's default). */
+  /** Budget of a Fleet batch's detour pass, ms of the server thread's CPU time (absent: the service's default). */
   fleetDetourMs?: number;
 }
 

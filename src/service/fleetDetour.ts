@@ -11,8 +11,9 @@
  * the same scheduler against every reservation; the late units are re-timed latest first, each taking its
  * earliest-arriving variant (its current path and its trajectory from before included), and the round is kept only
  * when the makespan they promise is shorter. Each committed trajectory is checked against the whole table, so the
- * fleet stays conflict-free whatever is kept. Bounded: a wall-clock budget (the pass runs before the late units'
- * trajectories are sent), units per round, via points per unit, rounds, legs planned per pass.
+ * fleet stays conflict-free whatever is kept. Bounded: a budget of the server thread's CPU time (the pass runs
+ * before the late units' trajectories are sent; see threadCpuMs), units per round, via points per unit, rounds,
+ * legs planned per pass.
  *
  * Units that turn in place (discs such as soldiers), when the caller gives the map layer, also get a route searched
  * in space and time against the table as it is when each is re-timed (SIPP, fleetSipp.ts): its geometry is timed
@@ -24,13 +25,14 @@
  *
  * @module
  */
+import process from "node:process";
 import type { Pose, Segment } from "../geometry/types.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import { type Trajectory, trajectoryEnd, trajectoryPose } from "../motion/trajectory.ts";
 import { duration, reservation, resettle, resettleBest } from "./fleetRetime.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
-import { SippRouter } from "./fleetSipp.ts";
+import { SippOccupancy, SippRouter } from "./fleetSipp.ts";
 
 /** A leg to plan: from a pose to a via point (or, with `to` null, to the unit's goal). */
 export interface DetourLeg {
@@ -54,12 +56,15 @@ export interface DetourOptions {
   /** Rounds (a unit detoured in one round may detour again around a new spot in the next). */
   rounds?: number;
   /**
-   * Wall-clock budget of the pass, milliseconds (default: defaultBudgetMs, sized to the work): no round starts after it, no second
-   * legs are planned once it is spent, and units not re-timed by then keep their trajectories (the round's best so
-   * far is kept or dropped by the same makespan rule). Infinity: bounded by rounds and legs only.
+   * Budget of the pass, milliseconds on `now` (default: defaultBudgetMs, sized to the work): no round starts after
+   * it, no second legs are planned once it is spent, and units not re-timed by then keep their trajectories (the
+   * round's best so far is kept or dropped by the same makespan rule). Infinity: bounded by rounds and legs only.
    */
   budgetMs?: number;
-  /** The clock (milliseconds) the budget is measured on; performance.now by default (tests pass a fake). */
+  /**
+   * The clock (milliseconds) the budget is measured on; by default the CPU time of the thread the pass runs on
+   * (threadCpuMs; tests pass a fake).
+   */
   now?: () => number;
   /**
    * The map layer a unit plans on. With it, late units that turn in place also get a route searched in space
@@ -130,7 +135,8 @@ const SIPP_VIAS_FROM_ROUND = 1;
  */
 const STAND_UP_MS = 25;
 /**
- * The default wall-clock budget of a pass (ms), sized to the work: BUDGET_BASE_MS plus BUDGET_PER_LATE_MS per late
+ * The default budget of a pass (ms of the thread's CPU time, see threadCpuMs; measured on the wall clock before),
+ * sized to the work: BUDGET_BASE_MS plus BUDGET_PER_LATE_MS per late
  * unit (detourCandidates), at most BUDGET_CAP_MS and at most BUDGET_FLEET_MS / units in the fleet. The pass runs
  * before the late units' trajectories are sent; in a big fleet the settle before it is long already and each check
  * is against a bigger table, and a fleet sent in batches gets a pass per batch (8room 500 over gRPC, two batches
@@ -148,6 +154,20 @@ export function defaultBudgetMs(late: number, units: number): number {
 }
 /** See defaultBudgetMs. */
 const BUDGET_BASE_MS = 200, BUDGET_PER_LATE_MS = 12, BUDGET_CAP_MS = 1000, BUDGET_FLEET_MS = 100_000;
+
+/**
+ * The CPU time (ms) of the thread calling it, the default clock of a pass's budget: over gRPC the pass shares the
+ * machine, and on the wall clock its rounds, so its result, shrank with the load (circle 100 1.31-2.4x the slowest
+ * solo drive over a session). Where the runtime lacks it, the wall clock.
+ */
+export const threadCpuMs: () => number = (() => {
+  const cpu = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage;
+  if (typeof cpu !== "function") return () => performance.now();
+  return () => {
+    const u = cpu.call(process);
+    return (u.user + u.system) / 1000;
+  };
+})();
 
 /** When the unit stands at its goal for good (Infinity for a unit standing with a path still to drive). */
 function arrival(u: FleetUnitState): number {
@@ -176,10 +196,28 @@ export function detourCandidates(sched: FleetScheduler, time: number): Set<strin
   return out;
 }
 
-/** Whether a unit arrives late: more than LATE_RATIO times its solo driving time and LATE_SECONDS after `time`. */
-function isLate(u: FleetUnitState, time: number): boolean {
-  const solo = duration(u.path), by = arrival(u) - time;
-  return by > LATE_RATIO * solo && by - solo > LATE_SECONDS;
+/**
+ * The solo driving time of the path a detour replaced, by the detour path (the shortest drive known for its goal).
+ * A unit on a detour is late against that, not against its detour's own length: judged by the detour's (often
+ * 1.2-1.3x the straight drive on the circles), units arriving last were no longer late, so later rounds and
+ * later batches' passes left them alone (in process at the default budget, circle 100 in batches of 40 + 60 and
+ * 85 + 15: 1.363 and 1.350 -> 1.335 and 1.251x the slowest solo drive; one batch, and circle 50, the same either
+ * way). A new path (a goal change, a repair) is a new array: it counts its own length.
+ */
+const SOLO = new WeakMap<readonly Segment[], number>();
+
+/** The solo driving time a unit's lateness is judged by (see SOLO). */
+function soloOf(u: FleetUnitState): number {
+  return SOLO.get(u.path) ?? duration(u.path);
+}
+
+/**
+ * Whether a unit arrives late: more than LATE_RATIO times its solo driving time (`solo`, by id, if given, else
+ * soloOf) and LATE_SECONDS after `time`.
+ */
+function isLate(u: FleetUnitState, time: number, solo?: ReadonlyMap<string, number>): boolean {
+  const alone = solo?.get(u.id) ?? soloOf(u), by = arrival(u) - time;
+  return by > LATE_RATIO * alone && by - alone > LATE_SECONDS;
 }
 
 /**
@@ -277,8 +315,14 @@ export async function detourLate(
   if (opts.maxUnits <= 0) return { changed, stats };
   // Only these may change (the others' trajectories may have been sent already).
   const mayChange = detourCandidates(sched, time);
-  const now = opts.now ?? (() => performance.now());
+  // Their solo drives as the pass starts: a unit the pass detours stays late against it (see SOLO).
+  const solo = new Map<string, number>();
+  for (const id of mayChange) solo.set(id, soloOf(sched.units.get(id)!));
+  const now = opts.now ?? threadCpuMs;
   const deadline = now() + (opts.budgetMs ?? defaultBudgetMs(mayChange.size, sched.units.size));
+  // A search is not cut short by a wall-clock deadline on the CPU clock (each is bounded by its expansions; the
+  // budget is watched between searches): the same work whatever the machine's load.
+  const sippDeadline = () => opts.now ? performance.now() + (deadline - now()) : Infinity;
   const spent = () => {
     if (now() < deadline) return false;
     stats.outOfTime = true;
@@ -298,6 +342,8 @@ export async function detourLate(
     return out;
   };
   const detoured = new Set<string>();
+  // Every router of the pass brings one occupancy up to date (fleetSipp.ts SippOccupancy).
+  const occupancy = new SippOccupancy();
   const bySipp = (u: FleetUnitState) =>
     opts.layer !== undefined && SippRouter.applies(u) && opts.layer(u) !== null;
   // The first round's cost per unit sizes the next rounds to the time left (small rounds of the latest units
@@ -313,7 +359,7 @@ export async function detourLate(
     const lateAll: { u: FleetUnitState; pose: Pose; by: number }[] = [];
     for (const u of sched.units.values()) {
       const pose = notSetOut(u, time);
-      if (pose && isLate(u, time)) lateAll.push({ u, pose, by: arrival(u) - time });
+      if (pose && isLate(u, time, solo)) lateAll.push({ u, pose, by: arrival(u) - time });
     }
     lateAll.sort((a, b) => b.by - a.by);
     const late: { u: FleetUnitState; pose: Pose; spot: Pose; by: number; vias: boolean }[] = [];
@@ -357,7 +403,16 @@ export async function detourLate(
     });
     const router = () =>
       opts.layer
-        ? new SippRouter(sched, time, opts.layer, performance.now() + (deadline - now()), stats)
+        ? new SippRouter(
+          sched,
+          time,
+          opts.layer,
+          sippDeadline(),
+          stats,
+          undefined,
+          false,
+          occupancy,
+        )
         : undefined;
     // One at a time, and where the time left is ample for the whole round both ways (see resettleBest).
     const both = deadline - now() >= late.length * STAND_UP_MS;
@@ -370,8 +425,11 @@ export async function detourLate(
     } else if (++rejected >= MAX_REJECTED) break;
     else cap = Math.min(Math.floor(late.length / 2), room);
   }
-  const left = () => performance.now() + (deadline - now());
-  polish(sched, time, opts, mayChange, changed, detoured, spent, left, stats);
+  polish(sched, time, opts, mayChange, changed, detoured, spent, sippDeadline, stats, occupancy);
+  for (const id of changed) {
+    const u = sched.units.get(id)!;
+    if (!SOLO.has(u.path)) SOLO.set(u.path, Math.min(duration(u.path), solo.get(id) ?? Infinity));
+  }
   stats.improved = changed.size;
   stats.detoured = detoured.size;
   return { changed, stats };
@@ -387,10 +445,11 @@ const POLISH_TRIES = 8;
  * in the way of its own path (not set out yet, up to POLISH_BLOCKERS, the first conflicts of its path driven now)
  * lifted from the table, then those are re-timed one at a time around it (resettle, "lift"); kept only when all of
  * them arrive earlier than it did and none is left standing. Rounds re-time the latest units against everyone
- * else, so one whose own way is held by units that are not late stays last. Only late units are picked: picking
- * the latest of all the pass may change (a unit on a detour is seldom late against the detour's own length) gave
- * circle 50 in one batch 1.302 against 1.325 in process with ample time, but over gRPC, where the pass always ends
- * by its budget after 1-3 rounds, circle 50 spread to 1.30-1.63 (median 1.33 of 9) against a steady 1.33.
+ * else, so one whose own way is held by units that are not late stays last. The unit that arrives last is picked
+ * among all the pass may change, late or not: one on a detour is seldom late against the detour's own length
+ * (circle 50 in one batch, in process at the default budget: 1.309 -> 1.252x the slowest solo drive). On the wall
+ * clock, over gRPC, this rule had spread circle 50 to 1.30-1.63 with the load; the CPU clock (threadCpuMs) gives
+ * the pass the same work whatever the load.
  */
 function polish(
   sched: FleetScheduler,
@@ -402,6 +461,7 @@ function polish(
   spent: () => boolean,
   sippDeadline: () => number,
   stats: DetourStats,
+  occupancy: SippOccupancy,
 ): void {
   const tried = new Set<string>();
   for (let k = 0; k < POLISH_TRIES && !spent(); k++) {
@@ -409,7 +469,7 @@ function polish(
     for (const u of sched.units.values()) {
       const p = notSetOut(u, time);
       if (
-        p && mayChange.has(u.id) && !tried.has(u.id) && isLate(u, time) &&
+        p && mayChange.has(u.id) && !tried.has(u.id) &&
         (last === null || arrival(u) > arrival(last))
       ) {
         [last, pose] = [u, p];
@@ -431,7 +491,16 @@ function polish(
     lifted.sort((a, b) => arrival(b.u) - arrival(a.u));
     const late = [{ u: last, pose }, ...lifted];
     const sipp = opts.layer
-      ? new SippRouter(sched, time, opts.layer, sippDeadline(), stats, new Set(lifted.map((l) => l.u.id)))
+      ? new SippRouter(
+        sched,
+        time,
+        opts.layer,
+        sippDeadline(),
+        stats,
+        new Set(lifted.map((l) => l.u.id)),
+        false,
+        occupancy,
+      )
       : undefined;
     resettle(sched, time, late, late.map(() => []), changed, detoured, spent, sipp, "lift");
   }

@@ -211,8 +211,8 @@ export class FleetScheduler {
 
   /**
    * The timing {@link schedule} would find for `path` (no refuge) from `pose` at `time`, against the table as it
-   * is (take the unit's own reservation out first), without committing it; null when none. With `latest`, start
-   * delays that cannot arrive before it are not tried; `planned`: stops along the path (fleetWaits.ts).
+   * is (take the unit's own reservation out first), without committing it; null when none. With `latest`, no
+   * timing arriving after it is tried (fleetWaits.ts timePath); `planned`: stops along the path.
    */
   timing(
     u: FleetUnitState,
@@ -227,7 +227,8 @@ export class FleetScheduler {
     const horizon = Math.min(this.table.lastMotion + 2 * dt, latest - drive);
     if (horizon < time) return null;
     const next = (d: number) => nextDelay(d, dt);
-    return timePath(this.table, u.id, u.unit, path, time, pose, horizon, next, this.#stops, planned).traj;
+    return timePath(this.table, u.id, u.unit, path, time, pose, horizon, next, this.#stops, planned, latest)
+      .traj;
   }
 
   #lastHit: Conflict | null = null;

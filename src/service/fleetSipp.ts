@@ -17,6 +17,7 @@ import type { PassLayer } from "../maps/grid.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import { type MovingUnit, TileOccupancy } from "../motion/safeIntervals.ts";
 import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
+import type { Trajectory } from "../motion/trajectory.ts";
 import { COST_SCALE, SearchWorkspace } from "../search/astar.ts";
 import { type SippRoute, sippRoute, SippSpace } from "../search/sippSpace.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
@@ -41,17 +42,31 @@ export interface SippCounts {
 }
 
 /**
+ * Tile occupancy kept from one router to the next within a detour pass (one per searching reach, with the trajectory
+ * each unit was sampled with): a router brings it up to date when it searches, sampling again only the units whose
+ * trajectory changed since. Each round's and each polish try's router had sampled every unit again (circle 100 in
+ * process: ~15% of the pass). The same answers: a unit's tiles depend on its trajectory only.
+ */
+export class SippOccupancy {
+  /** Per reach (bounding radius + pad): the occupancy, and per unit the trajectory it holds (null: left out). */
+  readonly byReach = new Map<number, { occ: TileOccupancy; held: Map<string, Trajectory | null> }>();
+}
+
+/**
  * Searches SIPP routes for the units of one detour round at fleet time `time`, until `deadline` (performance.now).
  * Every unit's trajectory is sampled into tiles once (motion/safeIntervals.ts TileOccupancy, built on the first
- * search); tell the router each trajectory committed after that with {@link record}.
+ * search, or brought up to date from `shared`); tell the router each trajectory committed after that with
+ * {@link record}.
  */
 export class SippRouter {
   // One search space and workspace for every router (searches are synchronous): a round's router would otherwise
   // allocate per-tile arrays of the whole map again.
   static readonly #space = new SippSpace();
   static readonly #ws = new SearchWorkspace();
-  /** Occupancy per searching radius (bounding radius + pad). */
-  readonly #occupancy = new Map<number, TileOccupancy>();
+  /** Occupancy per searching reach (bounding radius + pad), shared with later routers of the pass if asked. */
+  readonly #occupancy: SippOccupancy;
+  /** Lifted units recorded since (they are in the occupancy again). */
+  readonly #recorded = new Set<string>();
 
   /** A router over `sched`'s units; `layer` gives a unit's map layer (null: no route for it). */
   constructor(
@@ -64,7 +79,11 @@ export class SippRouter {
     readonly lifted: ReadonlySet<string> = new Set(),
     /** SIPP may leave a start tile taken at the start time (search/sippSpace.ts; the standoff breaker's). */
     readonly leaveStart = false,
-  ) {}
+    /** Occupancy from the pass's earlier routers (see SippOccupancy); a fresh one by default. */
+    shared: SippOccupancy = new SippOccupancy(),
+  ) {
+    this.#occupancy = shared;
+  }
 
   /** Whether a unit gets SIPP routes: it turns in place, has a speed and a path. */
   static applies(u: FleetUnitState): boolean {
@@ -73,16 +92,34 @@ export class SippRouter {
 
   /** Records the trajectory just committed for a unit (every commit while the router is in use). */
   record(u: FleetUnitState): void {
-    for (const occ of this.#occupancy.values()) occ.set(moving(u));
+    this.#recorded.add(u.id);
+    for (const { occ, held } of this.#occupancy.byReach.values()) {
+      occ.set(moving(u));
+      held.set(u.id, u.traj);
+    }
   }
 
+  /** The occupancy for a reach, every unit on its trajectory now (the lifted ones left out until recorded). */
   #occupancyFor(radius: number, pad: number, w: number, h: number): TileOccupancy {
     const key = radius + pad;
-    let occ = this.#occupancy.get(key);
-    if (!occ) {
-      occ = new TileOccupancy(w, h, this.sched.table.dt, radius, pad);
-      for (const u of this.sched.units.values()) if (!this.lifted.has(u.id)) occ.set(moving(u));
-      this.#occupancy.set(key, occ);
+    let entry = this.#occupancy.byReach.get(key);
+    if (!entry) {
+      entry = { occ: new TileOccupancy(w, h, this.sched.table.dt, radius, pad), held: new Map() };
+      this.#occupancy.byReach.set(key, entry);
+    }
+    // Identity checks only (a router may follow another that lifted units or left trajectories restored).
+    const { occ, held } = entry;
+    for (const u of this.sched.units.values()) {
+      const want = this.lifted.has(u.id) && !this.#recorded.has(u.id) ? null : u.traj;
+      if (held.get(u.id) === want) continue;
+      if (want === null) occ.remove(u.id);
+      else occ.set(moving(u));
+      held.set(u.id, want);
+    }
+    if (held.size > this.sched.units.size) {
+      for (const id of [...held.keys()]) {
+        if (!this.sched.units.has(id)) occ.remove(id), held.delete(id);
+      }
     }
     return occ;
   }

@@ -81,7 +81,10 @@ export interface FleetOptions {
    * absent: the service's default).
    */
   detourUnits?: number;
-  /** Wall-clock budget of a batch's detour pass, milliseconds (by default sized to the work: fleetDetour.ts defaultBudgetMs). */
+  /**
+   * Budget of a batch's detour pass, ms of the server thread's CPU time (by default sized to the work: fleetDetour.ts
+   * defaultBudgetMs).
+   */
   detourMs?: number;
   /** Called before a new unit joins; throws to refuse it (the tenant's fleet_units quota, service/quotas.ts). */
   admitUnit?: () => void;

@@ -110,3 +110,40 @@ describe("timePath with planned stops", () => {
     expect(w[0].until).toBeGreaterThan(4.1);
   });
 });
+
+describe("timePath with a latest arrival (the detour pass's timings that must beat a trajectory)", () => {
+  test("never answers a timing arriving after `latest`: a stop's wait that cannot make it ends the branch", () => {
+    const table = new ReservationTable(30, 20, DT);
+    // b crosses a's row from t = 1: driving on at once, a has to stop short of b's line and wait there.
+    const b = straight({ x: 12.5, y: 2.5, heading: Math.PI / 2 }, { x: 12.5, y: 18.5 });
+    table.add({
+      id: "b",
+      traj: { startTime: 1, startPose: { x: 12.5, y: 2.5, heading: Math.PI / 2 }, segments: b },
+      radius: SOLDIER.boundingRadius,
+      speed: SOLDIER.maxSpeed,
+    });
+    const drive = PATH.reduce((d, s) => d + (s.duration ?? 0), 0);
+    const free = time(table, [])!;
+    expect(free.segments.some((s) => s.length === 0)).toBe(true);
+    for (const latest of [trajectoryEnd(free) - 0.05, trajectoryEnd(free) - 0.3, trajectoryEnd(free) - 1]) {
+      // As the scheduler asks (FleetScheduler.timing): start delays only up to latest - drive.
+      const horizon = Math.min(table.lastMotion + 2 * DT, latest - drive);
+      const traj = timePath(
+        table,
+        "a",
+        SOLDIER,
+        PATH,
+        0,
+        A,
+        horizon,
+        (d) => nextDelay(d, DT),
+        true,
+        [],
+        latest,
+      )
+        .traj;
+      // Before: 11.50 s for a latest of 11.25 s (a start delay of 0.5 s, then a stop waited out past it).
+      if (traj) expect(trajectoryEnd(traj)).toBeLessThanOrEqual(latest + 1e-9);
+    }
+  });
+});
