@@ -277,35 +277,13 @@ export class AbstractGraph {
     const i0 = this.regionNodeStart[region];
     const k = this.regionNodeStart[region + 1] - i0;
     const off = this.distanceOffset[region];
-    const ws = blockWorkspace;
-    let spent = 0;
     // Local state ids over the sector box: the block searches touch a few kilobytes, not map-sized arrays.
     const space = this.sectorBox(region, blockSpace);
     const local = blockTargets.length >= k ? blockTargets : (blockTargets = new Int32Array(k * 2));
     for (let j = 0; j < k; j++) local[j] = space.stateOf(this.nodeTile[i0 + j]);
-    // On uniform-cost terrain d(i, j) = d(j, i) exactly (a path reversed enters tiles of the same cost), so node
-    // i's search only needs the later nodes and the last node needs none; otherwise every node's.
-    const symmetric = this.uniformCost;
-    // Distances only (abstractGraphBlocks.ts), unless a region's sums could leave the exact integers; then the
-    // A* core's loop.
-    spent = fillBlock(space, this.distance, off, k, local, symmetric);
-    if (spent < 0) {
-      spent = 0;
-      for (let i = 0; i < k; i++) {
-        // Node i's search fills only the later nodes on symmetric terrain (the earlier ones' searches filled the
-        // rest); it stops once its targets are closed.
-        const from = symmetric ? i + 1 : 0;
-        if (symmetric && from >= k) break;
-        const row = off + i * k;
-        this.distance[row + i] = 0;
-        spent += space.exhaustiveFrom(ws, local[i], local.subarray(from), k - from);
-        for (let j = from; j < k; j++) {
-          if (j === i) continue;
-          this.distance[row + j] = ws.g[local[j]];
-          if (symmetric) this.distance[off + j * k + i] = ws.g[local[j]];
-        }
-      }
-    }
+    // On uniform-cost terrain d(i, j) = d(j, i) exactly (a path reversed enters tiles of the same cost): half the
+    // pairs are searched (abstractGraphBlocks.ts).
+    const spent = fillBlock(space, blockWorkspace, this.distance, off, k, local, this.uniformCost);
     this.ready[region] = 1;
     this.prepExpansions += spent;
     this.preparedRegions++;
@@ -313,65 +291,28 @@ export class AbstractGraph {
   }
 
   /**
-   * Takes region r's distance block from `old` (a prepared graph of an earlier version of the map: the same size,
-   * sectors and neighbourhood) when nothing it depends on changed: the same region (sector and local id) with the
-   * same nodes, and over the sector box the same open tiles, costs and clearances. Returns whether it did (the
-   * block then equals what {@link prepareRegion} would compute: the same searches over the same tiles).
-   */
-  reuseRegion(region: number, old: AbstractGraph): boolean {
-    if (this.ready[region] === 1) return true;
-    const t = this.table, ot = old.table;
-    const s = t.regionSector[region];
-    const oldRegion = ot.sectorRegionStart[s] + (region - t.sectorRegionStart[s]);
-    if (oldRegion >= ot.sectorRegionStart[s + 1] || old.ready[oldRegion] !== 1) return false;
-    const i0 = this.regionNodeStart[region], k = this.regionNodeStart[region + 1] - i0;
-    const o0 = old.regionNodeStart[oldRegion];
-    if (old.regionNodeStart[oldRegion + 1] - o0 !== k) return false;
-    for (let j = 0; j < k; j++) if (this.nodeTile[i0 + j] !== old.nodeTile[o0 + j]) return false;
-    const { width, height, sectorSize, sectorsX } = t;
-    const x0 = (s % sectorsX) * sectorSize, y0 = Math.floor(s / sectorsX) * sectorSize;
-    const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
-    const a = this.layer, b = old.layer;
-    for (let y = y0; y < y1; y++) {
-      for (let tile = y * width + x0, end = y * width + x1; tile < end; tile++) {
-        if (
-          t.regionLocal[tile] !== ot.regionLocal[tile] || a.tileCost[tile] !== b.tileCost[tile] ||
-          a.clearance[tile] !== b.clearance[tile]
-        ) return false;
-      }
-    }
-    const off = this.distanceOffset[region], oldOff = old.distanceOffset[oldRegion];
-    for (let e = 0; e < k * k; e++) this.distance[off + e] = old.distance[oldOff + e];
-    this.ready[region] = 1;
-    this.preparedRegions++;
-    return true;
-  }
-
-  /**
-   * Takes region r's k x k block from `from` at `offset` (a kept graph's, checked by the caller to equal what
+   * Takes region r's k x k block from `from` at `offset` (another graph's, checked by the caller to equal what
    * {@link prepareRegion} would compute: abstractGraphKept.ts).
    */
   takeBlock(region: number, from: DistanceBlocks, offset: number): void {
     if (this.ready[region] === 1) return;
     const k = this.regionNodeStart[region + 1] - this.regionNodeStart[region];
     this.distance.set(from.subarray(offset, offset + k * k), this.distanceOffset[region]);
-    this.ready[region] = 1;
-    this.preparedRegions++;
+    this.markPrepared(region);
   }
 
-  /** Counts region r's block as computed (its bytes were restored from an interrupted build's file). */
+  /** Region r's prepared k x k block (a view) for another graph to take ({@link takeBlock}). */
+  blockOf(region: number): DistanceBlocks {
+    const k = this.regionNodeStart[region + 1] - this.regionNodeStart[region];
+    const off = this.distanceOffset[region];
+    return this.distance.subarray(off, off + k * k);
+  }
+
+  /** Counts region r's block as computed (its bytes were written by {@link takeBlock} or restored from a file). */
   markPrepared(region: number): void {
     if (this.ready[region] === 1) return;
     this.ready[region] = 1;
     this.preparedRegions++;
-  }
-
-  /** Whether `old` can lend this graph its blocks ({@link reuseRegion}): same size, sectors and costs' scale. */
-  canReuse(old: AbstractGraph): boolean {
-    const t = this.table, ot = old.table;
-    return old !== this && t.width === ot.width && t.height === ot.height && t.sectorSize === ot.sectorSize &&
-      t.clearanceClass === ot.clearanceClass && this.neighborhood === old.neighborhood &&
-      this.layer.minCost === old.layer.minCost && old.allPrepared;
   }
 
   /**

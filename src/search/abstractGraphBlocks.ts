@@ -13,6 +13,7 @@
  * @module
  */
 import type { DistanceBlocks } from "./abstractGraphData.ts";
+import type { SearchWorkspace } from "./astar.ts";
 import type { SectorSpace } from "./sectorSpace.ts";
 
 /** Largest integer a double holds exactly. */
@@ -251,19 +252,37 @@ let blockDegree = new Int32Array(64);
 
 /**
  * Fills the k x k block at `off` of `distance` for the k nodes at local states `local` of `space` (configured for
- * their region); `symmetric`: uniform costs, d(i, j) = d(j, i). Returns the expansions, or -1 when this search is
- * not exact for the region (nothing written: the caller searches with SectorSpace.exhaustiveFrom).
+ * their region); `symmetric`: uniform costs, d(i, j) = d(j, i). Returns the expansions. Where this module's search
+ * is not exact for the region, SectorSpace.exhaustiveFrom searches into `ws`.
  */
 export function fillBlock(
   space: SectorSpace,
+  ws: SearchWorkspace,
   distance: DistanceBlocks,
   off: number,
   k: number,
   local: Int32Array,
   symmetric: boolean,
 ): number {
-  if (!blockSearch.configure(space)) return -1;
-  return symmetric ? symmetricBlock(distance, off, k, local) : directedBlock(distance, off, k, local);
+  if (blockSearch.configure(space)) {
+    return symmetric ? symmetricBlock(distance, off, k, local) : directedBlock(distance, off, k, local);
+  }
+  // Sums that could leave the exact integers: the A* core's loop, one search per node (on symmetric terrain for
+  // the later nodes only), stopped once its targets are closed.
+  let spent = 0;
+  for (let i = 0; i < k; i++) {
+    const from = symmetric ? i + 1 : 0;
+    const row = off + i * k;
+    distance[row + i] = 0;
+    if (from >= k) continue;
+    spent += space.exhaustiveFrom(ws, local[i], local.subarray(from), k - from);
+    for (let j = from; j < k; j++) {
+      if (j === i) continue;
+      distance[row + j] = ws.g[local[j]];
+      if (symmetric) distance[off + j * k + i] = ws.g[local[j]];
+    }
+  }
+  return spent;
 }
 
 /**

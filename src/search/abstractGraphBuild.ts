@@ -21,7 +21,14 @@ import {
   trimTables,
 } from "./landmarks.ts";
 import type { Neighborhood } from "./gridSpace.ts";
-import { keptFits, type KeptGraph, reuseKept, SectorPrinter } from "./abstractGraphKept.ts";
+import {
+  canReuse,
+  keptFits,
+  type KeptGraph,
+  reuseKept,
+  reuseRegion,
+  SectorPrinter,
+} from "./abstractGraphKept.ts";
 
 /** Tiles of the uniform-cost scan between polls of a build's stop condition (about a millisecond). */
 const TILES_PER_POLL = 1 << 20;
@@ -144,7 +151,7 @@ export function buildSkeleton(
 
 /**
  * A prepared graph of an earlier version of the same map (after a patch), whose blocks a new preparation takes
- * where nothing they depend on changed (AbstractGraph.reuseRegion): the patch's work, not the map's.
+ * where nothing they depend on changed (abstractGraphKept.ts, reuseRegion): the patch's work, not the map's.
  */
 export interface PreviousGraph {
   /** Its region table. */
@@ -185,7 +192,7 @@ export function prepareShare(
       previous.graph,
     )
     : null;
-  if (old !== null && !graph.canReuse(old)) old = null;
+  if (old !== null && !canReuse(graph, old)) old = null;
   let kept = previous && "sectorPrint" in previous ? previous : null;
   if (kept !== null && (prints === null || !keptFits(graph, kept))) kept = null;
   const printer = prints === null ? null : new SectorPrinter(table, layer, prints);
@@ -202,7 +209,7 @@ export function prepareShare(
         graph.markPrepared(r);
         reused++;
       } else if (
-        (old !== null && graph.reuseRegion(r, old)) || (kept !== null && reuseKept(graph, r, kept, prints!))
+        (old !== null && reuseRegion(graph, r, old)) || (kept !== null && reuseKept(graph, r, kept, prints!))
       ) reused++;
       else spent += graph.prepareRegion(r);
     }

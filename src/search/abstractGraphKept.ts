@@ -4,7 +4,7 @@
  * version's preparation then still costs the patch's regions, not the map's.
  *
  * A region's block depends only on its sector box: which tiles are the region's (the sector-local region ids),
- * their costs and their clearances (AbstractGraph.reuseRegion compares exactly those against a previous table and
+ * their costs and their clearances ({@link reuseRegion} compares exactly those against a previous table and
  * layer). Without the previous table and layer, a graph file keeps a print of each sector box instead: two
  * independent 32-bit hashes of the box's local region ids, cost bits and clearance bits ({@link SectorPrinter}).
  * A block is taken when the sector's prints are equal, the region has the same sector-local id and the same node
@@ -112,4 +112,45 @@ export function reuseKept(
   for (let j = 0; j < k; j++) if (graph.nodeTile[i0 + j] !== old.nodeTile[o0 + j]) return false;
   graph.takeBlock(region, old.distance, old.distanceOffset[oldRegion]);
   return true;
+}
+
+/**
+ * Takes region `region`'s block into `graph` from `old` (a prepared graph of an earlier version of the map in
+ * memory, with its table and layer: the same size, sectors and neighbourhood, {@link canReuse}) when nothing it
+ * depends on changed: the same region (sector and local id) with the same nodes, and over the sector box the same
+ * open tiles, costs and clearances. Returns whether it did (the block then equals what prepareRegion would
+ * compute: the same searches over the same tiles).
+ */
+export function reuseRegion(graph: AbstractGraph, region: number, old: AbstractGraph): boolean {
+  if (graph.isPrepared(region)) return true;
+  const t = graph.table, ot = old.table;
+  const s = t.regionSector[region];
+  const oldRegion = ot.sectorRegionStart[s] + (region - t.sectorRegionStart[s]);
+  if (oldRegion >= ot.sectorRegionStart[s + 1] || !old.isPrepared(oldRegion)) return false;
+  const i0 = graph.regionNodeStart[region], k = graph.regionNodeStart[region + 1] - i0;
+  const o0 = old.regionNodeStart[oldRegion];
+  if (old.regionNodeStart[oldRegion + 1] - o0 !== k) return false;
+  for (let j = 0; j < k; j++) if (graph.nodeTile[i0 + j] !== old.nodeTile[o0 + j]) return false;
+  const { width, height, sectorSize, sectorsX } = t;
+  const x0 = (s % sectorsX) * sectorSize, y0 = Math.floor(s / sectorsX) * sectorSize;
+  const x1 = Math.min(width, x0 + sectorSize), y1 = Math.min(height, y0 + sectorSize);
+  const a = graph.layer, b = old.layer;
+  for (let y = y0; y < y1; y++) {
+    for (let tile = y * width + x0, end = y * width + x1; tile < end; tile++) {
+      if (
+        t.regionLocal[tile] !== ot.regionLocal[tile] || a.tileCost[tile] !== b.tileCost[tile] ||
+        a.clearance[tile] !== b.clearance[tile]
+      ) return false;
+    }
+  }
+  graph.takeBlock(region, old.blockOf(oldRegion), 0);
+  return true;
+}
+
+/** Whether `old` can lend `graph` its blocks ({@link reuseRegion}): same size, sectors and costs' scale. */
+export function canReuse(graph: AbstractGraph, old: AbstractGraph): boolean {
+  const t = graph.table, ot = old.table;
+  return old !== graph && t.width === ot.width && t.height === ot.height && t.sectorSize === ot.sectorSize &&
+    t.clearanceClass === ot.clearanceClass && graph.neighborhood === old.neighborhood &&
+    graph.layer.minCost === old.layer.minCost && old.allPrepared;
 }
