@@ -1,14 +1,21 @@
 /**
- * The distance blocks' in-region searches (AbstractGraph.prepareRegion): one Dijkstra per entrance node over its
- * region's sector box that only finds distances. They are most of a big map's preparation (hundreds of thousands
- * of searches at 8192^2), and a block reads nothing but the distances of the region's nodes, so this search keeps
- * no parents and no A* tie-breaking: its open list is a plain binary heap of numbers, each g * M + state (M a power
- * of two above the box's state count), pushed again on a shorter path and skipped when popped closed, instead of
- * the A* core's indexed heap with decrease-key. Generation stamps replace clearing between searches.
+ * The distance blocks of an abstract graph (AbstractGraph.prepareRegion): the in-region distance between every two
+ * entrance nodes of a region. They are most of a big map's preparation (hundreds of thousands of regions at
+ * 8192^2), and a block holds only distances, so no search here keeps parents or the A* core's tie-breaking:
+ * 1. A pair joined by an open path of the fewest steps at the region's cheapest step costs (diagonal steps then
+ *    straight, or the other way round) has that path's cost, a lower bound met: no search ({@link
+ *    BlockSearch.straight}; about four pairs in five on the city maps).
+ * 2. The other pairs are searched, greedily from the node with the most pairs left (on symmetric terrain one
+ *    search from a node behind a wall serves all its pairs), each search an A* toward the nearest of its targets
+ *    (octile steps at the cheapest costs: consistent, so a closed state's distance is final) stopped once every
+ *    target is closed. Its open list is a plain binary heap of numbers, f * M + state (M a power of two above the
+ *    box's state count), pushed again on a shorter path and skipped when popped closed; generation stamps replace
+ *    clearing between searches.
  *
- * The distances equal the A* core's bit for bit: step costs are fixed-point integers and every sum stays below
- * 2^53 (checked per region: {@link BlockSearch.fits}), so a shortest distance is one exact number however it is
- * found. The shortest-path trees, which depend on tie-breaking, still come from SectorSpace.exhaustiveFrom.
+ * The distances equal one whole exhaustive search per node (the A* core's) bit for bit: step costs are fixed-point
+ * integers and every key stays below 2^53 (checked per region: {@link BlockSearch.configure}; otherwise the A*
+ * core's loop runs), so a shortest distance is one exact number however it is found. The shortest-path trees,
+ * which depend on tie-breaking, still come from SectorSpace.exhaustiveFrom.
  *
  * @module
  */
@@ -54,6 +61,11 @@ export class BlockSearch {
   private stateCount = 0;
   /** The packing's multiplier: the state count rounded up to a power of two (a division by it is exact). */
   private scale = 1;
+  /** Target columns and rows of the running search. */
+  private tx = new Int32Array(16);
+  private ty = new Int32Array(16);
+  /** The search's heuristic: 0 none, 1 octile, 2 Manhattan (see {@link configure}). */
+  private heuristic = 0;
   /** The region's cheapest straight and diagonal steps (Infinity: none). */
   private cheapStraight = Infinity;
   private cheapDiagonal = Infinity;
@@ -86,11 +98,21 @@ export class BlockSearch {
     }
     this.cheapStraight = straight;
     this.cheapDiagonal = diagonal;
+    // Octile steps at the cheapest costs are a metric (so a consistent heuristic) when a diagonal costs between one
+    // and two straight steps; without diagonal moves, Manhattan steps are.
+    this.heuristic = straight === Infinity
+      ? 0
+      : diagonal === Infinity
+      ? 2
+      : diagonal >= straight && diagonal <= 2 * straight
+      ? 1
+      : 0;
     let scale = 1;
     while (scale < n) scale *= 2;
     this.scale = scale;
     this.#ensure(n);
-    return n * dearest * scale * 2 < EXACT;
+    // Keys hold g + h: g at most n dearest steps, h at most two box sides of them.
+    return (n + 2 * (width + n / width)) * dearest * scale * 2 < EXACT;
   }
 
   /**
@@ -162,13 +184,25 @@ export class BlockSearch {
     const gen = ++this.gen;
     const { dist, seen, closed, mark, heap } = this;
     let remaining = 0;
+    const w = this.width;
+    if (this.tx.length < count) {
+      this.tx = new Int32Array(count * 2);
+      this.ty = new Int32Array(count * 2);
+    }
+    const tx = this.tx, ty = this.ty;
     for (let i = 0; i < count; i++) {
-      if (mark[targets[i]] !== gen) {
-        mark[targets[i]] = gen;
+      const t = targets[i];
+      ty[i] = (t / w) | 0;
+      tx[i] = t - ty[i] * w;
+      if (mark[t] !== gen) {
+        mark[t] = gen;
         remaining++;
       }
     }
     if (remaining === 0) return 0;
+    // A*'s order (f = g + h, h the least step counts to the nearest target times the cheapest steps: consistent,
+    // so a closed state's g is final) where the region's steps allow; else Dijkstra's (h = 0).
+    const mode = this.heuristic, s1 = this.cheapStraight, d1 = this.cheapDiagonal;
     seen[start] = gen;
     dist[start] = 0;
     heap[0] = start;
@@ -208,8 +242,20 @@ export class BlockSearch {
         if (seen[t] === gen && ng >= dist[t]) continue;
         seen[t] = gen;
         dist[t] = ng;
-        // Push ng * scale + t.
-        const key = ng * scale + t;
+        let h = 0;
+        if (mode !== 0) {
+          const y = (t / w) | 0, x = t - y * w;
+          h = Infinity;
+          for (let e = 0; e < count; e++) {
+            const dx = Math.abs(x - tx[e]), dy = Math.abs(y - ty[e]);
+            const est = mode === 1
+              ? (dx < dy ? dx * d1 + (dy - dx) * s1 : dy * d1 + (dx - dy) * s1)
+              : (dx + dy) * s1;
+            if (est < h) h = est;
+          }
+        }
+        // Push (ng + h) * scale + t.
+        const key = (ng + h) * scale + t;
         let i = size++;
         while (i > 0) {
           const p = (i - 1) >> 1;
