@@ -26,7 +26,7 @@ import type { PassLayer } from "../maps/grid.ts";
 import { trajectoryEnd, trajectoryEndPose } from "../motion/trajectory.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 import { asideAndBack } from "./fleetBackUp.ts";
-import { withPinnedLifted } from "./fleetPinned.ts";
+import { pinnedBy, waysOut, withPinnedLifted } from "./fleetPinned.ts";
 import { refuges } from "./fleetRefuge.ts";
 import { SippRouter } from "./fleetSipp.ts";
 
@@ -176,7 +176,7 @@ export function breakStandoffs(
       for (const u of turn) {
         if (now() >= deadline) break;
         if (noRoute.has(u) || skip(u)) continue;
-        const got = reroute(sched, time, router, u);
+        const got = reroute(sched, time, router, u, layer(u));
         if (got === "none") noRoute.add(u);
         if (got !== "moving") {
           memo.set(u.id, time);
@@ -247,49 +247,59 @@ function retryBehind(
  * Routes waiting unit `u` to its goal in space and time around every other unit as it is now (SIPP, `router`),
  * and has the scheduler time that route against the table (as one drive, else with the route's waits as planned
  * stops); commits the timing found ("moving"), else leaves the unit as it was ("none": no route found or the unit
- * gets none; "untimed": no timing of it keeps clear).
+ * gets none; "untimed": no timing of it keeps clear). A unit pinned by units standing close beside it
+ * (fleetPinned.ts) is also routed from the tiles around it it may step to first, when the route from where it
+ * stands does not keep clear of them.
  */
 function reroute(
   sched: FleetScheduler,
   time: number,
   router: SippRouter,
   u: FleetUnitState,
+  layer: PassLayer | null,
 ): "moving" | "none" | "untimed" {
   if (!SippRouter.applies(u)) return "none";
   // A unit still braking from its halt sets out from where the braking ends (the scheduler keeps the braking in
   // front, fleetScheduler.ts schedule).
   const pose = trajectoryEndPose(u.traj);
-  const { paths, waits } = router.routes(u, pose);
-  if (paths.length === 0) {
-    return "none";
-  }
   const saved = { traj: u.traj, path: u.path, legOne: u.legOne };
-  sched.table.remove(u.id);
-  // A unit parked at a refuge goes from there by the new route (not by its second leg).
-  u.legOne = undefined;
-  u.path = paths[0];
-  // Units standing too close for the table to let it set out are checked exactly instead (fleetPinned.ts).
-  const ok = withPinnedLifted(sched, u, pose, time, () => {
-    if (sched.schedule(u, time, pose)) return true;
+  const pinned = layer ? pinnedBy(sched, u, pose, time) : [];
+  const goal = u.path[u.path.length - 1].end;
+  const ways = layer
+    ? waysOut(u.unit, layer, pose, pinned, goal, sched.table.dt, (from) => router.routes(u, from))
+    : router.routes(u, pose).paths.map((path) => ({ path, stops: null }));
+  for (const way of ways) {
+    const setUp = () => {
+      sched.table.remove(u.id);
+      // A unit parked at a refuge goes from there by the new route (not by its second leg).
+      u.legOne = undefined;
+      u.path = way.path;
+    };
+    setUp();
+    // Units standing too close for the table to let it set out are checked exactly instead (fleetPinned.ts).
+    let ok = withPinnedLifted(sched, u, pose, time, () => sched.schedule(u, time, pose));
     // SIPP's own waits as planned stops (a standing unit only: a braking one is timed from its stop by schedule).
-    const traj = waits && saved.traj.segments.length === 0
-      ? sched.timing(u, waits.path, time, pose, Infinity, waits.stops)
-      : null;
-    if (traj === null) return false;
-    u.path = waits!.path;
-    sched.commit(u, traj);
-    return true;
-  });
-  if (!ok) {
+    if (!ok && way.stops && saved.traj.segments.length === 0) {
+      setUp();
+      ok = withPinnedLifted(sched, u, pose, time, () => {
+        const traj = sched.timing(u, way.path, time, pose, Infinity, way.stops!);
+        if (traj !== null) sched.commit(u, traj);
+        return traj !== null;
+      });
+    }
+    if (ok) {
+      u.status = "moving";
+      u.message = "gives way in a standoff: goes round the units standing in its way";
+      u.failed = undefined;
+      return "moving";
+    }
     u.path = saved.path;
     u.legOne = saved.legOne;
     sched.commit(u, saved.traj);
-    return "untimed";
   }
-  u.status = "moving";
-  u.message = "gives way in a standoff: goes round the units standing in its way";
-  u.failed = undefined;
-  return "moving";
+  const found = ways.length > 0;
+  u.path = saved.path;
+  return found ? "untimed" : "none";
 }
 
 /**
@@ -310,37 +320,60 @@ function stepAside(
   if (!layer || !SippRouter.applies(u) || u.legOne !== undefined) return false;
   const pose = trajectoryEndPose(u.traj);
   const saved = { traj: u.traj, path: u.path };
+  const pinned = pinnedBy(sched, u, pose, time);
   for (const spot of refuges(layer, sched, u, pose, ASIDE_CANDIDATES)) {
     // The router routes to the end of the unit's path: a zero-length one ending at the refuge, for this search.
     u.path = [lineSegment(spot, 0)];
-    const out = router.routes(u, pose).paths[0];
+    const outs = waysOut(u.unit, layer, pose, pinned, spot, sched.table.dt, (from) => router.routes(u, from));
     u.path = saved.path;
-    const way = out ? asideAndBack(u.unit, out, saved.path) : null;
-    if (!way || passesGoal(sched, u, way.path.slice(way.legOne))) continue;
+    for (const out of outs) {
+      const way = asideAndBack(u.unit, out.path, saved.path);
+      if (!way || passesGoal(sched, u, way.path.slice(way.legOne))) continue;
+      if (tryAside(sched, time, u, pose, saved, way)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Times waiting unit `u` (standing at `pose`; as it was: `saved`) aside and back by `way`: moving on, else parked
+ * at the refuge; returns whether it got a trajectory, else leaves it as it was.
+ */
+function tryAside(
+  sched: FleetScheduler,
+  time: number,
+  u: FleetUnitState,
+  pose: Pose,
+  saved: { traj: FleetUnitState["traj"]; path: Segment[] },
+  way: { path: Segment[]; legOne: number },
+): boolean {
+  const setUp = () => {
     sched.table.remove(u.id);
     u.path = way.path;
     u.legOne = way.legOne;
-    let parked = false;
-    const ok = withPinnedLifted(sched, u, pose, time, () => {
-      if (sched.schedule(u, time, pose)) return true;
-      return parked = sched.park(u, time, pose);
-    });
-    if (ok && !parked) {
-      u.status = "moving";
-      u.message = "steps aside to a refuge in a standoff to let the others pass, then goes on";
-    } else if (ok) {
-      u.status = "waiting";
-      u.message = "steps aside to a refuge in a standoff; goes on when it can (retried after changes)";
-    } else {
-      u.path = saved.path;
-      u.legOne = undefined;
-      sched.commit(u, saved.traj);
-      continue;
-    }
-    u.failed = undefined;
-    return true;
+  };
+  setUp();
+  // Each timing kept only if clear of the units pinning it (fleetPinned.ts; lifted from the table meanwhile).
+  let parked = false;
+  let ok = withPinnedLifted(sched, u, pose, time, () => sched.schedule(u, time, pose));
+  if (!ok) {
+    setUp();
+    ok = parked = withPinnedLifted(sched, u, pose, time, () => sched.park(u, time, pose));
   }
-  return false;
+  if (ok && !parked) {
+    u.status = "moving";
+    u.message = "steps aside to a refuge in a standoff to let the others pass, then goes on";
+  } else if (ok) {
+    u.status = "waiting";
+    u.message = "steps aside to a refuge in a standoff; goes on when it can (retried after changes)";
+  } else {
+    u.path = saved.path;
+    u.legOne = undefined;
+    sched.commit(u, saved.traj);
+    return false;
+  }
+  u.failed = undefined;
+  return true;
 }
 
 /**
