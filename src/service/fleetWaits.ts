@@ -102,11 +102,11 @@ function distanceInto(segs: readonly Segment[], tau: number): number {
 /**
  * The earliest-found timing of `path` (profiled from rest, no waits) for unit `id` from `pose` at `time`: start
  * delays from `nextDelay(0)` on and, at each, stops along the way (none with `stops` false); null traj when even
- * the last delay before `horizon` conflicts or a unit stands in the way for good. With `latest`, no timing arriving
- * after it is answered: a wait at a stop that cannot arrive by then ends that branch and the search goes on (the
- * detour pass asks for timings that beat a unit's trajectory; before, a stop's waits ran on past it, a late timing
- * was answered and thrown away, and the checks left for earlier timings were spent: in process at the default
- * budget, circle 50 1.30 -> 1.25x the slowest solo drive).
+ * the last delay before `horizon` conflicts or a unit stands in the way for good. With `latest`, waits at a stop
+ * along the way are tried only as long as the unit could still arrive by then (the longest such wait once), after
+ * which that branch ends and the search goes on: the detour pass asks for timings that beat a unit's trajectory;
+ * before, a stop's waits ran on past it, a late timing was answered and thrown away, and the checks left for
+ * earlier timings were spent (in process at the default budget: circle 50 1.30 -> 1.25x the slowest solo drive).
  */
 export function timePath(
   table: ReservationTable,
@@ -220,7 +220,7 @@ export function timePath(
         : { startTime: start, startPose: pose, segments: [...prefix, ...waitAt(i, w), ...rest] };
     // The last wait tried that failed in motion (not while standing): the clear one found next is bisected
     // back towards it, so that waits growing by 15% do not make each unit queued behind another wait 15% more.
-    let failed = -1;
+    let failed = -1, capped = false;
     // Where (seconds after it moved off) the last failed wait met someone: the bisection's checks look there first
     // (only whether a wait is clear matters there, so which conflict a check names changes nothing).
     let failedAfter: number | undefined;
@@ -231,9 +231,15 @@ export function timePath(
       if (!top && budget-- <= 0) return null;
       // At the start, once the checks for planned stops are spent, later start delays cannot get past them.
       if (top && stopsAfter.length > 0 && budget <= 0) return null;
+      // A wait here that cannot arrive by `latest` is not tried: the longest that can is tried once instead (if clear,
+      // bisected back as any), then the branch ends. (The start's delays are bounded by `horizon`.)
+      if (!top && arrive + w + throughTime > latest) {
+        const cap = Math.floor((latest - throughTime - arrive) / dt + 1e-9) * dt;
+        if (capped || cap <= failed + 1e-9 || cap < w0 - 1e-9) return null;
+        capped = true;
+        w = cap;
+      }
       const moveAt = top ? time + w : arrive + w;
-      // No longer wait here can arrive by `latest`.
-      if (moveAt + throughTime > latest) return null;
       const stopAt = stopsAfter.length > 0 ? stopFor(moveAt) : m;
       const rest = stopAt < m ? leg(i, stopAt) : through;
       const traj = make(w, rest);
