@@ -8,7 +8,10 @@
  * the first upload is reused) uploaded with `prepare` gives the upload's time (region tables, both classes'
  * graphs and jump tables) and the first and warm HIERARCHICAL queries on that copy. Then the server is restarted
  * on the same data directory and HIERARCHICAL asked at once on the prepared copy ("after a restart": answered
- * from the graph kept in the data directory, or by the grid search while the graph is prepared again).
+ * from the graph kept in the data directory, or by the grid search while the graph is prepared again). Last, the
+ * first map (not asked since the restart, so its graph is only in its file) gets a 5x5 wall by PatchMap: seconds
+ * until its region tables, then until the patched version's graph answers (taking the untouched regions' blocks
+ * from the previous version's file), and HIERARCHICAL's length beside GRID's on the patched map.
  *
  * Run: `node_modules/deno/deno run -A bench/scaleHierarchy.ts` (SH_SIDES=4096,8192 by default; SH_PREPARE=0
  * leaves out the prepared copy).
@@ -152,6 +155,38 @@ export async function benchScaleHierarchy(): Promise<string> {
         const rFirst = await plan(srv, "PLANNER_HIERARCHICAL", "prepared", pair.start, pair.goal);
         out.push(`| ${side} | restart | server start and region tables ready | ${f1(restartMs)} | | | | |`);
         row("restart", "HIERARCHICAL first after a restart", rFirst, g);
+        // A patch of the first map, whose graph is only in its file now (not asked since the restart).
+        const q0 = performance.now();
+        await call(srv.client, "PatchMap", {
+          map: { id: "big" },
+          edits: [{ x: side >> 1, y: side >> 1, width: 5, height: 5, tile: "@" }],
+        });
+        await tablesReady(srv, "big");
+        const patchTablesMs = performance.now() - q0;
+        const patchFirst = await plan(srv, "PLANNER_HIERARCHICAL", "big", pair.start, pair.goal);
+        const patchAt = performance.now() - patchFirst.ms;
+        let patchReadyMs = NaN;
+        for (let i = 0; i < 1800; i++) {
+          const probe = await plan(srv, "PLANNER_HIERARCHICAL", "big", pair.start, pair.short);
+          if (probe.planner === "HIERARCHICAL") {
+            patchReadyMs = performance.now() - patchAt;
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        const patchWarm = await plan(srv, "PLANNER_HIERARCHICAL", "big", pair.start, pair.goal);
+        const patchGrid = await plan(srv, "PLANNER_GRID", "big", pair.start, pair.goal);
+        out.push(
+          `| ${side} | patch after restart | 5x5 wall: PatchMap and region tables ready | ${
+            f1(patchTablesMs)
+          } | | | | |`,
+        );
+        out.push(
+          `| ${side} | patch after restart | graph ready after the first query | ${
+            f1(patchReadyMs)
+          } | | | | |`,
+        );
+        row("patch after restart", "HIERARCHICAL on the graph", patchWarm, patchGrid.length);
       }
       console.error(`side ${side} done`);
     } catch (e) {
