@@ -90,10 +90,12 @@ function repairWays(
   if (propagate && ways === WAYS && old !== u.brake) {
     // Keep everyone's order of passage, shift the conflict closure by the delay (fleetShift.ts): never cascades.
     const from = reportedTime(old, at, time, sched.table.dt);
-    const shifted = propagateDelay(sched, u, old, at, from, time);
-    if (shifted.ok) return shifted.changed;
-    restore(sched, before);
-    if (sched.table.get(u.id)) sched.table.remove(u.id);
+    for (const eager of [false, true]) {
+      const shifted = propagateDelay(sched, u, old, at, from, time, eager);
+      if (shifted.ok) return shifted.changed;
+      restore(sched, before);
+      if (sched.table.get(u.id)) sched.table.remove(u.id);
+    }
   }
   let best: { waiting: number; changed: Set<string>; state: Snapshot } | null = null;
   for (const limit of [FIRST_STUCK, first, first * ESCALATE]) {

@@ -18,18 +18,11 @@
  *
  * @module
  */
-import type { Pose, Segment } from "../geometry/types.ts";
-import { segmentPiece } from "../geometry/segment.ts";
-import {
-  distanceAtTime,
-  progressAt,
-  type Trajectory,
-  trajectoryEnd,
-  trajectoryPose,
-  trajectoryPoseInto,
-  waitSegment,
-} from "../motion/trajectory.ts";
+import type { Pose } from "../geometry/types.ts";
+import { type Trajectory, trajectoryPose, waitSegment } from "../motion/trajectory.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
+import { keepPassage, type PassageResult } from "./fleetPassage.ts";
+import { cutAt } from "./fleetSlowDown.ts";
 
 /**
  * The fleet time at which `traj` had the unit at `at` (the nearest sample from its start up to `time`, as the
@@ -45,96 +38,21 @@ export function reportedTime(traj: Trajectory, at: Pose, time: number, dt: numbe
   return bestT;
 }
 
-/** A timed segment cut `tau` seconds in: both pieces keep the linear speed of the whole (exact lengths). */
-function splitTimed(seg: Segment, tau: number): [Segment, Segment] {
-  const D = seg.duration ?? 0, v0 = seg.startSpeed ?? 0, v1 = seg.endSpeed ?? 0;
-  const v = v0 + ((v1 - v0) * tau) / D;
-  const s = distanceAtTime(seg, tau);
-  const a = segmentPiece(seg, 0, s), b = segmentPiece(seg, s, seg.length);
-  Object.assign(a, { startSpeed: v0, endSpeed: v, duration: tau });
-  Object.assign(b, { startSpeed: v, endSpeed: v1, duration: D - tau });
-  if (seg.length === 0) b.start = a.end = { ...seg.start };
-  return [a, b];
-}
-
-/** The segments of `traj` not begun at `time` (the one under way cut there, its speed kept). */
-function tailAt(traj: Trajectory, time: number): Segment[] {
-  const { index, into } = progressAt(traj, time);
-  const segs = traj.segments;
-  if (index >= segs.length) return [];
-  return into > 0 ? [splitTimed(segs[index], into)[1], ...segs.slice(index + 1)] : segs.slice(index);
-}
-
 /**
  * `traj` with the unit held at its pose at `time` for `delta` seconds: the same until `time`, then a wait, then
  * the rest as before, `delta` later. Null when it has no motion left after `time` (it stands for good).
  */
 export function shiftedAt(traj: Trajectory, time: number, delta: number): Trajectory | null {
-  const segs = traj.segments;
-  if (segs.length === 0) return null;
+  if (traj.segments.length === 0) return null;
   if (time <= traj.startTime) return { ...traj, startTime: traj.startTime + delta };
-  const { index, into } = progressAt(traj, time);
-  if (index >= segs.length) return null;
-  const pose = trajectoryPose(traj, time);
-  const head = segs.slice(0, index), tail = segs.slice(index + 1);
-  const cur = into > 0 ? splitTimed(segs[index], into) : [segs[index]];
-  const wait = waitSegment(pose, delta);
-  const mid = cur.length === 2 ? [cur[0], wait, cur[1]] : [wait, cur[0]];
-  return { startTime: traj.startTime, startPose: traj.startPose, segments: [...head, ...mid, ...tail] };
-}
-
-/**
- * Units shifted at most (or this share of the fleet, if more) before the propagation is given up: each costs a
- * walk of its whole trajectory through the reservation table (~5-15 ms for a warehouse robot's), so the whole
- * fleet would cost seconds; the caller's ways are cheaper then.
- */
-const MIN_SHIFTED = 20;
-const SHIFTED_SHARE = 0.1;
-
-/**
- * Ids of units with motion left whose poses at `time` the late unit's trajectory `late` passes over within
- * [time, time + delta]. Such a unit may keep its trajectory (a follower the report puts ahead of the late unit
- * stays ahead), but shifted it would stand there while the late unit drives through: the propagation fails as
- * soon as one joins (units standing for good are the table's to find). Cheap: a few dozen samples against
- * every unit.
- */
-function standsInWay(
-  sched: FleetScheduler,
-  u: FleetUnitState,
-  late: Trajectory,
-  time: number,
-  delta: number,
-): Set<string> {
-  const dt = sched.table.dt;
-  const others: { id: string; x: number; y: number; r: number }[] = [];
-  for (const o of sched.units.values()) {
-    if (o === u || o.traj.segments.length === 0 || trajectoryEnd(o.traj) <= time) continue;
-    const p = trajectoryPose(o.traj, time);
-    others.push({ id: o.id, x: p.x, y: p.y, r: o.unit.boundingRadius + u.unit.boundingRadius });
-  }
-  const out = new Set<string>();
-  const p = { x: 0, y: 0, heading: 0 };
-  for (let t = time; t <= time + delta + dt / 2; t += dt / 2) {
-    trajectoryPoseInto(late, t, p);
-    for (const o of others) if ((o.x - p.x) ** 2 + (o.y - p.y) ** 2 < o.r * o.r) out.add(o.id);
-  }
-  return out;
-}
-
-/** Whether `u` may wait at its pose at `time` as it is: at rest then, or a profile that stops and starts at once. */
-function restsAt(u: FleetUnitState, time: number): boolean {
-  if (u.unit.deceleration === 0 && u.unit.acceleration === 0) return true;
-  const traj = u.traj;
-  if (traj.segments.length === 0 || time <= traj.startTime || time >= trajectoryEnd(traj)) return true;
-  const { index, into } = progressAt(traj, time);
-  const seg = traj.segments[index];
-  if (!seg) return true;
-  const D = seg.duration ?? 0, v0 = seg.startSpeed ?? 0, v1 = seg.endSpeed ?? 0;
-  return Math.abs(D > 0 ? v0 + ((v1 - v0) * into) / D : v0) < 1e-9;
+  const { head, tail } = cutAt(traj, time);
+  if (tail.length === 0) return null;
+  const wait = waitSegment(trajectoryPose(traj, time), delta);
+  return { startTime: traj.startTime, startPose: traj.startPose, segments: [...head, wait, ...tail] };
 }
 
 /** What a propagation did: the ids it shifted (the late unit first), or why it failed. */
-export type ShiftResult = { ok: true; changed: Set<string> } | { ok: false; reason: string };
+export type ShiftResult = PassageResult;
 
 /**
  * Propagates late unit `u`'s delay: `old` is its trajectory before the report, which had it at `at` at fleet time
@@ -147,43 +65,21 @@ export function propagateDelay(
   at: Pose,
   from: number,
   time: number,
+  eager = false,
 ): ShiftResult {
   const dt = sched.table.dt;
   const delta = Math.ceil((time - from) / dt - 1e-9) * dt;
-  const tail = tailAt(old, from);
+  const tail = cutAt(old, from).tail;
   if (tail.length === 0 || delta <= 0) return { ok: false, reason: "nothing left to shift" };
   const start = tail[0].start;
   if (Math.hypot(start.x - at.x, start.y - at.y) > 1e-6) {
     return { ok: false, reason: "not on its trajectory" };
   }
   const late: Trajectory = { startTime: from + delta, startPose: at, segments: tail };
-  const inWay = standsInWay(sched, u, late, time, delta);
   sched.commit(u, late);
-  const most = Math.max(MIN_SHIFTED, Math.ceil(SHIFTED_SHARE * sched.units.size));
-  const members = new Set([u.id]);
-  const queue = [u.id];
-  while (queue.length > 0) {
-    const id = queue.pop()!;
-    for (const other of sched.table.conflictsWith(sched.table.get(id)!, time)) {
-      if (members.has(other)) return { ok: false, reason: `${id} meets shifted ${other}` };
-      if (inWay.has(other)) {
-        return { ok: false, reason: `${other} would stand in its way while it catches up` };
-      }
-      const o = sched.units.get(other)!;
-      // A wait inserted while it moves would stop it dead and restart it at speed: only units at rest then (or
-      // that stop at once by their profile) are shifted; for the others the caller's ways brake.
-      if (!restsAt(o, time)) {
-        return { ok: false, reason: `${other} is moving at ${time} (it cannot stop at once)` };
-      }
-      const moved = o.traj !== o.brake ? shiftedAt(o.traj, time, delta) : null;
-      if (!moved) return { ok: false, reason: `${other} cannot be shifted` };
-      sched.commit(o, moved);
-      members.add(other);
-      if (members.size > most) return { ok: false, reason: `more than ${most} units to shift` };
-      queue.push(other);
-    }
-  }
+  const kept = keepPassage(sched, { u, old, from, late, t0: from + delta, delay: delta }, time, eager);
+  if (!kept.ok) return kept;
   u.status = "moving";
   u.message = "";
-  return { ok: true, changed: members };
+  return kept;
 }
