@@ -224,9 +224,8 @@ function encode(d: number): number {
 /**
  * Fills dist for the `count` cells of one line scanned by `step` (side = perpendicular offset), from the
  * line's last cell `q` back against the scan, reading the open test from `open` (the east table: a cell is open
- * unless it holds {@link BLOCKED}). Every cell gets a value, blocked ones too (a start may be), except that the
- * east table itself keeps {@link BLOCKED} at blocked cells. The true distance one cell on is carried in `d` (the
- * table may hold {@link LONG_RUN} there).
+ * unless it holds {@link BLOCKED}). Every cell gets a value, blocked ones too (a start may be). The true distance
+ * one cell on is carried in `d` (the table may hold {@link LONG_RUN} there).
  */
 function sweep(
   open: Int8Array,
@@ -236,7 +235,6 @@ function sweep(
   q: number,
   count: number,
 ): void {
-  const keepBlocked = dist === open;
   let d = 0;
   for (let i = 0; i < count; i++, q -= step) {
     const next = q + step;
@@ -246,7 +244,26 @@ function sweep(
       (open[next - side] !== BLOCKED && open[q - side] === BLOCKED)
     ) d = 1;
     else d = d > 0 ? d + 1 : d - 1;
-    if (!keepBlocked || open[q] !== BLOCKED) dist[q] = encode(d);
+    dist[q] = d > LONG_STEP || d < -LONG_STEP ? LONG_RUN : d;
+  }
+}
+
+/**
+ * {@link sweep} of the east table itself (the open test it reads), one row from its last cell `q`: open cells
+ * get their distance, blocked ones keep {@link BLOCKED} (the test the rest of the build and the search read).
+ */
+function sweepEast(east: Int8Array, side: number, q: number, count: number): void {
+  let d = 0;
+  for (let i = 0; i < count; i++, q--) {
+    const here = east[q];
+    const next = q + 1;
+    if (east[next] === BLOCKED) d = 0;
+    else if (
+      (east[next + side] !== BLOCKED && east[q + side] === BLOCKED) ||
+      (east[next - side] !== BLOCKED && east[q - side] === BLOCKED)
+    ) d = 1;
+    else d = d > 0 ? d + 1 : d - 1;
+    if (here !== BLOCKED) east[q] = d > LONG_STEP || d < -LONG_STEP ? LONG_RUN : d;
   }
 }
 
@@ -364,7 +381,7 @@ export function straightJumpsUntil(
       }
     } else if (build.phase === 0) {
       // The east sweep overwrites open cells only: the test (BLOCKED or not) holds throughout.
-      sweep(open, tables.east, 1, pw, y * pw + pw - 2, pw - 2);
+      sweepEast(open, pw, y * pw + pw - 2, pw - 2);
       sweep(open, tables.west, -1, pw, y * pw + 1, pw - 2);
       if (++build.row > ph - 2) {
         build.phase = 1;
