@@ -10,12 +10,15 @@
  * load, right after the queries (workers still hold their query scratch) and settled (once the map builders'
  * threads have ended, they stop 2 s after the background preparation a query started, then 2.5 s more: a worker
  * lets go of its scratch after 1 s idle, planning/scratch.ts). Everything a worker keeps that grows with the map
- * counts. Beside them: the upload's time until its background tables are ready (the map builders' work).
- * bench/memoryMap.ts tells where the growth lives.
+ * counts. Beside them: the upload's time until its background tables are ready (the map builders' work), and
+ * the settled figure read again MAPGROWTH_LATE_MS later: on a loaded machine the idle releases (a worker's at
+ * 1 s, the pool thread's collection at 1.5 s, their malloc trims) may run after the settled reading, and a gap
+ * between the two columns says the settled one caught them still under way. bench/memoryMap.ts tells where the
+ * growth lives.
  *
  * Run: `node_modules/deno/deno run -A bench/mapGrowth.ts [sides=1024,2048,4096] [workers=2,4]`. Environment:
  * MAPGROWTH_ONLY=grid/agent,hybrid/tank,... plans only those queries on the big map ("none": none);
- * MAPGROWTH_SETTLE_MS (default 2500).
+ * MAPGROWTH_SETTLE_MS (default 2500); MAPGROWTH_LATE_MS (default 5000; 0 leaves the late reading out).
  *
  * @module
  */
@@ -30,6 +33,8 @@ import { putChunks, rssBytes, startScaleServer, whenPrepared } from "./scaleUplo
 const BUDGET_MS = 20_000;
 /** Wait after the queries before the settled figure: the workers' idle release (1 s) and its collection. */
 const SETTLE_MS = Number(Deno.env.get("MAPGROWTH_SETTLE_MS") ?? 2500);
+/** Wait after the settled figure before reading it again (the late column). */
+const LATE_MS = Number(Deno.env.get("MAPGROWTH_LATE_MS") ?? 5000);
 /** Longest wait for the map builders' threads to end (they stop 2 s after their last job: service/mapBuild.ts). */
 const BUILDERS_END_MS = 60_000;
 
@@ -128,6 +133,8 @@ export interface Growth {
   after: number;
   /** Settled after the queries. */
   settled: number;
+  /** The settled figure read again {@link LATE_MS} later (NaN when LATE_MS is 0). */
+  late: number;
   /** Query statuses on the big map. */
   statuses: string[];
   /** From the upload's first chunk until the map's background tables are ready (ms). */
@@ -172,8 +179,13 @@ export async function mapGrowth(
     await settle();
     const settled = rssBytes(pid);
     onStage?.("settled", pid, srv);
+    let late = NaN;
+    if (LATE_MS > 0) {
+      await new Promise((r) => setTimeout(r, LATE_MS));
+      late = rssBytes(pid);
+    }
     if (threads > fixedThreads) statuses.push(`${threads - fixedThreads} threads more than the fixed part's`);
-    return { side, workers, fixed, loaded, after, settled, statuses, uploadMs };
+    return { side, workers, fixed, loaded, after, settled, late, statuses, uploadMs };
   } finally {
     await srv.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -189,8 +201,8 @@ export async function benchMapGrowth(sides: number[], workerCounts: number[]): P
     "GRID and HIERARCHICAL (agent, tank; longest pair), DIRECTIONAL and HYBRID (tank, ~1,000 steps), each sent " +
     "once per worker at the same time.",
     "",
-    "| side | workers | upload + tables ms | fixed part MB | after load B/tile | right after planning B/tile | settled B/tile | statuses |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    `| side | workers | upload + tables ms | fixed part MB | after load B/tile | right after planning B/tile | settled B/tile | settled + ${LATE_MS} ms B/tile | statuses |`,
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   const settledGrowth = new Map<number, [number, number][]>();
   for (const side of sides) {
@@ -201,7 +213,7 @@ export async function benchMapGrowth(sides: number[], workerCounts: number[]): P
       out.push(
         `| ${side} | ${workers} | ${g.uploadMs.toFixed(0)} | ${mb(g.fixed)} | ${per(g.loaded)} | ${
           per(g.after)
-        } | ${per(g.settled)} | ${g.statuses.join(", ")} |`,
+        } | ${per(g.settled)} | ${Number.isNaN(g.late) ? "-" : per(g.late)} | ${g.statuses.join(", ")} |`,
       );
       console.error(out.at(-1));
       settledGrowth.set(workers, [...(settledGrowth.get(workers) ?? []), [n, g.settled - g.fixed]]);
