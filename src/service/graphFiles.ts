@@ -174,14 +174,18 @@ export class GraphFiles {
     }
   }
 
-  /** Records `file` as the latest graph file of `line` (see {@link latest}), atomically. */
+  /**
+   * Records `file` as the latest graph file of `line` (see {@link latest}), atomically. A line starts with the
+   * map's id and a newline (the id is recorded for {@link prune}).
+   */
   async setLatest(line: string, file: string): Promise<void> {
     const final = join(this.#dir, lineName(line));
     const tmp = `${final}${TMP_MARK}${Deno.pid}-${++tmpCounter}`;
     await this.#fs.mkdir(this.#dir);
     const handle = await this.#fs.create(tmp);
     try {
-      await writeAll(handle, new TextEncoder().encode(JSON.stringify({ file })));
+      const map = line.slice(0, line.indexOf("\n"));
+      await writeAll(handle, new TextEncoder().encode(JSON.stringify({ file, map })));
       await handle.sync();
     } finally {
       handle.close();
@@ -243,16 +247,33 @@ export class GraphFiles {
 
   /**
    * Removes temporary files a crash left and files of versions not in `keep` (the versions the store holds);
-   * returns how many it removed.
+   * returns how many it removed. With `maps` (the map ids the store holds), a map's latest graph file stays even
+   * when its version is gone (a patch whose own graph is not prepared yet takes blocks from it), and the line
+   * records of other maps go.
    */
-  async prune(keep: Set<string>): Promise<number> {
+  async prune(keep: Set<string>, maps: Set<string> | null = null): Promise<number> {
     let removed = 0;
+    const latest = new Set<string>();
     try {
+      if (maps !== null) {
+        for await (const entry of this.#fs.readDir(this.#dir)) {
+          if (!entry.isFile || !entry.name.endsWith(LINE_SUFFIX)) continue;
+          const record = await this.#fs.readTextFile(join(this.#dir, entry.name)).then(JSON.parse).catch(() =>
+            null
+          );
+          if (typeof record?.map === "string" && maps.has(record.map) && typeof record.file === "string") {
+            latest.add(record.file);
+          } else {
+            await this.#fs.remove(join(this.#dir, entry.name)).catch(() => {});
+            removed++;
+          }
+        }
+      }
       for await (const entry of this.#fs.readDir(this.#dir)) {
         if (!entry.isFile) continue;
         const graph = entry.name.endsWith(SUFFIX) || entry.name.endsWith(`${SUFFIX}${PARTIAL}`);
         const stale = entry.name.includes(TMP_MARK) ||
-          (graph && !keep.has(entry.name.slice(0, entry.name.lastIndexOf("-"))));
+          (graph && !keep.has(entry.name.slice(0, entry.name.lastIndexOf("-"))) && !latest.has(entry.name));
         if (!stale) continue;
         await this.#fs.remove(join(this.#dir, entry.name)).catch(() => {});
         removed++;

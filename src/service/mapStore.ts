@@ -384,10 +384,12 @@ export class MapStore {
     if (!this.#backend) return 0;
     let n = 0;
     const versions = new Set<string>();
+    const maps = new Set<string>();
     for await (const item of this.#backend.restore(this.#opts.log)) {
       if ("stored" in item) {
         try {
           versions.add(this.#loadStored(item.stored, true).version);
+          maps.add(item.stored.id);
           n++;
         } catch (e) {
           this.#opts.log?.({ map: item.stored.id, err: String(e) }, "skipping unreadable persisted map");
@@ -401,7 +403,8 @@ export class MapStore {
       }
     }
     // Graph files of versions no longer stored (replaced, patched, deleted) go.
-    await this.#graphFiles?.prune(versions).catch((e) =>
+    // (A stored map's last graph file stays: its patched version's graph takes blocks from it.)
+    await this.#graphFiles?.prune(versions, maps).catch((e) =>
       this.#opts.log?.({ err: String(e) }, "graph files not pruned")
     );
     this.#sync?.listen();

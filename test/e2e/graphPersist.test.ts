@@ -125,6 +125,39 @@ describe("prepared graphs persist in the data directory", () => {
     120_000,
   );
 
+  test(
+    "patched, restarted before the patch's graph: it takes the blocks from the earlier version's file",
+    async () => {
+      const a = await start();
+      await call(a.client, "PutMap", { id: "early", movingai: mapText(4), prepare: true });
+      await until("graph files written", () => graphFiles(a.dataDir), (f) => f.length === 2);
+      const v1 = graphFiles(a.dataDir);
+      // The patch's own graph is not asked for before the restart.
+      await call(a.client, "PatchMap", {
+        map: { id: "early" },
+        edits: [{ x: 60, y: 70, width: 5, height: 5, tile: "@" }],
+      });
+      await a.stop();
+      // The earlier version is no longer stored; its graph files stay at the start as the map's latest.
+      const b = await start(a.dataDir);
+      expect(graphFiles(b.dataDir)).toEqual(v1);
+      const after = await until(
+        "patched graph prepared",
+        () => call(b.client, "Plan", plan("early")),
+        (r) => r.stats.planner === "PLANNER_HIERARCHICAL",
+      );
+      expect(after.status).toBe("PLAN_STATUS_FOUND");
+      const lines = b.output().split("\n").filter((l) => l.includes("prepared in the background"));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const l of lines) {
+        const { regions, reused, keptFile } = JSON.parse(l);
+        expect(v1).toContain(keptFile);
+        expect(reused).toBeGreaterThan(regions * 0.9);
+      }
+    },
+    120_000,
+  );
+
   test("after a restart the first HIERARCHICAL answer comes from the kept graph", async () => {
     const a = await start();
     await call(a.client, "PutMap", { id: "kept", movingai: mapText(0), prepare: true });

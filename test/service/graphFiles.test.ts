@@ -106,6 +106,20 @@ describe("graph files", () => {
     expect(readdirSync(join(dir, "graphs")).filter((f) => f.endsWith(".graph"))).toEqual([keep]);
     expect(readdirSync(join(dir, "graphs")).filter((f) => f.includes(".tmp-"))).toEqual([]);
   });
+  test("pruning keeps a stored map's latest graph file, whatever its version, and drops other maps' lines", async () => {
+    const files = new GraphFiles(dir);
+    const patched = files.name("patched-away", "terrain", "class 0.5");
+    const deleted = files.name("deleted-map", "terrain", "class 0.5");
+    await files.write(patched, data, extra, "m1\nterrain\nclass 0.5");
+    await files.write(deleted, data, extra, "m2\nterrain\nclass 0.5");
+    await files.prune(new Set(["keep"]), new Set(["m1"]));
+    const left = readdirSync(join(dir, "graphs"));
+    expect(left).toContain(patched);
+    expect(left).not.toContain(deleted);
+    expect(await files.latest("m1\nterrain\nclass 0.5")).toBe(patched);
+    expect(await files.latest("m2\nterrain\nclass 0.5")).toBeNull();
+  });
+
   test("settle waits for a write under way (a shutdown keeps what was prepared)", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => release = r);
