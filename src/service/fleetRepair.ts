@@ -1,8 +1,9 @@
 /**
  * The fleet's repair after one unit reports a delay (behind its schedule, on its path), conflict-driven: first
  * the late unit alone is rescheduled around everyone else's trajectories (a start delay and waits along its
- * path). When that fails, the delay is propagated (fleetShift.ts: the late unit's old trajectory and those of the
- * units it conflicts with, transitively, shifted by the delay; nobody halts). When that fails too, it drives the rest of its path (at once, or after a short wait) and only the units
+ * path). When that fails, the delay is propagated (fleetShift.ts, PROPAGATION_WAYS in turn: the late unit's old
+ * trajectory shifted by the delay and the units it meets, transitively, delayed to keep the plan's order of
+ * passage, moving ones slowing down on their paths; nobody halts). When that fails too, it drives the rest of its path (at once, or after a short wait) and only the units
  * whose trajectories conflict with that stop where they are and are rescheduled after it (with waits along
  * their paths); the rest of the fleet keeps its trajectories. Units the repair left waiting are then retried
  * among themselves (one stopped by a unit halted later in the same repair can go once that one has its new
@@ -25,7 +26,15 @@ import type { Pose } from "../geometry/types.ts";
 import type { FleetScheduler, FleetUnitState } from "./fleetScheduler.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { breakStandoffs, STANDOFF_MS } from "./fleetDeadlock.ts";
-import { propagateDelay, reportedTime } from "./fleetShift.ts";
+import { propagateDelay, type PropagationWay, reportedTime } from "./fleetShift.ts";
+
+/**
+ * The delay propagations tried in turn (fleetShift.ts): the uniform shift (cheap, exact where no member moves at
+ * the report), then a delay per unit slowing down as late as may be (fewest units changed), then slowing down at
+ * once where that does (in the detoured warehouse each of the last two settles some late units the other
+ * gives up: which order of meetings ratchets delays up is chaotic).
+ */
+const PROPAGATION_WAYS: readonly PropagationWay[] = ["uniform", "late", "eager"];
 
 /** The ways tried in turn: the late unit drives on after this many seconds, or ("stand") stands where it is. */
 const WAYS: readonly (number | "stand")[] = [0, "stand", 2, 4, 8];
@@ -88,10 +97,11 @@ function repairWays(
   const ways = u.path.length === 0 || u.legOne !== undefined ? ["stand" as const] : WAYS;
   const before = snapshot(sched);
   if (propagate && ways === WAYS && old !== u.brake) {
-    // Keep everyone's order of passage, shift the conflict closure by the delay (fleetShift.ts): never cascades.
+    // Keep everyone's order of passage (fleetShift.ts): nobody halts, so it never cascades; the ways are the
+    // fallback when no propagation settles.
     const from = reportedTime(old, at, time, sched.table.dt);
-    for (const eager of [false, true]) {
-      const shifted = propagateDelay(sched, u, old, at, from, time, eager);
+    for (const way of PROPAGATION_WAYS) {
+      const shifted = propagateDelay(sched, u, old, at, from, time, way);
       if (shifted.ok) return shifted.changed;
       restore(sched, before);
       if (sched.table.get(u.id)) sched.table.remove(u.id);
