@@ -14,6 +14,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { lineSegment } from "../../src/geometry/segment.ts";
+import type { PassLayer } from "../../src/maps/grid.ts";
 import { standing } from "../../src/motion/trajectory.ts";
 import { breakStandoffs, standoffHeads } from "../../src/service/fleetDeadlock.ts";
 import { clearOfStanding, pinnedBy } from "../../src/service/fleetPinned.ts";
@@ -44,7 +45,7 @@ type Spec = { id: string; x: number; y: number; gx: number; gy: number };
 function runStandoff(specs: Spec[], t0: number, rows = circleScenario(10).rows) {
   const text = movingAiText(rows);
   const sched = new FleetScheduler(rows[0].length, rows.length, 0.05);
-  let layer = null;
+  let layer: PassLayer | null = null;
   specs.forEach((s, order) => {
     const u = sched.addStanding({ id: s.id, order, unit }, { x: s.x, y: s.y, heading: 0 }, t0);
     const plan = planInProcess(text, unit, { x: s.x, y: s.y, heading: 0 }, { x: s.gx, y: s.gy }, "smooth");
