@@ -9,7 +9,10 @@
  * tested once per nearby cell rather than once per sample; a candidate path's samples are kept per segments
  * array and start phase (motion/reservationSampling.ts), so a scheduler trying many start delays walks the path
  * once. A removed reservation's moving samples stay in the time slices marked dead until compacted, so a unit
- * rolled back to a trajectory it had gets them back without sampling it again.
+ * rolled back to a trajectory it had gets them back without sampling it again. The samples are stored flat, in
+ * typed arrays with pooled slots chained per time slice and cell (motion/reservationStore.ts), and the per-cell
+ * index of all times holds typed runs of those slots (motion/reservationCells.ts): adding, removing and putting
+ * back a reservation allocates no object per sample.
  *
  * Braking envelopes: a unit with a deceleration cannot stop at once, so while it moves its reservation at each
  * sample also covers the stretch of its own path to where it would stop if it braked then (v^2 / (2 b) tiles,
@@ -27,6 +30,7 @@ import type { Pose } from "../geometry/types.ts";
 import { type Trajectory, trajectoryEnd, trajectoryEndPose } from "./trajectory.ts";
 import { envelopeSpec, PathSampler } from "./reservationSampling.ts";
 import { OCC_WORDS, occBit, SampleStore } from "./reservationStore.ts";
+import { CellIndex, type CellOwner, NO_RUNS } from "./reservationCells.ts";
 
 /** One unit's trajectory with what the overlap test needs. */
 export interface Reservation {
@@ -63,13 +67,7 @@ interface Span {
   to: number;
 }
 
-/** The reservations that have moving samples in one cell, each with the index of that cell's run in it. */
-interface CellUnits {
-  entries: Entry[];
-  runs: number[];
-}
-
-interface Entry {
+interface Entry extends CellOwner {
   res: Reservation;
   /** Its owner number in the sample store (samples name it; -1 once they are released). */
   slot: number;
@@ -79,11 +77,6 @@ interface Entry {
   inLists: boolean;
   /** Its moving samples' slots in the store, in the order they were added (released by compact). */
   samples: Int32Array;
-  /** The cells its moving samples are in (ascending), and their runs in byCell: cellFrom[i]..cellFrom[i + 1]. */
-  cells: Int32Array;
-  cellFrom: Int32Array;
-  /** Its moving samples' slots grouped by cell, each cell's in time order (the per-cell index of all times). */
-  byCell: Int32Array;
   spans: { cell: number; span: Span }[];
 }
 
@@ -111,10 +104,8 @@ export class ReservationTable {
   readonly #owners: (Entry | undefined)[] = [];
   #ownerLive = new Uint8Array(64);
   readonly #freeOwners: number[] = [];
-  /** By cell: the reservations with moving samples there (any time), in the order they were added. */
-  readonly #unitsAt: (CellUnits | undefined)[] = [];
-  /** Per cell, a count (zero between adds): add's bucket sort of a new entry's samples by cell. */
-  readonly #cellCount: Int32Array;
+  /** The moving samples by cell over all times, per reservation (motion/reservationCells.ts). */
+  readonly #cells: CellIndex;
   /** A new entry's sample slots while it is added (grown as needed). */
   #scratch = new Int32Array(1024);
   readonly #standing = new Map<number, Span[]>();
@@ -139,7 +130,7 @@ export class ReservationTable {
     this.#cols = Math.ceil(width / CELL) + 1;
     this.#rows = Math.ceil(height / CELL) + 1;
     if (this.#cols * this.#rows > CELL_SPACE) throw new RangeError("map too large for the reservation table");
-    this.#cellCount = new Int32Array(this.#cols * this.#rows);
+    this.#cells = new CellIndex(this.#store, this.#cols * this.#rows);
   }
 
   /**
@@ -195,14 +186,13 @@ export class ReservationTable {
     const dt = this.dt;
     const none = new Int32Array(0);
     const entry: Entry = {
+      id,
       res,
       slot: -1,
       live: true,
       inLists: true,
       samples: none,
-      cells: none,
-      cellFrom: none,
-      byCell: none,
+      runs: NO_RUNS,
       spans: [],
     };
     const env = this.envelopes ? envelopeSpec(res.radius, res.deceleration) : null;
@@ -268,48 +258,12 @@ export class ReservationTable {
       }
     }
     entry.samples = this.#scratch.slice(0, n);
-    this.#indexByCell(entry);
+    entry.runs = this.#cells.runsOf(entry.samples);
+    this.#cells.list(entry);
     if (kEnd > this.#lastMovingSample) this.#lastMovingSample = kEnd;
     standAt(trajectoryEndPose(traj), kEnd + 1, Infinity);
     this.#liveSamples += n;
     this.#entries.set(id, entry);
-  }
-
-  /**
-   * Fills `e`'s per-cell index (its samples bucket-sorted by cell, cells ascending; each cell's in time order, as
-   * added) and lists it in those cells.
-   */
-  #indexByCell(e: Entry): void {
-    const cellOf = this.#store.cell, count = this.#cellCount, samples = e.samples;
-    const touched: number[] = [];
-    for (let i = 0; i < samples.length; i++) {
-      if (count[cellOf[samples[i]]]++ === 0) touched.push(cellOf[samples[i]]);
-    }
-    touched.sort((a, b) => a - b);
-    const cells = Int32Array.from(touched), from = new Int32Array(cells.length + 1);
-    for (let t = 0, at = 0; t < cells.length; t++) {
-      from[t] = at;
-      at += count[cells[t]];
-      count[cells[t]] = from[t]; // now the next free place of that cell's run
-    }
-    from[cells.length] = samples.length;
-    const byCell = new Int32Array(samples.length);
-    for (let i = 0; i < samples.length; i++) byCell[count[cellOf[samples[i]]]++] = samples[i];
-    for (let t = 0; t < cells.length; t++) count[cells[t]] = 0;
-    e.cells = cells;
-    e.cellFrom = from;
-    e.byCell = byCell;
-    this.#listInCells(e);
-  }
-
-  /** Lists `e` in the cells its moving samples are in (see #unitsAt). */
-  #listInCells(e: Entry): void {
-    for (let t = 0; t < e.cells.length; t++) {
-      let units = this.#unitsAt[e.cells[t]];
-      if (!units) this.#unitsAt[e.cells[t]] = units = { entries: [], runs: [] };
-      units.entries.push(e);
-      units.runs.push(t);
-    }
   }
 
   /** Drops a unit's reservation. */
@@ -326,12 +280,7 @@ export class ReservationTable {
       this.#dead += e.samples.length;
       this.#deadEntries.add(e);
     }
-    for (let t = 0; t < e.cells.length; t++) {
-      const units = this.#unitsAt[e.cells[t]]!;
-      const i = units.entries.indexOf(e);
-      units.entries.splice(i, 1);
-      units.runs.splice(i, 1);
-    }
+    this.#cells.unlist(e);
     for (const { cell, span } of e.spans) {
       const list = this.#standing.get(cell)!;
       const i = list.indexOf(span);
@@ -363,11 +312,8 @@ export class ReservationTable {
       this.#owners[e.slot] = undefined;
       this.#freeOwners.push(e.slot);
       e.slot = -1;
-      e.samples =
-        e.cells =
-        e.cellFrom =
-        e.byCell =
-          new Int32Array(0);
+      e.samples = new Int32Array(0);
+      e.runs = NO_RUNS;
     }
     this.#deadEntries.clear();
     this.#dead = 0;
@@ -389,7 +335,7 @@ export class ReservationTable {
     if (old.slot >= 0) this.#ownerLive[old.slot] = 1;
     old.res = res;
     this.#liveSamples += old.samples.length;
-    this.#listInCells(old);
+    this.#cells.list(old);
     for (const { cell, span } of old.spans) {
       let list = this.#standing.get(cell);
       if (!list) this.#standing.set(cell, this.#standingAt[cell] = list = []);
@@ -418,36 +364,15 @@ export class ReservationTable {
     const y0 = Math.max(0, Math.floor((y - reach) / CELL)),
       y1 = Math.min(this.#rows - 1, Math.floor((y + reach) / CELL));
     const half = this.dt / 2;
-    const st = this.#store, K = st.k, X = st.x, Y = st.y, R = st.r, V = st.v;
+    const cells = this.#cells;
     let best: Conflict | null = null, bestK = Infinity;
     for (let cy = y0; cy <= y1; cy++) {
       for (let cx = x0; cx <= x1; cx++) {
         const cell = cy * this.#cols + cx;
-        const units = this.#unitsAt[cell];
-        if (units) {
-          for (let u = 0; u < units.entries.length; u++) {
-            const e = units.entries[u], sid = e.res.id;
-            if (sid === cand.id || ignore?.has(sid)) continue;
-            // A unit's samples in a cell are in time order (added so): from the first at k0 on, up to the first
-            // that comes too close (none later can be earlier) or past k1 or the best so far.
-            const run = units.runs[u], byCell = e.byCell, end = e.cellFrom[run + 1];
-            let lo = e.cellFrom[run], hi = end;
-            while (lo < hi) {
-              const mid = (lo + hi) >> 1;
-              if (K[byCell[mid]] < k0) lo = mid + 1;
-              else hi = mid;
-            }
-            for (let i = lo; i < end; i++) {
-              const s = byCell[i], k = K[s];
-              if (k > k1 || k >= bestK) break;
-              const gap = cand.radius + R[s] + V[s] * half;
-              if ((X[s] - x) ** 2 + (Y[s] - y) ** 2 < gap * gap) {
-                bestK = k;
-                best = { id: sid, time: k * this.dt, forever: false };
-                break;
-              }
-            }
-          }
+        const k = cells.earliest(cell, x, y, cand.radius, half, k0, k1, bestK, cand.id, ignore);
+        if (k < bestK) {
+          bestK = k;
+          best = { id: cells.met!.id, time: k * this.dt, forever: false };
         }
         const standing = this.#standingAt[cell];
         if (standing) {
