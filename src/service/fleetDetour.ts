@@ -130,30 +130,37 @@ const PLAN_CHUNK = 16;
  */
 const SIPP_VIAS_FROM_ROUND = 1;
 /**
- * Milliseconds of budget left per late unit from which a round is run both ways, one at a time and stood up first,
- * keeping the better (fleetRetime.ts resettleBest); below it one at a time only.
+ * Rounds of at most this many units are run both ways, one at a time and stood up first, keeping the better
+ * (fleetRetime.ts resettleBest); bigger rounds one at a time only (twice the work of the bigger rounds bought fewer
+ * rounds: circle 100 in process at a 1500 ms budget 1.362x against 1.295). Sized by the round, not by the time left
+ * (25 ms per late unit before): the pass's choices do not depend on how fast the machine ran it (with them, circle
+ * 100 at the default budget came to 1.278-1.458x from run to run).
  */
-const STAND_UP_MS = 25;
+const BOTH_MAX_UNITS = 24;
 /**
  * The default budget of a pass (ms of the thread's CPU time, see threadCpuMs; measured on the wall clock before),
- * sized to the work: BUDGET_BASE_MS plus BUDGET_PER_LATE_MS per late
- * unit (detourCandidates), at most BUDGET_CAP_MS and at most BUDGET_FLEET_MS / units in the fleet. The pass runs
+ * sized to the work: BUDGET_BASE_MS plus BUDGET_PER_LATE_MS per late unit (detourCandidates), at most BUDGET_CAP_MS
+ * and at most the larger of BUDGET_FLEET_MS / units and BUDGET_SMALL_MS / units^2 in the fleet. The pass runs
  * before the late units' trajectories are sent; in a big fleet the settle before it is long already and each check
  * is against a bigger table, and a fleet sent in batches gets a pass per batch (8room 500 over gRPC, two batches
  * of ~340 and 500: every unit's first trajectory 2442 ms at a 1000 ms budget against 1416 at 300, same makespan;
  * at load ~2, 1740 ms at 200 and 2150 at 300 against a peer without detours of ~1250), so its allowance shrinks
- * (500 units: 200 ms). Circles 50 and 100 (~40 and ~100 late) get ~700 and 1000 ms: 300 ms re-timed about 15-30
- * of circle 100's late units (1.61-1.79x), 1000 ms all of them (1.31x).
+ * (500 units: 200 ms, 300: 333 ms). Circles 50 and 100 (~40 and ~90 late) get 1000 and 2000 ms: circle 100 in
+ * process, 1000 ms of CPU ended after its third round (1.295x the slowest solo drive), 2000 ms let it end by itself
+ * (1.256x, ~1400 ms; the legs' planning, in the planners' pool over gRPC, not counted).
  */
 export function defaultBudgetMs(late: number, units: number): number {
+  const n = Math.max(1, units);
   return Math.min(
     BUDGET_CAP_MS,
     BUDGET_BASE_MS + BUDGET_PER_LATE_MS * late,
-    BUDGET_FLEET_MS / Math.max(1, units),
+    Math.max(BUDGET_FLEET_MS / n, BUDGET_SMALL_MS / (n * n)),
   );
 }
 /** See defaultBudgetMs. */
-const BUDGET_BASE_MS = 200, BUDGET_PER_LATE_MS = 12, BUDGET_CAP_MS = 1000, BUDGET_FLEET_MS = 100_000;
+const BUDGET_BASE_MS = 200, BUDGET_PER_LATE_MS = 20, BUDGET_CAP_MS = 2000, BUDGET_FLEET_MS = 100_000;
+/** See defaultBudgetMs: 2000 ms at 100 units, below BUDGET_FLEET_MS / units from 200 units on. */
+const BUDGET_SMALL_MS = 20_000_000;
 
 /**
  * The CPU time (ms) of the thread calling it, the default clock of a pass's budget: over gRPC the pass shares the
@@ -346,13 +353,11 @@ export async function detourLate(
   const occupancy = new SippOccupancy();
   const bySipp = (u: FleetUnitState) =>
     opts.layer !== undefined && SippRouter.applies(u) && opts.layer(u) !== null;
-  // The first round's cost per unit sizes the next rounds to the time left (small rounds of the latest units
-  // seldom help on their own: the first is not cut down in advance, the budget cuts it short).
+  // Rounds are not sized to the time left (the budget cuts a round short): the same choices whatever the speed.
   let cap = opts.maxUnits, rejected = 0;
   for (let round = 0; round < (opts.rounds ?? ROUNDS) && cap > 0 && stats.plans < MAX_PLANS; round++) {
     if (spent()) break;
     stats.rounds++;
-    const started = now();
     // The latest units (at most `cap`: halved after a round that did not help, to focus on the worst), latest
     // first: they set the makespan a round is judged by, and a round the budget cuts short has tried them (in
     // priority order, circle 50 kept a unit standing and circle 100 ended 1.70x; latest first 1.91x and 1.61x).
@@ -414,16 +419,14 @@ export async function detourLate(
           occupancy,
         )
         : undefined;
-    // One at a time, and where the time left is ample for the whole round both ways (see resettleBest).
-    const both = deadline - now() >= late.length * STAND_UP_MS;
+    // One at a time, and for a small round both ways (see resettleBest).
+    const both = late.length <= BOTH_MAX_UNITS;
     const ok = resettleBest(sched, time, late, variants, changed, detoured, spent, router, both);
-    // Units the time left has room for at this round's cost per unit.
-    const room = Math.max(1, Math.floor((deadline - now()) / ((now() - started) / late.length)));
     if (ok) {
       rejected = 0;
-      cap = Math.min(opts.maxUnits, room);
+      cap = opts.maxUnits;
     } else if (++rejected >= MAX_REJECTED) break;
-    else cap = Math.min(Math.floor(late.length / 2), room);
+    else cap = Math.floor(late.length / 2);
   }
   polish(sched, time, opts, mayChange, changed, detoured, spent, sippDeadline, stats, occupancy);
   for (const id of changed) {

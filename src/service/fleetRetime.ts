@@ -75,11 +75,12 @@ function score(units: readonly FleetUnitState[]): [number, number] {
 }
 
 /**
- * A round of {@link resettle} one at a time, and where `both` (the time left is ample for the round) stood up first
- * as well from the same state, keeping whichever promises the shorter makespan (fewer left standing first). Either
- * way alone loses somewhere: circle 50 in process came to 1.33 one at a time and 1.32 stood up, but rounds of one
- * after rounds of the other (the way picked by the time left) to 1.48; the 20-unit e2e crossing keeps within 1.3x
- * stood up only. `router` makes a fresh SIPP router (its occupancy follows the table as a run leaves it).
+ * A round of {@link resettle} one at a time, and where `both` (a small round: fleetDetour.ts BOTH_MAX_UNITS) stood
+ * up first as well from the same state, keeping whichever promises the shorter makespan (fewer left standing
+ * first). Either way alone loses somewhere: circle 50 in process came to 1.33 one at a time and 1.32 stood up,
+ * but rounds of one after rounds of the other (the way picked by the time left) to 1.48; the 20-unit e2e crossing
+ * keeps within 1.3x stood up only. `router` makes a fresh SIPP router (its occupancy follows the table as a run
+ * leaves it).
  */
 export function resettleBest(
   sched: FleetScheduler,

@@ -30,8 +30,8 @@ export const SERVER_HELP: CliHelp = {
     "fleet-detours":
       "N  late Fleet units replanned around the spots where they queue, per round (default 64; 0: off)",
     "fleet-detour-ms":
-      "N  budget of a Fleet batch's detour pass, ms of the server thread's CPU time (default: 200 + 12 per late " +
-      "unit, at most 1000 and at most 100000 / units in the fleet)",
+      "N  budget of a Fleet batch's detour pass, ms of the server thread's CPU time (default: 200 + 20 per late " +
+      "unit, at most 2000 and at most the larger of 100000 / units and 2e7 / units^2 in the fleet)",
     "no-demo": "do not load the built-in demo maps (demo/maps/)",
     "writable-demo-maps":
       "let clients overwrite, patch and delete the built-in demo maps (default: read-only, FAILED_PRECONDITION)",

@@ -18,11 +18,14 @@ import { movingAiText } from "../helpers/warehouse.ts";
 const unit = BUILTIN_PROFILES.soldier;
 
 describe("detour pass: rounds both ways", () => {
-  test("default budget: grows with the late units, at most 1000 ms, less in big fleets", () => {
+  test("default budget: grows with the late units, at most 2000 ms, less in big fleets", () => {
     expect(defaultBudgetMs(0, 50)).toBe(200);
-    expect(defaultBudgetMs(40, 50)).toBe(680);
-    expect(defaultBudgetMs(64, 100)).toBe(968);
-    expect(defaultBudgetMs(200, 100)).toBe(1000);
+    expect(defaultBudgetMs(40, 50)).toBe(1000);
+    expect(defaultBudgetMs(64, 100)).toBe(1480);
+    expect(defaultBudgetMs(200, 100)).toBe(2000);
+    expect(defaultBudgetMs(200, 150)).toBeCloseTo(888.9, 1);
+    // From 200 units on as before (100000 / units): the big fleets' first trajectories wait no longer.
+    expect(defaultBudgetMs(200, 300)).toBeCloseTo(333.3, 1);
     expect(defaultBudgetMs(200, 500)).toBe(200);
     expect(defaultBudgetMs(200, 1000)).toBe(100);
   });
