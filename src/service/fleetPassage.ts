@@ -103,6 +103,17 @@ function slowdownStarts(t0: number, at: number): number[] {
   return out;
 }
 
+const sampleCache = new WeakMap<Trajectory, { k0: number; dt: number; xy: Float64Array }>();
+
+/** Positions of `traj` from sample k0 to one past its end (x, y interleaved), kept per trajectory. */
+function samplesOf(traj: Trajectory, k0: number, dt: number): Float64Array {
+  const hit = sampleCache.get(traj);
+  if (hit && hit.k0 === k0 && hit.dt === dt) return hit.xy;
+  const xy = sampled(traj, k0, Math.max(k0, Math.ceil(trajectoryEnd(traj) / dt) + 1), dt);
+  sampleCache.set(traj, { k0, dt, xy });
+  return xy;
+}
+
 /** Positions of `traj` at samples k0..k1 (x, y interleaved), walking its segments once. */
 function sampled(traj: Trajectory, k0: number, k1: number, dt: number): Float64Array {
   const out = new Float64Array(2 * (k1 - k0 + 1));
@@ -148,13 +159,16 @@ function clearOf(
   dt: number,
   aLater: (at: number) => boolean,
 ): boolean {
-  const k0 = Math.floor(from / dt), k1 = Math.ceil(Math.max(trajectoryEnd(ta), trajectoryEnd(tb)) / dt) + 1;
-  const pa = sampled(ta, k0, k1, dt), pb = sampled(tb, k0, k1, dt);
+  const k0 = Math.floor(from / dt);
+  const pa = samplesOf(ta, k0, dt), pb = samplesOf(tb, k0, dt);
   const gap = a.unit.boundingRadius + b.unit.boundingRadius + ((a.unit.maxSpeed + b.unit.maxSpeed) * dt) / 2;
   const g2 = gap * gap;
+  const la = pa.length - 2, lb = pb.length - 2;
   let skipping = false;
-  for (let j = 0; j < pa.length; j += 2) {
-    const close = (pa[j] - pb[j]) ** 2 + (pa[j + 1] - pb[j + 1]) ** 2 < g2;
+  // Past both ends each stands at its last sample: one more comparison there covers forever.
+  for (let j = 0; j <= Math.max(la, lb); j += 2) {
+    const ja = j < la ? j : la, jb = j < lb ? j : lb;
+    const close = (pa[ja] - pb[jb]) ** 2 + (pa[ja + 1] - pb[jb + 1]) ** 2 < g2;
     if (!close) skipping = false;
     else if (!skipping) {
       if (aLater((k0 + j / 2) * dt)) return false;
