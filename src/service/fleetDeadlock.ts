@@ -268,7 +268,9 @@ function reroute(
   const ways = layer
     ? waysOut(u.unit, layer, pose, pinned, goal, sched.table.dt, (from) => router.routes(u, from))
     : router.routes(u, pose).paths.map((path) => ({ path, stops: null }));
+  let found = false;
   for (const way of ways) {
+    found = true;
     const setUp = () => {
       sched.table.remove(u.id);
       // A unit parked at a refuge goes from there by the new route (not by its second leg).
@@ -297,7 +299,6 @@ function reroute(
     u.legOne = saved.legOne;
     sched.commit(u, saved.traj);
   }
-  const found = ways.length > 0;
   u.path = saved.path;
   return found ? "untimed" : "none";
 }
@@ -378,8 +379,8 @@ function tryAside(
 
 /**
  * Whether `legs` come within both radii (and a margin) of where another unit will stand for good: its goal (the
- * end of the path it still has to drive, else of its trajectory). A refuge whose way back passes there is a trap (a dead end behind the
- * goal of the unit it let pass).
+ * end of the path it still has to drive, else of its trajectory). A refuge whose way back passes there is a trap
+ * (a dead end behind the goal of the unit it let pass).
  */
 function passesGoal(sched: FleetScheduler, u: FleetUnitState, legs: Segment[]): boolean {
   const ends: { x: number; y: number; r: number }[] = [];

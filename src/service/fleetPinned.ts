@@ -162,13 +162,13 @@ export interface WayOut {
 }
 
 /**
- * The ways a unit standing at `pose` may set out along space-time routes (`route`: SIPP's candidates from a
- * pose, fleetSipp.ts): the route from `pose`; and when units pin it there (`pinned`, see {@link pinnedBy}) also
- * that route going straight to its second corner (not by its own tile's centre, which may lie beside them), and
- * the routes from each of its {@link escapes} after a straight step there. Walls are checked for the straight
+ * The ways, in turn, a unit standing at `pose` may set out along space-time routes (`route`: SIPP's candidates
+ * from a pose, fleetSipp.ts): the route from `pose`; and when units pin it there (`pinned`, see {@link pinnedBy})
+ * also that route going straight to its second corner (not by its own tile's centre, which may lie beside them),
+ * and the routes from each of its {@link escapes} after a straight step there. Walls are checked for the straight
  * pieces added; the rest is the caller's (the table, and the exact check of {@link withPinnedLifted}).
  */
-export function waysOut(
+export function* waysOut(
   unit: UnitSpec,
   layer: PassLayer,
   pose: Pose,
@@ -176,25 +176,24 @@ export function waysOut(
   goal: Pose,
   dt: number,
   route: (from: Pose) => SippCandidates,
-): WayOut[] {
-  const out: WayOut[] = [];
+): Generator<WayOut> {
+  // One at a time, each searched when asked for: the caller stops at the first it can time.
   const plain = route(pose);
-  if (plain.paths.length > 0) out.push({ path: plain.paths[0], stops: plain.waits?.stops ?? null });
-  if (pinned.length === 0) return out;
+  if (plain.paths.length > 0) yield { path: plain.paths[0], stops: plain.waits?.stops ?? null };
+  if (pinned.length === 0) return;
   if (plain.paths.length > 0) {
     const cut = cutFirstCorner(unit, layer, pose, plain.paths[0]);
-    if (cut) out.push({ path: cut, stops: null });
+    if (cut) yield { path: cut, stops: null };
   }
   for (const from of escapes(layer, unit, pose, pinned, goal, dt)) {
     const got = route(from);
     if (got.paths.length === 0) continue;
     const { path, step } = stepThen(unit, pose, got.paths[0]);
-    out.push({
+    yield {
       path,
       stops: got.waits ? got.waits.stops.map((s) => ({ at: s.at + step, depart: s.depart })) : null,
-    });
+    };
   }
-  return out;
 }
 
 /**
