@@ -266,7 +266,16 @@ function reroute(
   const pinned = layer ? pinnedBy(sched, u, pose, time) : [];
   const goal = u.path[u.path.length - 1].end;
   const ways = layer
-    ? waysOut(u.unit, layer, pose, pinned, goal, sched.table.dt, (from) => router.routes(u, from))
+    ? waysOut(u.unit, layer, pose, pinned, goal, sched.table.dt, (from) => {
+      // Searched as the ways are asked for (the router routes to the end of the unit's path).
+      const tried = u.path;
+      u.path = saved.path;
+      try {
+        return router.routes(u, from);
+      } finally {
+        u.path = tried;
+      }
+    })
     : router.routes(u, pose).paths.map((path) => ({ path, stops: null }));
   let found = false;
   for (const way of ways) {
@@ -323,11 +332,17 @@ function stepAside(
   const saved = { traj: u.traj, path: u.path };
   const pinned = pinnedBy(sched, u, pose, time);
   for (const spot of refuges(layer, sched, u, pose, ASIDE_CANDIDATES)) {
-    // The router routes to the end of the unit's path: a zero-length one ending at the refuge, for this search.
-    u.path = [lineSegment(spot, 0)];
-    const outs = waysOut(u.unit, layer, pose, pinned, spot, sched.table.dt, (from) => router.routes(u, from));
-    u.path = saved.path;
-    for (const out of outs) {
+    // The router routes to the end of the unit's path: a zero-length one ending at the refuge, for each search
+    // (waysOut searches as its ways are asked for).
+    const toSpot = (from: Pose) => {
+      u.path = [lineSegment(spot, 0)];
+      try {
+        return router.routes(u, from);
+      } finally {
+        u.path = saved.path;
+      }
+    };
+    for (const out of waysOut(u.unit, layer, pose, pinned, spot, sched.table.dt, toSpot)) {
       const way = asideAndBack(u.unit, out.path, saved.path);
       if (!way || passesGoal(sched, u, way.path.slice(way.legOne))) continue;
       if (tryAside(sched, time, u, pose, saved, way)) return true;
