@@ -103,15 +103,31 @@ function slowdownStarts(t0: number, at: number): number[] {
   return out;
 }
 
-const sampleCache = new WeakMap<Trajectory, { k0: number; dt: number; xy: Float64Array }>();
+/** A trajectory's positions at samples and their bounding box. */
+interface Samples {
+  k0: number;
+  dt: number;
+  xy: Float64Array;
+  box: [number, number, number, number];
+}
+
+const sampleCache = new WeakMap<Trajectory, Samples>();
 
 /** Positions of `traj` from sample k0 to one past its end (x, y interleaved), kept per trajectory. */
-function samplesOf(traj: Trajectory, k0: number, dt: number): Float64Array {
+function samplesOf(traj: Trajectory, k0: number, dt: number): Samples {
   const hit = sampleCache.get(traj);
-  if (hit && hit.k0 === k0 && hit.dt === dt) return hit.xy;
+  if (hit && hit.k0 === k0 && hit.dt === dt) return hit;
   const xy = sampled(traj, k0, Math.max(k0, Math.ceil(trajectoryEnd(traj) / dt) + 1), dt);
-  sampleCache.set(traj, { k0, dt, xy });
-  return xy;
+  const box: Samples["box"] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let j = 0; j < xy.length; j += 2) {
+    box[0] = Math.min(box[0], xy[j]);
+    box[1] = Math.min(box[1], xy[j + 1]);
+    box[2] = Math.max(box[2], xy[j]);
+    box[3] = Math.max(box[3], xy[j + 1]);
+  }
+  const out = { k0, dt, xy, box };
+  sampleCache.set(traj, out);
+  return out;
 }
 
 /** Positions of `traj` at samples k0..k1 (x, y interleaved), walking its segments once. */
@@ -160,8 +176,12 @@ function clearOf(
   aLater: (at: number) => boolean,
 ): boolean {
   const k0 = Math.floor(from / dt);
-  const pa = samplesOf(ta, k0, dt), pb = samplesOf(tb, k0, dt);
+  const sa = samplesOf(ta, k0, dt), sb = samplesOf(tb, k0, dt);
   const gap = a.unit.boundingRadius + b.unit.boundingRadius + ((a.unit.maxSpeed + b.unit.maxSpeed) * dt) / 2;
+  // Never near each other's ground at all: clear (most pairs of a warehouse's paths).
+  const [ba, bb] = [sa.box, sb.box];
+  if (ba[0] > bb[2] + gap || bb[0] > ba[2] + gap || ba[1] > bb[3] + gap || bb[1] > ba[3] + gap) return true;
+  const pa = sa.xy, pb = sb.xy;
   const g2 = gap * gap;
   const la = pa.length - 2, lb = pb.length - 2;
   let skipping = false;
@@ -263,7 +283,8 @@ export function keepPassage(
       if (!t) continue;
       any = t;
       const later = (e: Member) => (at: number) => laterOf(m, e, at, t) === m;
-      if ([...m.after].every((e) => clearOf(m.u, t, e.u, e.u.traj, time, dt, later(e)))) return t;
+      // The newest leader first: the one most likely still in the way.
+      if ([...m.after].reverse().every((e) => clearOf(m.u, t, e.u, e.u.traj, time, dt, later(e)))) return t;
     }
     return any === undefined ? undefined : null;
   };

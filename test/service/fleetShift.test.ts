@@ -1,6 +1,6 @@
 /**
- * Delay propagation (fleetShift.ts): a trajectory held at a time for a delay, and a late unit's delay shifted
- * onto the unit crossing behind it (keeping the order of passage) instead of halting it.
+ * Delay propagation (fleetShift.ts): a trajectory held at a time for a delay, and a late unit's delay passed on
+ * to the units behind it (keeping the order of passage) instead of halting them.
  */
 import { describe, expect, test } from "vitest";
 import { lineSegment } from "../../src/geometry/segment.ts";
@@ -58,14 +58,16 @@ describe("fleet delay propagation", () => {
     expect(shiftedAt({ ...traj, segments: [] }, 3, 1)).toBeNull();
   });
 
-  test("a unit moving at the report is not shifted (a wait there would stop it dead): the repair's ways brake it", () => {
+  test("a unit moving at the report is never stopped dead (it slows down on its path, fleetSlowDown.ts)", () => {
     const { sched, l, b, f } = crossing();
     for (const u of [l, b, f]) expect(u.status).toBe("moving");
     const oldF = f.traj;
     const at = trajectoryPose(l.traj, 1.6);
     l.path = remainingPath(l.traj, 1.6, l.unit);
     repairLate(sched, l, at, 2.6);
-    // F follows L at speed at t = 2.6: whatever F's new trajectory is, it does not stand still from 2.6 at once.
+    // F follows L at speed at t = 2.6: whatever F's new trajectory is, it does not stand still from 2.6 at once,
+    // and nobody is halted for it.
+    expect([l, b, f].map((u) => u.brake)).toEqual([undefined, undefined, undefined]);
     if (f.traj !== oldF) {
       const p0 = trajectoryPose(f.traj, 2.6), p1 = trajectoryPose(f.traj, 2.65);
       expect(dist(p0, p1)).toBeGreaterThan(0);
