@@ -29,12 +29,12 @@ import { breakStandoffs, STANDOFF_MS } from "./fleetDeadlock.ts";
 import { propagateDelay, type PropagationWay, reportedTime } from "./fleetShift.ts";
 
 /**
- * The delay propagations tried in turn (fleetShift.ts): the uniform shift (cheap, exact where no member moves at
- * the report), then a delay per unit slowing down as late as may be (fewest units changed), then slowing down at
- * once where that does (in the detoured warehouse each of the last two settles some late units the other
- * gives up: which order of meetings ratchets delays up is chaotic).
+ * The delay propagations with a delay per unit (fleetShift.ts), tried after the uniform shift and the ways' first
+ * round: slowing down as late as may be (fewest units changed), then at once where that does (in the detoured
+ * warehouse each settles some late units the other gives up: which order of meetings ratchets delays up is
+ * chaotic).
  */
-const PROPAGATION_WAYS: readonly PropagationWay[] = ["uniform", "late", "eager"];
+const PER_UNIT_WAYS: readonly PropagationWay[] = ["late", "eager"];
 
 /** The ways tried in turn: the late unit drives on after this many seconds, or ("stand") stands where it is. */
 const WAYS: readonly (number | "stand")[] = [0, "stand", 2, 4, 8];
@@ -96,17 +96,24 @@ function repairWays(
   const first = Math.max(MAX_STUCK, Math.ceil(MAX_STUCK_SHARE * sched.units.size));
   const ways = u.path.length === 0 || u.legOne !== undefined ? ["stand" as const] : WAYS;
   const before = snapshot(sched);
-  if (propagate && ways === WAYS && old !== u.brake) {
-    // Keep everyone's order of passage (fleetShift.ts): nobody halts, so it never cascades; the ways are the
-    // fallback when no propagation settles.
-    const from = reportedTime(old, at, time, sched.table.dt);
-    for (const way of PROPAGATION_WAYS) {
+  // Keep everyone's order of passage (fleetShift.ts): nobody halts, so it never cascades. The uniform shift
+  // first (cheap); the delays per unit after the ways' first round, unless a way of it left nobody waiting and
+  // halted no unit moving at the report (cheaper then, and as faithful).
+  const shifts = propagate && ways === WAYS && old !== u.brake;
+  const from = shifts ? reportedTime(old, at, time, sched.table.dt) : time;
+  const shift = (list: readonly PropagationWay[]): Set<string> | null => {
+    for (const way of list) {
       const shifted = propagateDelay(sched, u, old, at, from, time, way);
       if (shifted.ok) return shifted.changed;
       restore(sched, before);
       if (sched.table.get(u.id)) sched.table.remove(u.id);
     }
-  }
+    return null;
+  };
+  const uniform = shifts ? shift(["uniform"]) : null;
+  if (uniform) return uniform;
+  // A way of the first round that left nobody waiting but halted a moving unit: kept if no propagation settles.
+  let halting: { changed: Set<string>; state: Snapshot } | null = null;
   let best: { waiting: number; changed: Set<string>; state: Snapshot } | null = null;
   for (const limit of [FIRST_STUCK, first, first * ESCALATE]) {
     for (const way of ways) {
@@ -115,7 +122,10 @@ function repairWays(
         : driveOn(sched, u, at, time, way, limit);
       if (!sched.stopped) {
         const waiting = [...changed].filter((id) => sched.units.get(id)?.status === "waiting").length;
-        if (waiting === 0) return changed;
+        if (waiting === 0 && (!shifts || limit !== FIRST_STUCK || !haltsMoving(sched, before, u, changed))) {
+          return changed;
+        }
+        if (waiting === 0 && !halting) halting = { changed, state: snapshot(sched) };
         // The first round only looks for a way that leaves nobody waiting (its limit is a probe, not a verdict).
         if (limit !== FIRST_STUCK && (!best || waiting < best.waiting)) {
           best = { waiting, changed, state: snapshot(sched) };
@@ -127,11 +137,37 @@ function repairWays(
       restore(sched, best.state);
       return best.changed;
     }
+    if (shifts && limit === FIRST_STUCK) {
+      const kept = shift(PER_UNIT_WAYS);
+      if (kept) return kept;
+      if (halting) {
+        restore(sched, halting.state);
+        return halting.changed;
+      }
+    }
   }
   // Every way cascaded: the first in full (it ends conflict-free, with many units waiting).
   return ways[0] === "stand"
     ? stand(sched, u, at, time, Infinity)
     : driveOn(sched, u, at, time, ways[0], Infinity);
+}
+
+/** Whether a way halted a unit other than `u` that was moving (it brakes, or was stopped at once) since `before`. */
+function haltsMoving(
+  sched: FleetScheduler,
+  before: Snapshot,
+  u: FleetUnitState,
+  changed: Set<string>,
+): boolean {
+  for (const id of changed) {
+    const o = sched.units.get(id);
+    if (!o || o === u) continue;
+    const was = before.get(o);
+    if ((o.brake !== undefined && o.brake !== was?.brake) || (o.hardStop !== undefined && !was?.hardStop)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** What the units' scheduling states were (to roll a way back). */
