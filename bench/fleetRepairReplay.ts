@@ -24,8 +24,8 @@
  * does (fleetSession.ts #repair: then the standoffs it left are broken, fleetDeadlock.ts, within a wall-clock
  * budget). Last, a check that the replay is faithful (see {@link faithful}): the first late unit repaired in the
  * scheduler the fleet was settled in gives what a restored copy gives. (In the detoured fleet most units drive at
- * t = 6, so the delay propagation fails at its first moving member and the repair's ways halt units in one-tile
- * aisles: that cascade is the service's, not the replay's.)
+ * t = 6: the uniform shift fails at its first moving member, and every way of the repair that halts units in
+ * one-tile aisles cascades, as the peer row shows; the delays per unit, fleetPassage.ts, keep the order there.)
  *
  * Usage: deno run -A bench/fleetRepairReplay.ts [robots=300] [repeats=7] [late units=6] [fleets=timing; or detours, or timing,detours]
  *
