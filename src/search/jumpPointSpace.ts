@@ -231,10 +231,18 @@ export class JumpPointSpace implements SearchSpace {
   private jumpHorizontal(p: number, sx: number): number {
     let d = sx > 0 ? this.east[p] : this.west[p];
     // One compare for both rare entries: a long run, or (east only) a blocked start's cell.
-    if (d <= BLOCKED) d = sx > 0 ? eastDistance(this.east, p, this.pw) : longRun(this.west, p, -1);
+    if (d <= BLOCKED) d = this.rareHorizontal(p, sx);
     const delta = (this.goalP - p) * sx;
     if (delta > 0 && delta <= (d > 0 ? d : -d)) return this.goalP;
     return d > 0 ? p + d * sx : -1;
+  }
+
+  /**
+   * The true distance of a horizontal table entry that is {@link LONG_RUN} or (east) {@link BLOCKED}: out of
+   * {@link jumpHorizontal}, which stays small enough to be inlined into the diagonal scan.
+   */
+  private rareHorizontal(p: number, sx: number): number {
+    return sx > 0 ? eastDistance(this.east, p, this.pw) : longRun(this.west, p, -1);
   }
 
   /** As {@link jumpHorizontal} for a vertical scan by sy (±1 rows) from p in padded column px. */
