@@ -9,13 +9,8 @@
  */
 import type { PlanContext } from "./context.ts";
 
-/**
- * Bytes each scratch holder may keep through an idle spell (small queries then allocate nothing). 64 KB, not 1 MB:
- * at 1 MB a worker kept ~1.2 MB more after a 1024^2 map (bench/scaleMemory.ts, arrays let go 17.1 -> 18.3 MB),
- * ~1 of issue 13's bytes per tile per worker; regrowing it costs the first query after an idle spell well under
- * a millisecond.
- */
-export const SCRATCH_KEEP_BYTES = 1 << 16;
+/** Bytes each scratch holder may keep through an idle spell (small queries then allocate nothing). */
+export const SCRATCH_KEEP_BYTES = 1 << 20;
 
 /** A holder's release: lets go of what it holds above `keepBytes`, returns the bytes let go. */
 export type ScratchRelease = (keepBytes: number) => number;
