@@ -78,7 +78,7 @@ describe("jump tables in the background", () => {
     expect(calls).toEqual([0.5]);
     pending[0].resolve();
     const bytes = await (a as { done: Promise<number | null> }).done;
-    expect(bytes).toBe(5 * 66 * 66);
+    expect(bytes).toBe(4 * 66 * 66); // four one-byte tables a padded cell (the open test is the east table)
     expect([...published.keys()]).toEqual([jumpTableKey("m@v/default", 0.5)]);
     expect(jumpTableKey("m@v/default", 0.5)).toBe("m@v/default#jumps/0.5");
     expect(jumpTablesInBackground(builder, pool, e, 0.5).ready).toBe(true);
