@@ -277,7 +277,8 @@ export async function benchFleet(
       "`--fleet-detours 0` (each unit keeps its planned path; timing only). Detours: the detour pass within " +
       `${
         detourMs === undefined
-          ? "its default budget (200 ms + 12 ms per late unit, at most 1,000 ms and 100,000 ms / units)"
+          ? "its default budget of the server thread's CPU time (200 ms + 20 ms per late unit, at most 2,000 ms " +
+            "and the larger of 100,000 ms / units and 2e7 ms / units^2)"
           : `--fleet-detour-ms ${detourMs}`
       }; the units it ` +
       "cannot change are sent before it runs (first update), the others after it. " + CIRCLE_NOTE;
