@@ -1,17 +1,20 @@
 /**
  * A delay in a fleet dense in time keeps the plan's order of passage for moving units too (fleetPassage.ts,
  * fleetSlowDown.ts; issue 12): in a one-tile aisle crossed by another, the late unit's followers are driving when
- * it reports, and a unit crosses its path just behind it. The repair gives each a delay of its own: followers
- * slow down along their own paths (never ahead of their old schedules, within their acceleration and braking,
- * never halted), the crossing unit still crosses after the late one, and the independent checker
+ * it reports, and a unit crosses its path just behind it. The propagation gives each a delay of its own:
+ * followers slow down along their own paths (never ahead of their old schedules, within their acceleration and
+ * braking, never halted), the crossing unit still crosses after the late one, and the independent checker
  * (test/helpers/fleetCheck.ts) finds every unit arriving with no overlap, wall contact or contract error on the
- * trajectories as a client received them. Before, a unit moving at the report failed the propagation and the
- * repair's fallback halted the followers in the aisle. In process, no clock.
+ * trajectories as a client received them. Before, a unit moving at the report failed the propagation. (The
+ * repair as a whole may still halt a follower here: its first way does that and leaves nobody waiting, which is
+ * cheaper; the delays per unit are for fleets where halting strands units, bench/fleetRepairReplay.ts detours.)
+ * In process, no clock.
  */
 import { describe, expect, test } from "vitest";
 import type { Pose } from "../../src/geometry/types.ts";
 import { type Trajectory, trajectoryEnd, trajectoryPose } from "../../src/motion/trajectory.ts";
 import { repairLate } from "../../src/service/fleetRepair.ts";
+import { propagateDelay, type PropagationWay, reportedTime } from "../../src/service/fleetShift.ts";
 import { FleetScheduler, remainingPath, trajectoryFrom } from "../../src/service/fleetScheduler.ts";
 import { slowedBy } from "../../src/service/fleetSlowDown.ts";
 import { planInProcess } from "../../src/tools/render.ts";
@@ -59,9 +62,10 @@ function firstNear(traj: Trajectory, p: Pose, r: number, from = 0): number {
 
 /**
  * Settles the fleet at t = 0; at t = 3 L reports the pose it should have had at t = 2.5 (its followers drive a
- * second apart, so they have not run into it yet) and is repaired as the session does. Returns the scheduler, the trajectories before, and the checker's report on what was sent.
+ * second apart, so they have not run into it yet); its delay is propagated by `way` (a delay per unit), or L is
+ * repaired as the session does ("repair"). Returns the scheduler, the trajectories before, and the checker's report on what was sent.
  */
-function run() {
+function run(way: PropagationWay | "repair" = "late") {
   const text = movingAiText(CROSS);
   const sched = new FleetScheduler(CROSS[0].length, CROSS.length, 0.05);
   const plan = (s: Spec) =>
@@ -85,7 +89,16 @@ function run() {
   const l = sched.units.get("L")!;
   const at = trajectoryPose(l.traj, 2.5);
   l.path = remainingPath(l.traj, 2.5, unit);
-  const changed = repairLate(sched, l, at, 3, true, () => layer);
+  let changed: Set<string>;
+  if (way === "repair") changed = repairLate(sched, l, at, 3, true, () => layer);
+  else {
+    // The delay per unit alone, as the repair runs it when halting moving units would leave some waiting.
+    const old = l.traj;
+    sched.table.remove(l.id);
+    const shifted = propagateDelay(sched, l, old, at, reportedTime(old, at, 3, sched.table.dt), 3, way);
+    expect(shifted.ok, shifted.ok ? "" : shifted.reason).toBe(true);
+    changed = shifted.ok ? shifted.changed : new Set();
+  }
   send(changed, 3);
   const units: CUnit[] = SPECS.map((s) => discUnit(s, unit.boundingRadius, received.get(s.id)!));
   return { sched, before, changed, report: checkFleet(CROSS, units, { step: 0.02 }) };
@@ -142,6 +155,19 @@ describe("a delay keeps the order of passage for moving units", () => {
         }
         expect(dist(trajectoryPose(a, 1e6), trajectoryPose(b, 1e6))).toBeLessThan(1e-6);
       }
+      expect(report.arrived.sort()).toEqual(["C", "F1", "F2", "L"]);
+      expect(report.overlaps).toEqual([]);
+      expect(report.wallContacts).toEqual([]);
+      expect(report.contractErrors).toEqual([]);
+    },
+    30_000,
+  );
+
+  test(
+    "the repair: everyone arrives, nobody waits (its first way halts a follower, leaves nobody waiting: kept)",
+    () => {
+      const { sched, report } = run("repair");
+      for (const u of sched.units.values()) expect(u.status, u.id).toBe("moving");
       expect(report.arrived.sort()).toEqual(["C", "F1", "F2", "L"]);
       expect(report.overlaps).toEqual([]);
       expect(report.wallContacts).toEqual([]);
