@@ -25,6 +25,7 @@ import { PlanService } from "./service/planService.ts";
 import { BACKGROUND_JUMP_TILES, setBackgroundJumpTiles, setJumpBuildDelay } from "./service/mapJumps.ts";
 import { BACKGROUND_GRAPH_TILES, setBackgroundGraphTiles } from "./service/mapGraphs.ts";
 import { Arcpath } from "./server/handlers.ts";
+import { warmUpFleet } from "./service/fleetWarmUp.ts";
 import { DEFAULT_STALL_MS } from "./service/pathStream.ts";
 import { parseQuotas, Quotas, type QuotaTable } from "./service/quotas.ts";
 import { WatchedFile } from "./server/watchedFile.ts";
@@ -363,6 +364,10 @@ if (!authOn) {
 }
 // A line tests and scripts can wait for.
 console.log(`ARCPATH_READY port=${port}`);
+// Fleets run on this thread: their repair code is compiled on a private fleet now, not in a client's first repair.
+if (!args["no-fleet-warm-up"]) {
+  warmUpFleet().then((w) => log.info({ fleetWarmUp: w }, "fleet code warmed up"));
+}
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

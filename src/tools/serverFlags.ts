@@ -32,6 +32,8 @@ export const SERVER_HELP: CliHelp = {
     "fleet-detour-ms":
       "N  budget of a Fleet batch's detour pass, ms of the server thread's CPU time (default: 200 + 20 per late " +
       "unit, at most 2000 and at most the larger of 100000 / units and 2e7 / units^2 in the fleet)",
+    "no-fleet-warm-up":
+      "skip the fleet warm-up (a private 20-unit fleet settled and repaired after delays, in slices after start)",
     "no-demo": "do not load the built-in demo maps (demo/maps/)",
     "writable-demo-maps":
       "let clients overwrite, patch and delete the built-in demo maps (default: read-only, FAILED_PRECONDITION)",
@@ -98,6 +100,7 @@ export const SERVER_OPTIONS = {
   "max-fleet-units": { type: "string" },
   "fleet-detours": { type: "string" },
   "fleet-detour-ms": { type: "string" },
+  "no-fleet-warm-up": { type: "boolean" },
   "no-demo": { type: "boolean" },
   "writable-demo-maps": { type: "boolean" },
   "test-hooks": { type: "boolean" },
