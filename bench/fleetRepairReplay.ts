@@ -27,7 +27,7 @@
  * t = 6: the uniform shift fails at its first moving member, and every way of the repair that halts units in
  * one-tile aisles cascades, as the peer row shows; the delays per unit, fleetPassage.ts, keep the order there.)
  *
- * Usage: deno run -A bench/fleetRepairReplay.ts [robots=300] [repeats=7] [late units=6] [fleets=timing; or detours, or timing,detours]
+ * Usage: deno run -A bench/fleetRepairReplay.ts [robots=300] [repeats=7] [late units=6] [fleets=timing; or detours, or timing,detours] [more late unit ids, e.g. r45,r12]
  *
  * @module
  */
@@ -222,9 +222,10 @@ export async function benchFleetRepair(
   repeats = 7,
   lateCount = 6,
   fleets = ["timing"],
+  extra: string[] = [],
 ): Promise<string> {
   const out: string[] = [];
-  for (const kind of fleets) out.push(await replay(robots, repeats, lateCount, kind === "detours"));
+  for (const kind of fleets) out.push(await replay(robots, repeats, lateCount, kind === "detours", extra));
   return out.join("\n\n");
 }
 
@@ -256,14 +257,20 @@ export function faithful(f: ReplayFleet, id: string): string {
 }
 
 /** One fleet's table (see benchFleetRepair). */
-async function replay(robots: number, repeats: number, lateCount: number, detours: boolean): Promise<string> {
+async function replay(
+  robots: number,
+  repeats: number,
+  lateCount: number,
+  detours: boolean,
+  extra: string[] = [],
+): Promise<string> {
   const f = await buildFleet(robots, detours);
   let before = 0, print = 0;
   for (const s of f.states) {
     if (s.traj.segments.length > 0) before = Math.max(before, trajectoryEnd(s.traj));
     print += trajectoryEnd(s.traj);
   }
-  const late = lateUnits(f, lateCount);
+  const late = [...lateUnits(f, lateCount), ...extra.filter((id) => f.jobs.some((j) => j.id === id))];
   const lines = [
     `warehouse ${robots} (${detours ? "detour pass to the end" : "timing only"}), fleet built in ${
       f.buildMs.toFixed(0)
@@ -326,5 +333,6 @@ async function replay(robots: number, repeats: number, lateCount: number, detour
 if (import.meta.main) {
   const [robots, repeats, late] = Deno.args.slice(0, 3).map(Number);
   const fleets = Deno.args[3]?.split(",");
-  console.log(await benchFleetRepair(robots || 300, repeats || 7, late || 6, fleets));
+  const extra = Deno.args[4]?.split(",") ?? [];
+  console.log(await benchFleetRepair(robots || 300, repeats || 7, late || 6, fleets, extra));
 }
