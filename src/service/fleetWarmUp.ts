@@ -8,8 +8,9 @@
  * listening. It runs in slices with a timer between them so that requests are served meanwhile; its fleet is
  * dropped afterwards and touches nothing shared, so answers do not change. Measured: 70-120 ms of the main
  * thread's CPU, 120-190 ms wall from first slice to last; the first warehouse-300 repair of bench/fleetRepairReplay.ts
- * in a fresh process 62-70 ms CPU without it, 22-38 ms after it. (24 units instead of 20 on this map once ran
- * over 30 s in settle/repair: keep the fleet as it is, or measure again.)
+ * in a fresh process 62-70 ms CPU without it, 22-38 ms after it. (24 units on this map once "ran over 30 s":
+ * not settle/repair but the job generator, drawing a free bay for ever; the map has 42 bays, room for 21 units,
+ * and more are now refused.)
  *
  * @module
  */
@@ -34,6 +35,9 @@ const JOINS = [1, 12, 24];
 
 /** Units in the private fleet, and how many of them report a delay (one repair each). */
 const UNITS = 20, DELAYS = 5;
+
+/** Draws of a bay before the lowest free one is taken instead (see `jobs`). */
+const DRAWS = 10_000;
 
 /** A late unit reports at BEHIND + 2 s the pose it should have had at BEHIND. */
 const BEHIND = 2;
@@ -70,6 +74,17 @@ export interface FleetWarmUp {
   error: string;
 }
 
+/** The warm-up's map as rows of '@' and '.', `rows[y][x]` (for a test's fleet checker). */
+export function warmUpRows(): string[] {
+  const rows: string[] = [];
+  for (let y = 0; y < HEIGHT; y++) {
+    let row = "";
+    for (let x = 0; x < WIDTH; x++) row += tileAt(x, y);
+    rows.push(row);
+  }
+  return rows;
+}
+
 function warmUpLayer(): PassLayer {
   const tiles = new Uint8Array(WIDTH * HEIGHT);
   for (let y = 0; y < HEIGHT; y++) {
@@ -101,7 +116,7 @@ function polyline(points: { x: number; y: number }[]): Segment[] {
  * The jobs: distinct starts and distinct goals on the aisles, drawn by a fixed generator (the same fleet every
  * time), each path along its aisle to the nearest join, along the join to the goal's aisle, then to the goal.
  */
-function jobs(): Segment[][] {
+function jobs(units: number): Segment[][] {
   let seed = 12345;
   const next = (n: number) => {
     seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -114,18 +129,28 @@ function jobs(): Segment[][] {
       if (aisle >= 0) bays.push({ x: x + 0.5, y: y + 0.5, aisle: aisle + 0.5 });
     }
   }
+  // Distinct starts and goals: two bays a unit. More units than that once looped for ever drawing a free bay.
+  if (!Number.isInteger(units) || units < 1 || 2 * units > bays.length) {
+    throw new RangeError(
+      `fleet warm-up: units must be an integer from 1 to ${
+        bays.length / 2
+      } (two of its ${bays.length} bays ` +
+        `each), got ${units}`,
+    );
+  }
+  // The draws are bounded: this generator reaches only 39 of the 42 bays (its products pass 2^53), so after
+  // DRAWS misses the lowest free bay is taken (the 20-unit fleet needs at most 1568 draws: it is unchanged).
   const spot = (used: Set<number>) => {
-    for (;;) {
-      const i = next(bays.length);
-      if (used.has(i)) continue;
-      used.add(i);
-      return bays[i];
-    }
+    let i = next(bays.length);
+    for (let draws = 1; used.has(i) && draws < DRAWS; draws++) i = next(bays.length);
+    while (used.has(i)) i = (i + 1) % bays.length;
+    used.add(i);
+    return bays[i];
   };
   // Goals apart from every start: a unit bound for another's bay would wait on it, and a ring of them for good.
   const used = new Set<number>();
   const out: Segment[][] = [];
-  while (out.length < UNITS) {
+  while (out.length < units) {
     const s = spot(used), g = spot(used);
     const join = JOINS.reduce((best, j) =>
       Math.abs(j - s.x) + Math.abs(j - g.x) < Math.abs(best - s.x) + Math.abs(best - g.x) ? j : best
@@ -147,16 +172,22 @@ function jobs(): Segment[][] {
 
 /**
  * The warm-up as steps (each a few ms to a few tens of ms of CPU when cold): settle the fleet, then one delay
- * repair each. {@link warmUpFleet} runs them with a timer between; a test can run them at once.
+ * repair each. {@link warmUpFleet} runs them with a timer between; a test can run them at once. `units`: fleet
+ * size (default 20, at most 21: two bays each); `seen` is given the private scheduler (a test checks its fleet).
  */
-export function fleetWarmUpSteps(out: FleetWarmUp): (() => void)[] {
+export function fleetWarmUpSteps(
+  out: FleetWarmUp,
+  units = UNITS,
+  seen?: (sched: FleetScheduler) => void,
+): (() => void)[] {
   const unit = BUILTIN_PROFILES.soldier;
   const layer = warmUpLayer();
   const sched = new FleetScheduler(layer.width, layer.height, 0.05);
   const ids: string[] = [];
   const memo = new Map<string, number>();
+  seen?.(sched);
   const steps: (() => void)[] = [() => {
-    for (const path of jobs()) {
+    for (const path of jobs(units)) {
       const id = `warm-up-${ids.length}`;
       const u = sched.addStanding({ id, order: ids.length, unit }, path[0].start, 0);
       u.path = path;
