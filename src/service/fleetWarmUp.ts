@@ -8,7 +8,9 @@
  * listening. It runs in slices with a timer between them so that requests are served meanwhile; its fleet is
  * dropped afterwards and touches nothing shared, so answers do not change. Measured: 70-120 ms of the main
  * thread's CPU, 120-190 ms wall from first slice to last; the first warehouse-300 repair of bench/fleetRepairReplay.ts
- * in a fresh process 62-70 ms CPU without it, 22-38 ms after it. (24 units on this map once "ran over 30 s":
+ * in a fresh process 62-70 ms CPU without it, 22-38 ms after it. Since its paths are split at their speed
+ * phases (timed as the wire's contract wants) it costs more: 170-220 ms CPU, median 190 (90-170, median 130,
+ * unsplit), 5 fresh processes each, interleaved, on a loaded 2-core machine. (24 units on this map once "ran over 30 s":
  * not settle/repair but the job generator, drawing a free bay for ever; the map has 42 bays, room for 21 units,
  * and more are now refused.)
  *
@@ -18,7 +20,7 @@ import type { Pose, Segment } from "../geometry/types.ts";
 import { buildPassLayer } from "../maps/layer.ts";
 import { movingAiTerrain } from "../maps/terrain.ts";
 import type { PassLayer } from "../maps/grid.ts";
-import { applySpeedProfile } from "../motion/speedProfile.ts";
+import { applySpeedProfile, splitAtSpeedPhases } from "../motion/speedProfile.ts";
 import { trajectoryEnd, trajectoryPose } from "../motion/trajectory.ts";
 import { BUILTIN_PROFILES } from "../units/profiles.ts";
 import { threadCpuMs } from "./fleetDetour.ts";
@@ -162,9 +164,11 @@ function jobs(units: number): Segment[][] {
         : [s, out1, { x: join, y: s.aisle }, { x: join, y: g.aisle }, in1, g],
     );
     // Timed as a planner's answer is (planning/plan.ts): speeds along the path, stopping at its corners.
+    // (Split at its speed phases: one segment speeding up, cruising and slowing down breaks the wire's linear
+    // speed per segment, and a unit timed so jumped ahead at each segment's end.)
     applySpeedProfile(path, BUILTIN_PROFILES.soldier);
     if (path.length > 0) {
-      out.push(path);
+      out.push(splitAtSpeedPhases(path, BUILTIN_PROFILES.soldier));
     }
   }
   return out;

@@ -2,7 +2,9 @@
  * The densest fleet the warm-up's map holds (21 units: two of its 42 bays each) settles and is repaired to its
  * end with no overlap, and a bigger one is refused at once with a message. Before, 21 or more units drew a free
  * bay for ever (the generator reaches 39 bays): the "24-unit fleet ran over 30 s" of issue 12 was that loop, not
- * settle/repair. On the old code the first test runs into vitest's timeout.
+ * settle/repair. On the old code the first test runs into vitest's timeout. Its trajectories also keep the wire's
+ * contract (length = mean speed x duration per segment): its paths were not split at their speed phases, so units
+ * jumped ahead at segment ends, and a 30-unit fleet so timed showed a 2 cm overlap after a repair.
  */
 import { describe, expect, test } from "vitest";
 import type { FleetScheduler } from "../../src/service/fleetScheduler.ts";
@@ -39,6 +41,7 @@ describe("fleet warm-up, densest fleet", () => {
     const settled = checkFleet(rows, fleetFrom(sched!, 0), { step: 0.02, until: 120 });
     expect(settled.overlaps).toEqual([]);
     expect(settled.wallContacts).toEqual([]);
+    expect(settled.contractErrors).toEqual([]);
     for (const step of steps.slice(1)) step();
     expect(out.repairs).toBe(5);
     expect(out.error).toBe("");
@@ -47,6 +50,7 @@ describe("fleet warm-up, densest fleet", () => {
     const repaired = checkFleet(rows, fleetFrom(sched!, 4), { step: 0.02, until: 120 });
     expect(repaired.overlaps.filter((o) => o.time >= 4)).toEqual([]);
     expect(repaired.wallContacts.filter((o) => o.time >= 4)).toEqual([]);
+    expect(repaired.contractErrors).toEqual([]);
   }, 60_000);
 
   test("24 units (more than the bays hold) are refused with a message naming the count", () => {
