@@ -18,6 +18,7 @@ import { ROOT, startBenchServer, unary } from "./server.ts";
 import { checkFleet, type CUnit, unitPose, unitsFromUpdates } from "../test/helpers/fleetCheck.ts";
 import { movingAiText, warehouse, warehouseJobs } from "../test/helpers/warehouse.ts";
 import { CIRCLE_NOTE, circleScenario, type Spec } from "./fleetCircle.ts";
+import { corridorScenario, gateScenario, GROUPS_NOTE } from "./fleetGroups.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -203,6 +204,7 @@ export async function benchFleet(
   maps = ["8room_000", "random512-10-0"],
   robots = [100, 300],
   detourMs?: number,
+  groups = [16],
 ): Promise<string> {
   const budget = detourMs === undefined ? [] : ["--fleet-detour-ms", String(detourMs)];
   const servers = [
@@ -266,6 +268,19 @@ export async function benchFleet(
       lines.push(`| **circle ${n}** |${blank}`);
       await both(`circle${n}`, c.rows, c.specs);
     }
+    for (const n of groups) {
+      // Issue 12's narrow passages: two groups of n swapping ends through a corridor, 2n through a gate.
+      for (
+        const [id, c] of [[`corridor${n}`, corridorScenario(n)], [
+          `gate${2 * n}`,
+          gateScenario(2 * n),
+        ]] as const
+      ) {
+        await put(id, movingAiText(c.rows));
+        lines.push(`| **${id}** |${blank}`);
+        await both(id, c.rows, c.specs);
+      }
+    }
     return lines.join("\n") + "\n\n" + summary.join("\n") +
       "\n\nSoldiers (disc r 0.3, 2 tiles/s), all added at t = 0: on the Moving AI maps random starts and random " +
       "goals 20-80 tiles away; in the warehouse from a random pick bay to another through one-tile aisles; " +
@@ -281,24 +296,27 @@ export async function benchFleet(
             "and the larger of 100,000 ms / units and 2e7 ms / units^2)"
           : `--fleet-detour-ms ${detourMs}`
       }; the units it ` +
-      "cannot change are sent before it runs (first update), the others after it. " + CIRCLE_NOTE;
+      "cannot change are sent before it runs (first update), the others after it. " + CIRCLE_NOTE + " " +
+      GROUPS_NOTE;
   } finally {
     for (const { srv } of servers) await srv.stop();
   }
 }
 
 if (import.meta.main) {
-  // deno run -A bench/fleet.ts [sizes] [circle] [maps] [robots] [detour ms]: comma lists ("-" for none), e.g.
+  // deno run -A bench/fleet.ts [sizes] [circle] [maps] [robots] [detour ms] [groups]: comma lists ("-" for none),
+  // e.g.
   // 500 100 8room_000 300 (the detours server's --fleet-detour-ms: its default when absent)
   const list = (a: string | undefined, d: string[]) => a === undefined ? d : a === "-" ? [] : a.split(",");
-  const [sizes, circle, maps, robots, ms] = Deno.args;
+  const [sizes, circle, maps, robots, ms, groups] = Deno.args;
   console.log(
     await benchFleet(
       list(sizes, ["100", "500"]).map(Number),
       list(circle, ["10", "50", "100"]).map(Number),
       list(maps, ["8room_000", "random512-10-0"]),
       list(robots, ["100", "300"]).map(Number),
-      ms === undefined ? undefined : Number(ms),
+      ms === undefined || ms === "-" ? undefined : Number(ms),
+      list(groups, ["16"]).map(Number),
     ),
   );
 }
