@@ -74,22 +74,33 @@ export class SharedSync {
   async catchUp(id: string): Promise<boolean> {
     const p = await this.#pointer(id);
     if (p === null) return false;
-    if (p.seq > (this.#latestSeq.get(id) ?? 0)) await this.#host.serial(id, () => this.catchUpNow(id, false));
-    return true;
+    if (p.seq <= (this.#latestSeq.get(id) ?? 0)) return true;
+    // The second read (inside the queue) may time out under load: then the store did not answer, and "no such
+    // map" would be a guess (a reopened stream once got NOT_FOUND for a map another replica had just stored).
+    let answered = true;
+    await this.#host.serial(id, async () => {
+      answered = await this.catchUpNow(id, false);
+    });
+    return answered;
   }
 
-  /** {@link catchUp} inside the map's write queue; `strict` throws if the store does not answer. */
-  async catchUpNow(id: string, strict: boolean): Promise<void> {
+  /**
+   * {@link catchUp} inside the map's write queue; `strict` throws if the store does not answer, else it returns
+   * false then (true: the store answered, and what it holds is applied).
+   */
+  async catchUpNow(id: string, strict: boolean): Promise<boolean> {
     const p = strict
       ? await this.#host.backend.pointer(id).catch((e) => this.#unavailable(id, e))
       : await this.#pointer(id);
-    if (p === null || p.seq <= (this.#latestSeq.get(id) ?? 0)) return;
+    if (p === null) return false;
+    if (p.seq <= (this.#latestSeq.get(id) ?? 0)) return true;
     // Listeners hear of it from the news (or the resync), which this does not count as told.
     if (p.version === null) await this.#applyRemote(p);
     else {
       this.#host.pointTo(id, p.version);
       this.#pointedAt(id, p.seq);
     }
+    return true;
   }
 
   /** A map's state in a shared store, or null if the store does not answer within 250 ms. */
