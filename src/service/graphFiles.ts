@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { RegionTable } from "../maps/regions.ts";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
 import type { KeptGraph } from "../search/abstractGraphKept.ts";
-import { denoFs, type MapFs, writeAll } from "./mapPersistence.ts";
+import { align8, denoFs, type MapFs, writeAll } from "./mapPersistence.ts";
 
 /** Bumped whenever the graph's arrays or their meaning change: older files are then ignored and pruned. */
 const FORMAT = 2;
@@ -328,10 +328,6 @@ function* encodeGraph(graph: SharedGraphData, extra: KeptExtra, key: string): Ge
     yield bytes;
     if (bytes.length % 8 !== 0) yield new Uint8Array(8 - (bytes.length % 8));
   }
-}
-
-function align8(n: number): number {
-  return (n + 7) & ~7;
 }
 
 /**

@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto";
 import type { SharedGraphData } from "../search/abstractGraph.ts";
 import { chunkCount, REGION_CHUNK } from "../search/abstractGraphBuild.ts";
-import { writeAll } from "./mapPersistence.ts";
+import { align8, writeAll } from "./mapPersistence.ts";
 
 /** The partial file's first bytes. */
 const MAGIC = "arcpath-graph-partial\n";
@@ -190,10 +190,6 @@ function encodeHeader(header: PartialHeader): Uint8Array {
   new DataView(out.buffer).setUint32(magic.length, json.length, true);
   out.set(json, magic.length + 4);
   return out;
-}
-
-function align8(n: number): number {
-  return (n + 7) & ~7;
 }
 
 /**

@@ -117,6 +117,11 @@ export function jitteredFs(base: MapFs, maxMs: number): MapFs {
 const TMP_MARK = ".json.tmp-";
 let tmpCounter = 0;
 
+/** `n` rounded up to a multiple of 8 (graph files and their partial files align typed arrays to 8 bytes). */
+export function align8(n: number): number {
+  return (n + 7) & ~7;
+}
+
 /** Writes all of `data`, looping over short writes; a write that makes no progress is an error. */
 export async function writeAll(file: MapFileHandle, data: Uint8Array): Promise<void> {
   let off = 0;
