@@ -362,7 +362,9 @@ if (!authOn) {
     "authentication is off: every client that reaches the port reads and writes every map (--auth-tokens)",
   );
 }
-// A line tests and scripts can wait for.
+// A line tests and scripts can wait for. pino writes asynchronously; flush first so that the start-up lines
+// (listening, TLS, tracing, auth) are out before anyone who waits for this line reads the log.
+await new Promise<void>((resolve) => log.flush(() => resolve()));
 console.log(`ARCPATH_READY port=${port}`);
 // Fleets run on this thread: their repair code is compiled on a private fleet now, not in a client's first repair.
 if (!args["no-fleet-warm-up"]) {
