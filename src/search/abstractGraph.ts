@@ -419,6 +419,14 @@ export class AbstractGraph {
     return this.distance instanceof Float64Array;
   }
 
+  /**
+   * The distance blocks in place (region r's k x k block, row-major by local node index, at distanceOffset[r]):
+   * for the landmark searches, which read them without {@link writeNeighbours}'s copy.
+   */
+  blockTables(): { distance: DistanceBlocks; distanceOffset: Float64Array } {
+    return { distance: this.distance, distanceOffset: this.distanceOffset };
+  }
+
   /** In-region fixed-point distance from node i to node j (same region, block prepared). */
   regionDistance(i: number, j: number): number {
     const region = this.nodeRegion[i];

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { COST_SCALE, Successors } from "./astar.ts";
+import { COST_SCALE, type Successors } from "./astar.ts";
 
 /** What the landmark searches need of the abstract graph (every region block prepared). */
 export interface LandmarkGraph {
@@ -20,6 +20,17 @@ export interface LandmarkGraph {
   readonly maxCrossings: number;
   /** Writes a node's region mates and crossings into `out` from index `count`; returns the new count. */
   writeNeighbours(state: number, out: Successors, count: number): number;
+  /**
+   * The in-region distances the mates of {@link writeNeighbours} are costed with: region r's k x k block is at
+   * distanceOffset[r], row-major by local node index.
+   */
+  blockTables(): { distance: Uint32Array | Float64Array; distanceOffset: Float64Array };
+  /** CSR offsets of crossing edges per node (length nodeCount + 1). */
+  readonly crossStart: Int32Array;
+  /** The node across each crossing edge. */
+  readonly crossTarget: Int32Array;
+  /** Fixed-point cost of each crossing step. */
+  readonly crossCost: Float64Array;
   /** Tile of each node. */
   readonly nodeTile: Int32Array;
   /** Region of each node (non-decreasing). */
@@ -34,30 +45,41 @@ export interface LandmarkGraph {
  * Exhaustive Dijkstra over the abstract graph's nodes, distances only (all the landmarks keep): a binary heap of
  * (distance, node) entries with lazy deletion. Any exact order gives the same distances (integer sums below
  * 2^53), so they equal the A* core's; this loop skips its indexed heap, parents and megamorphic space calls
- * (17 searches over ~2.4 M nodes per clearance class at 8192^2).
+ * (17 searches over ~2.4 M nodes per clearance class at 8192^2), and reads the blocks and crossings in place.
+ *
+ * A node whose distance came over an in-region edge does not relax its region mates: were it v, reached from
+ * mate u, then for every mate j, d(v) + block(v, j) >= d(u) + block(u, j) (blocks are in-region shortest
+ * distances, so they keep the triangle inequality exactly), and u's relaxation (or, if u too came over an
+ * in-region edge, that of the node its chain of mates started from) already gave j at most that. Only nodes
+ * entered over a crossing (and the source) relax their mates: the same distances, a fraction of the
+ * relaxations (most nodes of a region are reached from the first node entered).
  */
 export class NodeDijkstra {
   /** Distances of the latest search (Infinity where it did not reach). */
   readonly dist: Float64Array;
-  private readonly succ: Successors;
+  /** Per node: 1 when its distance of the latest search came over an in-region edge. */
+  private readonly viaMate: Uint8Array;
   private keys = new Float64Array(1024);
   private ids = new Int32Array(1024);
 
   constructor(private readonly graph: LandmarkGraph) {
     this.dist = new Float64Array(graph.nodeCount);
-    this.succ = new Successors(graph.maxRegionNodes + graph.maxCrossings);
+    this.viaMate = new Uint8Array(graph.nodeCount);
   }
 
   /** Searches from `source`; returns the nodes settled (the A* core's expansions). */
   run(source: number): number {
     const dist = this.dist.fill(Infinity);
+    const viaMate = this.viaMate;
     const graph = this.graph;
-    const succ = this.succ;
+    const { nodeRegion, regionNodeStart, crossStart, crossTarget, crossCost } = graph;
+    const { distance, distanceOffset } = graph.blockTables();
     let keys = this.keys, ids = this.ids;
     let size = 1;
     keys[0] = 0;
     ids[0] = source;
     dist[source] = 0;
+    viaMate[source] = 0;
     let settled = 0;
     while (size > 0) {
       const d = keys[0], v = ids[0];
@@ -80,20 +102,43 @@ export class NodeDijkstra {
       }
       if (d > dist[v]) continue; // a stale entry: v was pushed again nearer
       settled++;
-      const n = graph.writeNeighbours(v, succ, 0);
-      const sIds = succ.ids, sCosts = succ.costs;
-      for (let j = 0; j < n; j++) {
-        const t = sIds[j];
-        const nd = d + sCosts[j];
+      const r = nodeRegion[v], i0 = regionNodeStart[r], i1 = regionNodeStart[r + 1];
+      const c0 = crossStart[v], c1 = crossStart[v + 1];
+      // Room for every push of this node: its mates and crossings.
+      if (size + (i1 - i0) + (c1 - c0) > keys.length) {
+        const grown = Math.max(keys.length * 2, size + (i1 - i0) + (c1 - c0));
+        const k2 = new Float64Array(grown), i2 = new Int32Array(grown);
+        k2.set(keys);
+        i2.set(ids);
+        keys = this.keys = k2;
+        ids = this.ids = i2;
+      }
+      if (viaMate[v] === 0) {
+        const row = distanceOffset[r] + (v - i0) * (i1 - i0) - i0;
+        for (let t = i0; t < i1; t++) {
+          if (t === v) continue;
+          const nd = d + distance[row + t];
+          if (nd >= dist[t]) continue;
+          dist[t] = nd;
+          viaMate[t] = 1;
+          let i = size++;
+          while (i > 0) {
+            const p = (i - 1) >> 1;
+            if (keys[p] <= nd) break;
+            keys[i] = keys[p];
+            ids[i] = ids[p];
+            i = p;
+          }
+          keys[i] = nd;
+          ids[i] = t;
+        }
+      }
+      for (let e = c0; e < c1; e++) {
+        const t = crossTarget[e];
+        const nd = d + crossCost[e];
         if (nd >= dist[t]) continue;
         dist[t] = nd;
-        if (size === keys.length) {
-          const k2 = new Float64Array(size * 2), i2 = new Int32Array(size * 2);
-          k2.set(keys);
-          i2.set(ids);
-          keys = this.keys = k2;
-          ids = this.ids = i2;
-        }
+        viaMate[t] = 0;
         let i = size++;
         while (i > 0) {
           const p = (i - 1) >> 1;
