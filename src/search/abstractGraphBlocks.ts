@@ -66,6 +66,14 @@ export class BlockSearch {
   private ty = new Int32Array(16);
   /** The search's heuristic: 0 none, 1 octile, 2 Manhattan (see {@link configure}). */
   private heuristic = 0;
+  /**
+   * True when every straight step of the region costs the same, and every diagonal step: {@link run} is then a
+   * Dijkstra over two first-in first-out queues, one per step kind (see there).
+   */
+  private twoCosts = false;
+  /** The two queues of {@link run}'s two-cost form: states and the keys they were pushed with. */
+  private queueState = new Int32Array(2048);
+  private queueKey = new Float64Array(2048);
   /** The region's cheapest straight and diagonal steps (Infinity: none). */
   private cheapStraight = Infinity;
   private cheapDiagonal = Infinity;
@@ -83,21 +91,27 @@ export class BlockSearch {
     this.offset = offset;
     this.width = width;
     this.stateCount = n;
-    let dearest = 0, straight = Infinity, diagonal = Infinity;
+    let straight = Infinity, diagonal = Infinity, dearStraight = 0, dearDiagonal = 0;
     for (let l = 0; l < n; l++) {
       const mask = moves[l];
       if (mask === 0) continue;
       for (let d = 0; d < 8; d++) {
         if ((mask & (1 << d)) === 0) continue;
         const c = stepCost[l * 8 + d];
-        if (c > dearest) dearest = c;
         if ((d & 1) === 0) {
           if (c < straight) straight = c;
-        } else if (c < diagonal) diagonal = c;
+          if (c > dearStraight) dearStraight = c;
+        } else {
+          if (c < diagonal) diagonal = c;
+          if (c > dearDiagonal) dearDiagonal = c;
+        }
       }
     }
+    const dearest = Math.max(dearStraight, dearDiagonal);
     this.cheapStraight = straight;
     this.cheapDiagonal = diagonal;
+    this.twoCosts = (straight === Infinity || straight === dearStraight) &&
+      (diagonal === Infinity || diagonal === dearDiagonal);
     // Octile steps at the cheapest costs are a metric (so a consistent heuristic) when a diagonal costs between one
     // and two straight steps; without diagonal moves, Manhattan steps are.
     this.heuristic = straight === Infinity
@@ -200,6 +214,7 @@ export class BlockSearch {
       }
     }
     if (remaining === 0) return 0;
+    if (this.twoCosts) return this.#runTwoCosts(start, gen, remaining);
     // A*'s order (f = g + h, h the least step counts to the nearest target times the cheapest steps: consistent,
     // so a closed state's g is final) where the region's steps allow; else Dijkstra's (h = 0).
     const mode = this.heuristic, s1 = this.cheapStraight, d1 = this.cheapDiagonal;
@@ -269,6 +284,64 @@ export class BlockSearch {
     return expansions;
   }
 
+  /**
+   * {@link run} where every straight step costs one amount and every diagonal step another: Dijkstra's order with
+   * two first-in first-out queues instead of a heap (Dial-like: with one cost per step kind, states are closed in
+   * order of distance and each queue is pushed in that order plus a constant, so each stays sorted and the least
+   * key is at one of the two heads). A push and a pop cost a few array writes instead of a heap's log n sifts,
+   * which outweighs the A* heuristic's saved expansions on the 16 x 16 boxes. Distances are the same exact
+   * integer sums. Returns the states closed.
+   */
+  #runTwoCosts(start: number, gen: number, remaining: number): number {
+    const { moves, offset, dist, seen, closed, mark } = this;
+    const n = this.stateCount;
+    // Queue 0 (straight steps) at [0, n * 4), queue 1 (diagonal) at [n * 4, n * 8): each state is pushed at most
+    // once per improving relaxation, at most four times per kind.
+    const qs = this.queueState, qk = this.queueKey;
+    const costS = this.cheapStraight, costD = this.cheapDiagonal;
+    const base1 = n * 4;
+    let head0 = 0, tail0 = 0, head1 = base1, tail1 = base1;
+    seen[start] = gen;
+    dist[start] = 0;
+    let s = start;
+    let expansions = 0;
+    for (;;) {
+      closed[s] = gen;
+      expansions++;
+      if (mark[s] === gen && --remaining === 0) break;
+      const gs = dist[s];
+      let mask = moves[s];
+      while (mask !== 0) {
+        const bit = mask & -mask;
+        mask ^= bit;
+        const d = 31 - Math.clz32(bit);
+        const t = s + offset[d];
+        if (closed[t] === gen) continue;
+        const diagonal = d & 1;
+        const ng = gs + (diagonal === 0 ? costS : costD);
+        if (seen[t] === gen && ng >= dist[t]) continue;
+        seen[t] = gen;
+        dist[t] = ng;
+        if (diagonal === 0) {
+          qs[tail0] = t;
+          qk[tail0++] = ng;
+        } else {
+          qs[tail1] = t;
+          qk[tail1++] = ng;
+        }
+      }
+      // The next state: the lesser live head (closed or pushed again nearer: skipped).
+      while (head0 < tail0 && (closed[qs[head0]] === gen || qk[head0] > dist[qs[head0]])) head0++;
+      while (head1 < tail1 && (closed[qs[head1]] === gen || qk[head1] > dist[qs[head1]])) head1++;
+      if (head0 < tail0) {
+        if (head1 < tail1 && qk[head1] < qk[head0]) s = qs[head1++];
+        else s = qs[head0++];
+      } else if (head1 < tail1) s = qs[head1++];
+      else break;
+    }
+    return expansions;
+  }
+
   /** Whether local state `s` was reached by the last search (its {@link dist} is then set). */
   reached(s: number): boolean {
     return this.seen[s] === this.gen;
@@ -284,6 +357,10 @@ export class BlockSearch {
     }
     // At most one push per improving relaxation (8 a state) plus the start.
     if (this.heap.length < 8 * n + 1) this.heap = new Float64Array(8 * n + 8);
+    if (this.queueState.length < 8 * n) {
+      this.queueState = new Int32Array(8 * n);
+      this.queueKey = new Float64Array(8 * n);
+    }
   }
 }
 
