@@ -12,6 +12,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { readdirSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
+import { waitForLines, waitForOutput } from "../helpers/waitFor.ts";
 
 const SIDE = 256;
 const FLAGS = ["--workers", "2", "--no-demo", "--background-graph-tiles", String(SIDE * SIDE)];
@@ -86,9 +87,10 @@ describe("prepared graphs persist in the data directory", () => {
     );
     expect(after.status).toBe("PLAN_STATUS_FOUND");
     expect(after.map_version).not.toBe(before.map_version);
-    const line = srv.output().split("\n").findLast((l) =>
-      l.includes("prepared in the background") && l.includes("reused")
-    );
+    // The log line of the build may land after the answer it made possible (pino writes asynchronously).
+    const line =
+      (await waitForLines(srv, /prepared in the background.*reused|reused.*prepared in the background/))
+        .at(-1);
     const { regions, reused } = JSON.parse(line!);
     expect(reused).toBeGreaterThan(regions * 0.9);
     expect(reused).toBeLessThan(regions);
@@ -113,7 +115,7 @@ describe("prepared graphs persist in the data directory", () => {
         (r) => r.stats.planner === "PLANNER_HIERARCHICAL",
       );
       expect(after.status).toBe("PLAN_STATUS_FOUND");
-      const lines = b.output().split("\n").filter((l) => l.includes("prepared in the background"));
+      const lines = await waitForLines(b, "prepared in the background");
       expect(lines.length).toBeGreaterThan(0);
       for (const l of lines) {
         const { regions, reused, keptFile } = JSON.parse(l);
@@ -147,7 +149,7 @@ describe("prepared graphs persist in the data directory", () => {
         (r) => r.stats.planner === "PLANNER_HIERARCHICAL",
       );
       expect(after.status).toBe("PLAN_STATUS_FOUND");
-      const lines = b.output().split("\n").filter((l) => l.includes("prepared in the background"));
+      const lines = await waitForLines(b, "prepared in the background");
       expect(lines.length).toBeGreaterThan(0);
       for (const l of lines) {
         const { regions, reused, keptFile } = JSON.parse(l);
@@ -174,7 +176,7 @@ describe("prepared graphs persist in the data directory", () => {
     expect(first.stats.planner).toBe("PLANNER_HIERARCHICAL");
     expect(first.message).toBe("");
     expect(first.segments).toEqual(before.segments);
-    expect(b.output()).toMatch(/abstract graph read from the data directory/);
+    await waitForOutput(b, /abstract graph read from the data directory/);
     expect(b.output()).not.toMatch(/abstract graph prepared in the background/);
     expect(graphFiles(b.dataDir)).toEqual(files);
     await b.stop();
@@ -184,7 +186,7 @@ describe("prepared graphs persist in the data directory", () => {
     const c = await start(a.dataDir);
     const meanwhile = await call(c.client, "Plan", plan("kept"));
     expect(meanwhile.status).toBe("PLAN_STATUS_FOUND");
-    expect(c.output()).toMatch(/graph file dropped/);
+    await waitForOutput(c, /graph file dropped/);
     const later = await until(
       "graph prepared again",
       () => call(c.client, "Plan", plan("kept")),

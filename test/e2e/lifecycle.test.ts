@@ -8,6 +8,7 @@ import * as protoLoader from "@grpc/proto-loader";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { call, callError, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { waitForOutput } from "../helpers/waitFor.ts";
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -136,7 +137,7 @@ describe("cancellation, deadlines, crashes, queue", () => {
         const results = await Promise.all([0, 1, 2, 3].map(() => call(s.client, "Plan", good)));
         for (const r of results) expect(r.status).toBe("PLAN_STATUS_FOUND");
       }
-      expect(s.output()).toMatch(/worker crashed; replacing it/);
+      await waitForOutput(s, /worker crashed; replacing it/);
     },
     120_000,
   );

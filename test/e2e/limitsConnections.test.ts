@@ -43,6 +43,21 @@ async function startLimited(fds: number): Promise<{ port: number; output: () => 
   return { port: Number(m[1]), output: () => out };
 }
 
+/**
+ * ListMaps on fresh channels until one is answered or `ms` pass; the last error code, or 0. Closed sockets
+ * reach a loaded server late, so one try right after they close could fail even with the guard working;
+ * without the guard the port stays dead and every try fails.
+ */
+async function probeUntilServed(port: number, ms = 30_000): Promise<number> {
+  const end = Date.now() + ms;
+  let code = await probe(port);
+  while (code !== 0 && Date.now() < end) {
+    await sleep(200);
+    code = await probe(port);
+  }
+  return code;
+}
+
 /** ListMaps on a fresh channel; the error code, or 0. */
 async function probe(port: number): Promise<number> {
   const { Client } = loadPathfinder();
@@ -72,7 +87,7 @@ describe("per-connection limits", () => {
       for (const s of socks) s.destroy();
       await sleep(1000);
       // Before the guard: DEADLINE_EXCEEDED here for good (the listener stopped accepting).
-      expect(await probe(port)).toBe(0);
+      expect(await probeUntilServed(port)).toBe(0);
       expect(await probe(port)).toBe(0);
       expect(output()).toMatch(/"maxConnections":64/);
     },
@@ -84,6 +99,8 @@ describe("per-connection limits", () => {
     async () => {
       const srv: TestServer = await startServer(["--max-streams-per-connection", "2"]);
       stops.push(() => srv.stop());
+      // Connected first, so that the client holds the server's SETTINGS (the cap) before it opens streams.
+      await call(srv.client, "ListMaps", {});
       // Two open streams hold the connection's two slots.
       const held = [srv.client.Stream(), srv.client.Stream()];
       for (const s of held) s.on("error", () => {});
@@ -105,7 +122,7 @@ describe("per-connection limits", () => {
       const ch = srv.client.getChannel() as grpc.Channel;
       expect(ch.getConnectivityState(false)).toBe(grpc.connectivityState.READY);
       let state = ch.getConnectivityState(false);
-      for (let i = 0; i < 50 && state === grpc.connectivityState.READY; i++) {
+      for (let i = 0; i < 300 && state === grpc.connectivityState.READY; i++) {
         await sleep(100);
         state = ch.getConnectivityState(false);
       }
@@ -135,6 +152,7 @@ describe("configuration", () => {
         expect(fields.maxQueue).toBe(19);
         expect(fields.maps).toBe(0);
         // The file's cap of 9 calls a connection holds: a 10th concurrent call waits.
+        await call(srv.client, "ListMaps", {}); // connected: the client holds the server's cap of 9
         const held = Array.from({ length: 9 }, () => srv.client.Stream());
         for (const s of held) s.on("error", () => {});
         stops.unshift(() => held.forEach((s) => s.cancel()));

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as grpc from "@grpc/grpc-js";
 import { call, callError, startServer, type TestServer } from "../helpers/server.ts";
+import { waitForOutput } from "../helpers/waitFor.ts";
 
 const W = 96;
 const H = 80;
@@ -220,10 +221,11 @@ describe("PutMapChunks", () => {
   test("prepare: the upload answers once the workers built their tables; plans work after it", async () => {
     const info = await putChunks(srv.client, [header("prepared", { prepare: true }), ...tiling(48)]);
     // The workers' tables are counted in the map memory budget (two workers, two classes: graphs and jump tables).
-    expect(srv.output()).toMatch(/"method":"PutMapChunks"[^\n]*"prepare_ms":\d+,"prepare_bytes":[1-9]\d{4,}/);
+    // The access line is written asynchronously (pino), after the answer: wait for it.
+    await waitForOutput(srv, /"method":"PutMapChunks"[^\n]*"prepare_ms":\d+,"prepare_bytes":[1-9]\d{4,}/);
     const single = await call(srv.client, "PutMap", { id: "prepared2", movingai: TEXT, prepare: true });
     expect(single.version).toBe(info.version);
-    expect(srv.output()).toMatch(/"method":"PutMap"[^\n]*"prepare_ms":\d+/);
+    await waitForOutput(srv, /"method":"PutMap"[^\n]*"prepare_ms":\d+/);
     const res = await call(srv.client, "Plan", {
       map: { id: "prepared" },
       planner: "PLANNER_HIERARCHICAL",

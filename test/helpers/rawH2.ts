@@ -33,7 +33,10 @@ export interface RawCall {
   readonly received: number;
   /** True once the server reset the stream, ended it, or closed the connection. */
   readonly ended: boolean;
-  /** Opens the windows wide and returns the gRPC messages received within `ms` (all of them, from the start). */
+  /**
+   * Opens the windows wide (on the first call) and returns the gRPC messages received within `ms` (all of them,
+   * from the start): call it again to wait for more.
+   */
   read(ms: number): Promise<Buffer[]>;
   /** Closes the connection. */
   close(): void;
@@ -51,6 +54,7 @@ export async function openRawCall(port: number, path: string, message: Buffer): 
   let data = Buffer.alloc(0);
   let received = 0;
   let ended = false;
+  let opened = false;
   sock.on("close", () => (ended = true));
   sock.on("data", (chunk: Buffer) => {
     inbox = Buffer.concat([inbox, chunk]);
@@ -94,10 +98,14 @@ export async function openRawCall(port: number, path: string, message: Buffer): 
       return ended;
     },
     async read(ms) {
-      const inc = Buffer.alloc(4);
-      inc.writeUInt32BE(0x7fff0000);
-      sock.write(frame(FRAME.WINDOW_UPDATE, 0, 0, inc));
-      sock.write(frame(FRAME.WINDOW_UPDATE, 0, 1, inc));
+      if (!opened) {
+        // Once only: the windows are then at their maximum (2^31 - 1), and a second increment would overflow.
+        opened = true;
+        const inc = Buffer.alloc(4);
+        inc.writeUInt32BE(0x7fff0000);
+        sock.write(frame(FRAME.WINDOW_UPDATE, 0, 0, inc));
+        sock.write(frame(FRAME.WINDOW_UPDATE, 0, 1, inc));
+      }
       await new Promise((r) => setTimeout(r, ms));
       const out: Buffer[] = [];
       let at = 0;
