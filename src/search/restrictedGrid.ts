@@ -83,6 +83,16 @@ export class RegionSpace implements SearchSpace {
     return this;
   }
 
+  /** The unrestricted grid space whose moves {@link expand} filters (its open test and step costs). */
+  get gridSpace(): GridSpace {
+    return this.grid;
+  }
+
+  /** True for 8-neighbour moves. */
+  get diagonal(): boolean {
+    return this.neighborhood === 8;
+  }
+
   /** Whether `tile`, a tile of the restricted region's sector box, is a tile of the region. */
   holds(tile: number): boolean {
     return this.regionLocal[tile] === this.local;

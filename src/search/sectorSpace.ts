@@ -5,8 +5,8 @@
  * one region's 16 rows over pages a whole map row apart (every step a cache and TLB miss on big maps) and keeps
  * 36 bytes a tile per workspace resident in every worker.
  *
- * The moves are read once per configure from the wrapped space (its rules: clearance, no corner cutting, the
- * region filter) into a per-cell direction mask and step costs; an expansion then rotates them from the
+ * The moves are made once per configure by the wrapped space's rules (clearance, no corner cutting, the region
+ * filter) into a per-cell direction mask and step costs; an expansion then rotates them from the
  * parent's direction exactly as GridSpace does. The A* core breaks ties by key and insertion order, never by
  * state id, and successors come in the wrapped space's order, so a search here expands and answers exactly as
  * the same search over tile ids, about twice as fast.
@@ -33,6 +33,8 @@ export class SectorSpace implements SearchSpace {
   private y0 = 0;
   /** Width of the sector box (the last column of sectors may be narrower). */
   private boxWidth = 0;
+  /** Per local cell during {@link configure}: bit 0 open, bit 1 a tile of the region. */
+  private open = new Uint8Array(256);
   /** Per local cell: bit d set when the move in direction d (GridSpace's numbering) is allowed. */
   private moves = new Uint8Array(256);
   /** Per local cell and direction: the move's fixed-point cost. */
@@ -52,37 +54,82 @@ export class SectorSpace implements SearchSpace {
     this.width = width;
     this.x0 = x0;
     this.y0 = y0;
-    this.boxWidth = x1 - x0;
-    this.stateCount = (x1 - x0) * (y1 - y0);
-    if (this.stateCount > this.moves.length) {
-      this.moves = new Uint8Array(this.stateCount);
-      this.stepCost = new Float64Array(this.stateCount * 8);
+    const bw = x1 - x0, bh = y1 - y0, n = bw * bh;
+    this.boxWidth = bw;
+    this.stateCount = n;
+    if (n > this.moves.length) {
+      this.moves = new Uint8Array(n);
+      this.stepCost = new Float64Array(n * 8);
+      this.open = new Uint8Array(n);
     }
-    const bw = this.boxWidth;
     for (let d = 0; d < 8; d++) this.offset[d] = DY[d] * bw + DX[d];
-    const probe = this.probe;
-    for (let l = 0; l < this.stateCount; l++) {
-      const tile = this.tileOf(l);
-      // The box's other regions' tiles are never reached from this one: no moves, and no probe (a sector of
-      // several regions was probed whole once per region: a fifth of a big map's block preparation).
-      if (!inner.holds(tile)) {
-        this.moves[l] = 0;
-        continue;
+    // The moves computed directly, as GridSpace.expand then RegionSpace.expand make them (a probe through both per
+    // tile was a quarter of a big map's block preparation): a straight move onto an open tile, a diagonal one
+    // onto an open tile past two open orthogonal neighbours (no corner cutting), kept when the target is of the
+    // region. Only moves within the box are kept, and a diagonal's orthogonal neighbours are in the box whenever
+    // its target is. Per tile: bit 0 open, bit 1 of the region (test/search/sectorSpace.test.ts compares every
+    // cell with the probe).
+    const grid = inner.gridSpace;
+    const open = this.open;
+    for (let y = 0, l = 0; y < bh; y++) {
+      for (let x = 0, t = (y0 + y) * width + x0; x < bw; x++, l++, t++) {
+        open[l] = (grid.isOpen(t) ? 1 : 0) | (inner.holds(t) ? 2 : 0);
       }
-      const ty = (tile / width) | 0, tx = tile - ty * width;
-      // Without a parent the wrapped space lists its moves in direction order 0..7.
-      const n = inner.expand(tile, probe, -1);
-      let mask = 0;
-      for (let i = 0; i < n; i++) {
-        const t = probe.ids[i];
-        const y = (t / width) | 0;
-        const d = DIRECTION_OF[(t - y * width - tx + 1) * 3 + (y - ty + 1)];
-        mask |= 1 << d;
-        this.stepCost[l * 8 + d] = probe.costs[i];
+    }
+    const diagonal = inner.diagonal;
+    const moves = this.moves, stepCost = this.stepCost;
+    for (let y = 0, l = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++, l++) {
+        // The box's other regions' tiles are never reached from this one: no moves.
+        if ((open[l] & 2) === 0) {
+          moves[l] = 0;
+          continue;
+        }
+        const e = x + 1 < bw ? open[l + 1] : 0;
+        const s = y + 1 < bh ? open[l + bw] : 0;
+        const w = x > 0 ? open[l - 1] : 0;
+        const nn = y > 0 ? open[l - bw] : 0;
+        let mask = (e === 3 ? 1 << 0 : 0) | (s === 3 ? 1 << 2 : 0) | (w === 3 ? 1 << 4 : 0) |
+          (nn === 3 ? 1 << 6 : 0);
+        if (diagonal) {
+          if ((e & s & 1) !== 0 && open[l + bw + 1] === 3) mask |= 1 << 1;
+          if ((w & s & 1) !== 0 && open[l + bw - 1] === 3) mask |= 1 << 3;
+          if ((w & nn & 1) !== 0 && open[l - bw - 1] === 3) mask |= 1 << 5;
+          if ((e & nn & 1) !== 0 && open[l - bw + 1] === 3) mask |= 1 << 7;
+        }
+        moves[l] = mask;
+        const tile = (y0 + y) * width + x0 + x;
+        for (let m = mask; m !== 0; m &= m - 1) {
+          const d = 31 - Math.clz32(m & -m);
+          const t = tile + DY[d] * width + DX[d];
+          stepCost[l * 8 + d] = (d & 1) === 0 ? grid.straightCost(t) : grid.diagonalCost(t);
+        }
       }
-      this.moves[l] = mask;
     }
     return this;
+  }
+
+  /**
+   * The moves of the configured box's tile `state` probed through the wrapped space (RegionSpace.expand over
+   * GridSpace.expand) as a direction mask, their costs written to `costs` by direction: what {@link configure}
+   * computes directly, for tests to compare with {@link moveTables}.
+   */
+  probeMoves(state: number, costs: Float64Array): number {
+    const inner = this.inner!, width = this.width;
+    const tile = this.tileOf(state);
+    if (!inner.holds(tile)) return 0;
+    const ty = (tile / width) | 0, tx = tile - ty * width;
+    // Without a parent the wrapped space lists its moves in direction order 0..7.
+    const n = inner.expand(tile, this.probe, -1);
+    let mask = 0;
+    for (let i = 0; i < n; i++) {
+      const t = this.probe.ids[i];
+      const y = (t / width) | 0;
+      const d = DIRECTION_OF[(t - y * width - tx + 1) * 3 + (y - ty + 1)];
+      mask |= 1 << d;
+      costs[d] = this.probe.costs[i];
+    }
+    return mask;
   }
 
   /**
