@@ -8,7 +8,7 @@
  */
 import { buildPassLayer } from "../src/maps/layer.ts";
 import { movingAiTerrain } from "../src/maps/terrain.ts";
-import { type PassLayer } from "../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../src/maps/grid.ts";
 import { runPlanTask } from "../src/planning/plan.ts";
 import { PlanContext } from "../src/planning/context.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
@@ -118,7 +118,7 @@ export function scenarioSpecs(): ScenarioSpec[] {
     const pick = () => {
       for (;;) {
         const x = Math.floor(next() * layer.width), y = Math.floor(next() * layer.height);
-        if (layer.clearance[y * layer.width + x] >= 1.5) return { x: x + 0.5, y: y + 0.5 };
+        if (tileClearance(layer, y * layer.width + x) >= 1.5) return { x: x + 0.5, y: y + 0.5 };
       }
     };
     const lq: Query[] = [];

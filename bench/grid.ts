@@ -85,7 +85,7 @@ function layerOf(m: BenchMap): PassLayer {
     width: m.width,
     height: m.height,
     tileCost,
-    clearance: new Float32Array(n),
+    clearanceCode: new Uint8Array(n),
     minCost: 1,
     road: new Uint8Array(n),
   };

@@ -66,7 +66,11 @@ export function memoryBreakdown(side: number): string {
   const layer: PassLayer = buildPassLayer(grid, movingAiTerrain());
   const tables = new Map<number, RegionTable>();
   for (const cls of builtinClasses()) tables.set(cls, buildRegionTable(layer, cls, SECTOR_SIZE));
-  const seen = new Set<ArrayBufferLike>([grid.tiles.buffer, layer.tileCost.buffer, layer.clearance.buffer]);
+  const seen = new Set<ArrayBufferLike>([
+    grid.tiles.buffer,
+    layer.tileCost.buffer,
+    layer.clearanceCode.buffer,
+  ]);
   seen.add(layer.road.buffer);
   for (const t of tables.values()) reachableBytes(t, seen);
   const rows: [string, number, string][] = [

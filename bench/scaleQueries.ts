@@ -28,7 +28,7 @@
 import process from "node:process";
 import { buildPassLayer } from "../src/maps/layer.ts";
 import { movingAiTerrain } from "../src/maps/terrain.ts";
-import type { PassLayer } from "../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../src/maps/grid.ts";
 import type { Segment } from "../src/geometry/types.ts";
 import { pathCost } from "../src/motion/pathCost.ts";
 import { PlanBudget } from "../src/planning/budget.ts";
@@ -93,9 +93,8 @@ function openNear(layer: PassLayer, x: number, y: number): number[] {
       for (const xx of [x + d, x - d]) {
         if (xx < 0 || xx >= layer.width) continue;
         const t = yy * layer.width + xx;
-        const ok = layer.clearance[t] >= 1.5 && layer.clearance[t + 5] >= 1.5 &&
-          layer.clearance[t + 1] >= 1.5 && layer.clearance[t + 2] >= 1.5 && layer.clearance[t + 3] >= 1.5 &&
-          layer.clearance[t + 4] >= 1.5;
+        let ok = true;
+        for (let k = 0; k <= 5; k++) ok &&= tileClearance(layer, t + k) >= 1.5;
         if (ok) return [xx, yy];
       }
     }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { PassLayer } from "../maps/grid.ts";
+import { CLEARANCE_VALUES, type PassLayer } from "../maps/grid.ts";
 import { discHitsBlocked } from "./sweep.ts";
 
 /** Lattice points per tile side (edges included): 5, spacing 0.25. */
@@ -34,7 +34,7 @@ export function mayHoldCenter(
 ): boolean {
   const t = ty * layer.width + tx;
   if (layer.tileCost[t] === 0) return false;
-  const c = layer.clearance[t];
+  const c = CLEARANCE_VALUES[layer.clearanceCode[t]];
   if (c >= inscribed) return true; // the center itself holds the disc
   if (c < minClearance) return false;
   const r = inscribed - COVER;

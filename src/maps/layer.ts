@@ -11,7 +11,14 @@
  * @module
  */
 
-import { MAX_CLEARANCE, type PassLayer, sharedArray, type TerrainTable, type TileGrid } from "./grid.ts";
+import {
+  clearanceCode,
+  MAX_CLEARANCE,
+  type PassLayer,
+  sharedArray,
+  type TerrainTable,
+  type TileGrid,
+} from "./grid.ts";
 
 /** A half-open tile rectangle [x0, x1) x [y0, y1); empty when x0 >= x1 or y0 >= y1. */
 export interface TileRect {
@@ -47,11 +54,20 @@ const FSQ4 = (() => {
 })();
 const FAR = CAP_REACH + 1;
 const CAP_SQ4 = Math.ceil(4 * MAX_CLEARANCE * MAX_CLEARANCE);
-/** CLEARANCE_OF[b] = min(sqrt(b) / 2, MAX_CLEARANCE) for the integer 4 x squared distances b = 0..CAP_SQ4. */
-const CLEARANCE_OF = (() => {
-  const table = new Float32Array(CAP_SQ4 + 1);
-  // sqrt(4 d) / 2 equals sqrt(d) exactly (scaling by a power of 4 commutes with rounded sqrt).
-  for (let b = 0; b <= CAP_SQ4; b++) table[b] = Math.min(Math.sqrt(b) * 0.5, MAX_CLEARANCE);
+/**
+ * CODE_OF[b] = the clearance code of min(sqrt(b) / 2, MAX_CLEARANCE) for the integer 4 x squared distances b
+ * the transform gives (0, sums of odd squares or of 0 and an odd square, up to CAP_SQ4); 0 for other b (never
+ * produced).
+ */
+const CODE_OF = (() => {
+  const table = new Uint8Array(CAP_SQ4 + 1);
+  const odd: number[] = [];
+  for (let k = 1; (2 * k - 1) ** 2 <= CAP_SQ4; k++) odd.push((2 * k - 1) ** 2);
+  const reachable = [0, CAP_SQ4, ...odd, ...odd.flatMap((a) => odd.map((b) => a + b))];
+  for (const b of reachable) {
+    // sqrt(4 d) / 2 equals sqrt(d) exactly (scaling by a power of 4 commutes with rounded sqrt).
+    if (b <= CAP_SQ4) table[b] = clearanceCode(Math.min(Math.sqrt(b) * 0.5, MAX_CLEARANCE));
+  }
   return table;
 })();
 
@@ -75,7 +91,7 @@ function emptyLayer(width: number, height: number, terrain: TerrainTable): PassL
     width,
     height,
     tileCost: sharedArray(Float32Array, size),
-    clearance: sharedArray(Float32Array, size),
+    clearanceCode: sharedArray(Uint8Array, size),
     minCost: minPassableCost(terrain),
     road: sharedArray(Uint8Array, terrain.road.includes(1) ? size : 1),
   };
@@ -116,7 +132,7 @@ const GCAP = (() => {
  * parabola), 1.3x faster at 8192^2.
  */
 function fillClearance(layer: PassLayer, out: TileRect): void {
-  const { width, height, tileCost, clearance } = layer;
+  const { width, height, tileCost, clearanceCode } = layer;
   if (out.x0 >= out.x1 || out.y0 >= out.y1) return;
   const ex0 = Math.max(0, out.x0 - FAR);
   const ex1 = Math.min(width, out.x1 + FAR);
@@ -178,7 +194,7 @@ function fillClearance(layer: PassLayer, out: TileRect): void {
         m = GCAP[l < r ? l : r] + f;
         if (m < b) b = m;
       }
-      clearance[rowBase + x] = CLEARANCE_OF[b];
+      clearanceCode[rowBase + x] = CODE_OF[b];
     }
   }
 }
@@ -245,7 +261,7 @@ export function updatePassLayer(
     throw new RangeError("updatePassLayer: the terrain table is not the layer's (its road codes differ)");
   }
   next.tileCost.set(layer.tileCost);
-  next.clearance.set(layer.clearance);
+  next.clearanceCode.set(layer.clearanceCode);
   next.road.set(layer.road);
   const edit = clipRect({ x0, y0, x1, y1 }, width, height);
   const changed = { x0: width, y0: height, x1: 0, y1: 0 };
@@ -260,7 +276,7 @@ export function updatePassLayer(
   for (let y = reach.y0; y < reach.y1; y++) {
     for (let x = reach.x0; x < reach.x1; x++) {
       const t = y * width + x;
-      if (next.clearance[t] !== layer.clearance[t] || next.tileCost[t] !== layer.tileCost[t]) {
+      if (next.clearanceCode[t] !== layer.clearanceCode[t] || next.tileCost[t] !== layer.tileCost[t]) {
         if (x < changed.x0) changed.x0 = x;
         if (x >= changed.x1) changed.x1 = x + 1;
         if (y < changed.y0) changed.y0 = y;

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { sharedArray } from "./grid.ts";
+import { clearanceCodeAtLeast, sharedArray } from "./grid.ts";
 import type { PassLayer } from "./grid.ts";
 import {
   closedLocalId,
@@ -62,7 +62,8 @@ export function labelSectors(
   old: RegionTable | null,
   capacity: number,
 ): SectorRegions {
-  const { width, height, tileCost, clearance } = layer;
+  const { width, height, tileCost, clearanceCode } = layer;
+  const thresholdCode = clearanceCodeAtLeast(threshold);
   const closed = closedLocalId(regionLocal);
   const sectorsX = Math.ceil(width / sectorSize);
   const sectorsY = Math.ceil(height / sectorSize);
@@ -112,7 +113,7 @@ export function labelSectors(
       for (let y = y0; y < y1; y++) {
         const row = (y - y0 + 1) * pw + 1 - x0;
         for (let t = y * width + x0, end = y * width + x1, x = x0; t < end; t++, x++) {
-          if (tileCost[t] > 0 && clearance[t] >= threshold) {
+          if (tileCost[t] > 0 && clearanceCode[t] >= thresholdCode) {
             open[row + x] = 1;
             tileAt[row + x] = t;
           } else {

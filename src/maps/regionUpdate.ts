@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { PassLayer } from "./grid.ts";
+import { clearanceCodeAtLeast, type PassLayer } from "./grid.ts";
 import { CAP_REACH, clipRect } from "./layer.ts";
 import { labelSectors, linkRegions } from "./regionBuild.ts";
 import { isOpenTile, localRegionIds, type RegionTable } from "./regions.ts";
@@ -33,7 +33,8 @@ export function updateRegionTable(
     );
   }
   const threshold = old.clearanceClass;
-  const { tileCost, clearance } = newLayer;
+  const { tileCost, clearanceCode } = newLayer;
+  const thresholdCode = clearanceCodeAtLeast(threshold);
   const reach = clipRect(
     { x0: x0 - CAP_REACH, y0: y0 - CAP_REACH, x1: x1 + CAP_REACH, y1: y1 + CAP_REACH },
     width,
@@ -44,7 +45,7 @@ export function updateRegionTable(
   for (let y = reach.y0; y < reach.y1; y++) {
     for (let x = reach.x0; x < reach.x1; x++) {
       const t = y * width + x;
-      const open = tileCost[t] > 0 && clearance[t] >= threshold;
+      const open = tileCost[t] > 0 && clearanceCode[t] >= thresholdCode;
       if (open !== isOpenTile(old, t)) {
         if (x < cx0) cx0 = x;
         if (x >= cx1) cx1 = x + 1;

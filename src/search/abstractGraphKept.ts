@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { PassLayer } from "../maps/grid.ts";
+import { CLEARANCE_VALUES, type PassLayer } from "../maps/grid.ts";
 import type { RegionTable } from "../maps/regions.ts";
 import type { AbstractGraph, SharedGraphData } from "./abstractGraph.ts";
 
@@ -30,6 +30,13 @@ export interface KeptGraph {
   width: number;
 }
 
+/** The float32 bits of each clearance code's value: prints hash these, as they did when layers stored floats. */
+const CLEARANCE_BITS = new Uint32Array(
+  CLEARANCE_VALUES.buffer,
+  CLEARANCE_VALUES.byteOffset,
+  CLEARANCE_VALUES.length,
+);
+
 /** Zeroed prints for `table`'s sectors, in shared memory (filled by the builders: {@link SectorPrinter}). */
 export function printArray(table: RegionTable): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(8 * table.sectorsX * table.sectorsY));
@@ -42,12 +49,12 @@ export function printArray(table: RegionTable): Uint32Array {
  */
 export class SectorPrinter {
   private readonly cost: Uint32Array;
-  private readonly clear: Uint32Array;
+  private readonly clear: Uint8Array;
 
   /** A printer of `table`'s sectors over `layer` into `out`. */
   constructor(private readonly table: RegionTable, layer: PassLayer, private readonly out: Uint32Array) {
     this.cost = new Uint32Array(layer.tileCost.buffer, layer.tileCost.byteOffset, layer.tileCost.length);
-    this.clear = new Uint32Array(layer.clearance.buffer, layer.clearance.byteOffset, layer.clearance.length);
+    this.clear = layer.clearanceCode;
   }
 
   /** Writes sector s's prints. */
@@ -61,11 +68,12 @@ export class SectorPrinter {
       for (let t = y * width + x0, e = y * width + x1; t < e; t++) {
         a = Math.imul(a ^ regionLocal[t], 0x01000193);
         a = Math.imul(a ^ cost[t], 0x01000193);
-        a = Math.imul(a ^ clear[t], 0x01000193);
+        const c = CLEARANCE_BITS[clear[t]];
+        a = Math.imul(a ^ c, 0x01000193);
         a ^= a >>> 15;
         b = Math.imul(b ^ regionLocal[t], 0xcc9e2d51) + 0x6b43a9b5;
         b = Math.imul(b ^ cost[t], 0xcc9e2d51) + 0x6b43a9b5;
-        b = Math.imul(b ^ clear[t], 0xcc9e2d51) + 0x6b43a9b5;
+        b = Math.imul(b ^ c, 0xcc9e2d51) + 0x6b43a9b5;
         b ^= b >>> 13;
       }
     }
@@ -139,7 +147,7 @@ export function reuseRegion(graph: AbstractGraph, region: number, old: AbstractG
     for (let tile = y * width + x0, end = y * width + x1; tile < end; tile++) {
       if (
         t.regionLocal[tile] !== ot.regionLocal[tile] || a.tileCost[tile] !== b.tileCost[tile] ||
-        a.clearance[tile] !== b.clearance[tile]
+        a.clearanceCode[tile] !== b.clearanceCode[tile]
       ) return false;
     }
   }

@@ -91,8 +91,8 @@ export class WindowRaster {
   private scratchDist = new Uint8Array(0);
   /** Map-sized open mask for road-confined searches (1 = open road tile inside the window). */
   private roadOpen = new Uint8Array(0);
-  /** All-zero clearance for the road view (no stretch is certified free by the map's clearance). */
-  private roadClearance = new Float32Array(0);
+  /** All-zero clearance codes for the road view (no stretch is certified free by the map's clearance). */
+  private roadClearance = new Uint8Array(0);
   /** The window the road mask currently marks (cleared lazily on the next road query). */
   private roadWindow: TileRect | null = null;
 
@@ -126,7 +126,7 @@ export class WindowRaster {
     this.scratchDist = new Uint8Array(0);
     // The road mask is map-sized and cleared lazily by window: a fresh one is all clear.
     this.roadOpen = new Uint8Array(0);
-    this.roadClearance = new Float32Array(0);
+    this.roadClearance = new Uint8Array(0);
     this.roadWindow = null;
     return offsets + before - this.bytes;
   }
@@ -458,7 +458,7 @@ export class WindowRaster {
     this.roadWindow = { ...w };
     // The sweep reads width, height, the zero test of tileCost and clearance, which certifies stretches free
     // without testing their cells: the map's clearance knows nothing of roads, so the view has none (all zero).
-    if (this.roadClearance.length !== n) this.roadClearance = new Float32Array(n);
-    return { ...layer, tileCost: mask as unknown as Float32Array, clearance: this.roadClearance };
+    if (this.roadClearance.length !== n) this.roadClearance = new Uint8Array(n);
+    return { ...layer, tileCost: mask as unknown as Float32Array, clearanceCode: this.roadClearance };
   }
 }

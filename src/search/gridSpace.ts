@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { PassLayer } from "../maps/grid.ts";
+import { clearanceCodeAtLeast, type PassLayer } from "../maps/grid.ts";
 import { COST_SCALE, type SearchSpace, type Successors } from "./astar.ts";
 
 /** Fixed-point units per diagonal step at cost 1 (before rounding). */
@@ -26,10 +26,11 @@ export class GridSpace implements SearchSpace {
   /** At most 8 moves per tile. */
   readonly maxSuccessors = 8;
   private tileCost: Float32Array = new Float32Array(0);
-  private clearance: Float32Array = new Float32Array(0);
+  private clearance: Uint8Array = new Uint8Array(0);
   private width = 0;
   private height = 0;
-  private minClearance = 0;
+  /** The least clearance code of an open tile, or -1 for a point unit (passability alone). */
+  private minCode = -1;
   private diagonal = true;
   private goal = -1;
   private goalX = 0;
@@ -45,11 +46,11 @@ export class GridSpace implements SearchSpace {
    */
   configure(layer: PassLayer, minClearance: number, neighborhood: Neighborhood, goalTile: number): this {
     this.tileCost = layer.tileCost;
-    this.clearance = layer.clearance;
+    this.clearance = layer.clearanceCode;
     this.width = layer.width;
     this.height = layer.height;
     this.stateCount = layer.width * layer.height;
-    this.minClearance = minClearance > 0 ? minClearance : -Infinity;
+    this.minCode = minClearance > 0 ? clearanceCodeAtLeast(minClearance) : -1;
     this.diagonal = neighborhood === 8;
     this.goal = goalTile;
     this.goalX = goalTile % layer.width;
@@ -64,7 +65,7 @@ export class GridSpace implements SearchSpace {
 
   /** True if a unit of the configured clearance may stand on tile t (t must be on the map). */
   isOpen(t: number): boolean {
-    return this.tileCost[t] > 0 && this.clearance[t] >= this.minClearance;
+    return this.tileCost[t] > 0 && this.clearance[t] >= this.minCode;
   }
 
   /** Fixed-point cost of a straight step onto tile t. */
@@ -88,7 +89,7 @@ export class GridSpace implements SearchSpace {
     const x = state - y * w;
     const tileCost = this.tileCost;
     let mask = 0;
-    if (this.minClearance === -Infinity) {
+    if (this.minCode === -1) {
       // Point unit: passability alone (skips the clearance reads).
       if (x + 1 < w && tileCost[state + 1] > 0) mask |= 1 << 0;
       if (y + 1 < this.height && tileCost[state + w] > 0) mask |= 1 << 2;
@@ -103,7 +104,7 @@ export class GridSpace implements SearchSpace {
       }
     } else {
       const clearance = this.clearance;
-      const r = this.minClearance;
+      const r = this.minCode;
       let t = state + 1;
       if (x + 1 < w && tileCost[t] > 0 && clearance[t] >= r) mask |= 1 << 0;
       t = state + w;

@@ -18,7 +18,7 @@
  * @module
  */
 
-import type { PassLayer } from "../maps/grid.ts";
+import { clearanceCodeAtLeast, type PassLayer } from "../maps/grid.ts";
 import { ByteLru } from "./byteLru.ts";
 
 /** Each layer's tables by clearance class, keyed by their east table (the set's identity in the caches). */
@@ -128,11 +128,12 @@ export function openMask(layer: PassLayer, minClearance: number): Uint8Array {
   const r = minClearance > 0 ? minClearance : 0;
   const w = layer.width;
   const pw = w + 2;
-  const { tileCost, clearance } = layer;
+  const { tileCost, clearanceCode } = layer;
+  const rc = clearanceCodeAtLeast(r);
   const mask = new Uint8Array(pw * (layer.height + 2));
   for (let y = 0; y < layer.height; y++) {
     for (let x = 0, t = y * w, p = (y + 1) * pw + 1; x < w; x++, t++, p++) {
-      if (tileCost[t] > 0 && (r === 0 || clearance[t] >= r)) mask[p] = 1;
+      if (tileCost[t] > 0 && clearanceCode[t] >= rc) mask[p] = 1;
     }
   }
   return mask;
@@ -371,9 +372,11 @@ export function straightJumpsUntil(
     const y = build.row;
     if (build.phase === -1) {
       // Open test of row y (padded row y + 1): the same test as openMask.
-      const { tileCost, clearance } = layer;
+      const { tileCost, clearanceCode } = layer;
+      // r === 0 gives code 0: every passable tile.
+      const rc = clearanceCodeAtLeast(r);
       for (let x = 0, t = y * w, p = (y + 1) * pw + 1; x < w; x++, t++, p++) {
-        if (tileCost[t] > 0 && (r === 0 || clearance[t] >= r)) open[p] = 0;
+        if (tileCost[t] > 0 && clearanceCode[t] >= rc) open[p] = 0;
       }
       if (++build.row >= layer.height) {
         build.phase = 0;

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { PassLayer } from "../maps/grid.ts";
+import { clearanceCodeAtLeast, type PassLayer } from "../maps/grid.ts";
 import {
   astar,
   COST_SCALE,
@@ -78,6 +78,8 @@ export class SippSpace implements SearchSpace {
   #q!: SippQuery;
   #ws!: SearchWorkspace;
   #width = 0;
+  /** The least clearance code of an open tile (the query's clearance as a code). */
+  #minCode = 0;
   /** Safe intervals per tile reached in this query: pairs [lo, hi] (tiles in #touched). */
   #safe: (Float64Array | undefined)[] = [];
   /** State id of interval 0 of each tile reached (its intervals' ids follow), -1 when none yet. */
@@ -98,6 +100,7 @@ export class SippSpace implements SearchSpace {
     this.#q = q;
     this.#ws = ws;
     this.#width = q.layer.width;
+    this.#minCode = clearanceCodeAtLeast(q.clearance);
     this.stateCount = Math.max(1, q.maxStates);
     const tiles = q.layer.width * q.layer.height;
     if (this.#base.length < tiles) {
@@ -174,7 +177,7 @@ export class SippSpace implements SearchSpace {
 
   #open(t: number): boolean {
     const layer = this.#q.layer;
-    return layer.tileCost[t] > 0 && layer.clearance[t] >= this.#q.clearance;
+    return layer.tileCost[t] > 0 && layer.clearanceCode[t] >= this.#minCode;
   }
 
   /** Moves to each open neighbour's intervals reachable from this state's (see the module doc). */

@@ -19,7 +19,7 @@
 import type { Pose, Segment } from "../geometry/types.ts";
 import { lineSegment, poseAlong } from "../geometry/segment.ts";
 import { segmentHitsBlocked } from "../geometry/sweep.ts";
-import type { PassLayer } from "../maps/grid.ts";
+import { clearanceCodeAtLeast, type PassLayer } from "../maps/grid.ts";
 import { clearanceClass } from "../maps/layer.ts";
 import { type Trajectory, trajectoryEnd, trajectoryEndPose } from "../motion/trajectory.ts";
 import { profiled } from "../motion/trajectoryRest.ts";
@@ -114,13 +114,13 @@ export function escapes(
 ): Pose[] {
   if (pinned.length === 0) return [];
   const tx = Math.floor(pose.x), ty = Math.floor(pose.y), w = layer.width;
-  const need = clearanceClass(unit.boundingRadius);
+  const need = clearanceCodeAtLeast(clearanceClass(unit.boundingRadius));
   const out: Pose[] = [];
   for (let y = ty - 1; y <= ty + 1; y++) {
     for (let x = tx - 1; x <= tx + 1; x++) {
       if (x < 0 || y < 0 || x >= w || y >= layer.height) continue;
       const t = y * w + x;
-      if (!(layer.tileCost[t] > 0) || layer.clearance[t] < need) continue;
+      if (!(layer.tileCost[t] > 0) || layer.clearanceCode[t] < need) continue;
       const cx = x + 0.5, cy = y + 0.5, len = Math.hypot(cx - pose.x, cy - pose.y);
       if (len < 1e-6) continue;
       const step = lineSegment({ x: pose.x, y: pose.y, heading: Math.atan2(cy - pose.y, cx - pose.x) }, len);

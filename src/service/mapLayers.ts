@@ -30,7 +30,7 @@ export function cachedTerrainKey(table: TerrainTable): string {
 
 /** Bytes held by a pass layer's arrays. */
 export function layerBytes(layer: PassLayer): number {
-  return layer.tileCost.byteLength + layer.clearance.byteLength + layer.road.byteLength;
+  return layer.tileCost.byteLength + layer.clearanceCode.byteLength + layer.road.byteLength;
 }
 
 /** Bytes held by a region table's arrays. */

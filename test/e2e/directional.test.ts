@@ -8,6 +8,7 @@ import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import type { PlanOutcome } from "../../src/planning/task.ts";
 import { call, startServer, type TestServer } from "../helpers/server.ts";
 import { checkPath, layerOfMap } from "../helpers/pathCheck.ts";
+import { tileClearance } from "../../src/maps/grid.ts";
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ describe("directional planners over gRPC on the yard", () => {
         const pick = () => {
           for (;;) {
             const x = Math.floor(next() * yard.width), y = Math.floor(next() * yard.height);
-            if (yard.clearance[y * yard.width + x] >= 1.5) return { x: x + 0.5, y: y + 0.5 };
+            if (tileClearance(yard, y * yard.width + x) >= 1.5) return { x: x + 0.5, y: y + 0.5 };
           }
         };
         let found = 0;

@@ -19,6 +19,7 @@ import {
 } from "../../src/geometry/sweep.ts";
 import type { PassLayer } from "../../src/maps/grid.ts";
 import { bruteClearance } from "../helpers/clearance.ts";
+import { clearanceCodes } from "../helpers/clearanceCodes.ts";
 import type { Pose, Segment } from "../../src/geometry/types.ts";
 import type { Footprint } from "../../src/units/footprint.ts";
 
@@ -46,7 +47,7 @@ function layerFrom(rows: string[]): PassLayer {
     width,
     height,
     tileCost,
-    clearance: new Float32Array(width * height),
+    clearanceCode: new Uint8Array(width * height),
     minCost: 1,
     road: new Uint8Array(width * height),
   };
@@ -353,7 +354,7 @@ describe("sweep legality", () => {
         rows.push(row);
       }
       const plain = layerFrom(rows);
-      const layer = { ...plain, clearance: bruteClearance(24, 24, plain.tileCost, 16) };
+      const layer = { ...plain, clearanceCode: clearanceCodes(bruteClearance(24, 24, plain.tileCost, 16)) };
       const fp = trial % 3 === 0
         ? disc(rand() * 1.2)
         : trial % 3 === 1

@@ -20,8 +20,13 @@ const CLEARANCE_OF = (() => {
   return table;
 })();
 
+/** A pass layer's costs with float clearances (what layers stored before clearance codes). */
+export type FloatClearanceLayer = Pick<PassLayer, "width" | "height" | "tileCost"> & {
+  clearance: Float32Array;
+};
+
 /** The former fillClearance: writes layer.clearance for the tiles of `out` from layer.tileCost. */
-export function referenceFillClearance(layer: PassLayer, out: TileRect): void {
+export function referenceFillClearance(layer: FloatClearanceLayer, out: TileRect): void {
   const { width, height, tileCost, clearance } = layer;
   if (out.x0 >= out.x1 || out.y0 >= out.y1) return;
   const ex0 = Math.max(0, out.x0 - FAR);

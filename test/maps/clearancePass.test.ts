@@ -4,7 +4,7 @@
  * shapes, built whole, in bands of rows (as the builder workers do) and by edits (updatePassLayer's windows).
  */
 import { describe, expect, test } from "vitest";
-import type { PassLayer, TileGrid } from "../../src/maps/grid.ts";
+import { type PassLayer, tileClearance, type TileGrid } from "../../src/maps/grid.ts";
 import {
   allocPassLayer,
   buildPassLayer,
@@ -14,17 +14,17 @@ import {
 } from "../../src/maps/layer.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { movingAiTerrain, rawTerrain } from "../../src/maps/terrain.ts";
-import { referenceFillClearance } from "../helpers/clearanceReference.ts";
+import { type FloatClearanceLayer, referenceFillClearance } from "../helpers/clearanceReference.ts";
 import { mapNames, mapText } from "../helpers/movingai.ts";
 import { rng } from "../helpers/rng.ts";
 
 /** Tiles whose clearance differs from the reference pass over the same costs (0 when identical). */
 function mismatches(layer: PassLayer): number {
-  const ref: PassLayer = { ...layer, clearance: new Float32Array(layer.clearance.length) };
+  const ref: FloatClearanceLayer = { ...layer, clearance: new Float32Array(layer.clearanceCode.length) };
   referenceFillClearance(ref, { x0: 0, y0: 0, x1: layer.width, y1: layer.height });
   let wrong = 0;
   for (let t = 0; t < ref.clearance.length; t++) {
-    if (!Object.is(ref.clearance[t], layer.clearance[t])) wrong++;
+    if (!Object.is(ref.clearance[t], tileClearance(layer, t))) wrong++;
   }
   return wrong;
 }
@@ -54,7 +54,7 @@ describe("clearance pass against the lower-envelope reference", () => {
       fillLayerCosts(banded, grid, terrain, 0, grid.height);
       const cut = [0, 7, Math.floor(grid.height / 2), grid.height];
       for (let k = 0; k + 1 < cut.length; k++) fillLayerClearance(banded, cut[k], cut[k + 1]);
-      expect(banded.clearance, name).toEqual(whole.clearance);
+      expect(banded.clearanceCode, name).toEqual(whole.clearanceCode);
     }
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { MAX_CLEARANCE, type PassLayer, type TerrainTable } from "../../src/maps/grid.ts";
+import { MAX_CLEARANCE, type PassLayer, type TerrainTable, tileClearance } from "../../src/maps/grid.ts";
+import { clearanceValues } from "../helpers/clearanceCodes.ts";
 import { MapInputError, MapLimitError } from "../../src/maps/errors.ts";
 import { formatMovingAi, parseMovingAi, rawGrid } from "../../src/maps/movingai.ts";
 import {
@@ -485,22 +486,24 @@ describe("buildPassLayer", () => {
       const tiles = randomRawGrid(r, width, height, density);
       const layer = layerOf(width, height, tiles);
       const expected = bruteClearance(width, height, (x, y) => tiles[y * width + x] !== 0);
-      expect(Array.from(layer.clearance), `map ${i} (${width}x${height})`).toEqual(Array.from(expected));
+      expect(Array.from(clearanceValues(layer)), `map ${i} (${width}x${height})`).toEqual(
+        Array.from(expected),
+      );
     }
   });
 
   test("cap, border and blocked values", () => {
     const layer = layerOf(50, 50, new Uint8Array(2500));
-    expect(layer.clearance[0]).toBe(0.5);
-    expect(layer.clearance[25 * 50 + 25]).toBe(MAX_CLEARANCE);
-    expect(layer.clearance[2 * 50 + 1]).toBe(1.5);
+    expect(tileClearance(layer, 0)).toBe(0.5);
+    expect(tileClearance(layer, 25 * 50 + 25)).toBe(MAX_CLEARANCE);
+    expect(tileClearance(layer, 2 * 50 + 1)).toBe(1.5);
     const tiles = new Uint8Array(2500);
     tiles[10 * 50 + 10] = 1;
     const one = layerOf(50, 50, tiles);
-    expect(one.clearance[10 * 50 + 10]).toBe(0);
+    expect(tileClearance(one, 10 * 50 + 10)).toBe(0);
     expect(one.tileCost[10 * 50 + 10]).toBe(0);
-    expect(one.clearance[11 * 50 + 11]).toBe(Math.fround(Math.SQRT1_2));
-    expect(one.clearance[10 * 50 + 12]).toBe(1.5);
+    expect(tileClearance(one, 11 * 50 + 11)).toBe(Math.fround(Math.SQRT1_2));
+    expect(tileClearance(one, 10 * 50 + 12)).toBe(1.5);
   });
 
   test("clearance equals the brute force on a crop of a shared map", () => {
@@ -516,7 +519,7 @@ describe("buildPassLayer", () => {
     let blocked = 0;
     for (const c of crop) if (terrain.impassable[c]) blocked++;
     expect(blocked).toBeGreaterThan(0);
-    expect(Array.from(layer.clearance)).toEqual(Array.from(expected));
+    expect(Array.from(clearanceValues(layer))).toEqual(Array.from(expected));
   });
 
   test("tileCost, road and minCost follow the terrain table", () => {
@@ -531,7 +534,7 @@ describe("buildPassLayer", () => {
     const expensive = withOverrides(terrain, [{ code: 0, cost: 2, impassable: false, road: false }]);
     expect(layerOf(4, 1, new Uint8Array([0, 1, 2, 3]), expensive).minCost).toBe(1.5);
     expect(layer.tileCost.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(layer.clearance.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(layer.clearanceCode.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 });
 
@@ -547,7 +550,7 @@ describe("updatePassLayer", () => {
         y1 = Math.min(height, y0 + 1 + Math.floor(r() * 8));
       const value = r() < 0.5 ? 1 : 0;
       for (let y = y0; y < y1; y++) tiles.fill(value, y * width + x0, y * width + x1);
-      const before = layer.clearance.slice();
+      const before = layer.clearanceCode.slice();
       const { layer: next, changed } = updatePassLayer(
         layer,
         { width, height, tiles },
@@ -558,13 +561,13 @@ describe("updatePassLayer", () => {
         y1,
       );
       const full = layerOf(width, height, tiles);
-      expect(Array.from(next.clearance)).toEqual(Array.from(full.clearance));
+      expect(Array.from(next.clearanceCode)).toEqual(Array.from(full.clearanceCode));
       expect(Array.from(next.tileCost)).toEqual(Array.from(full.tileCost));
-      expect(Array.from(layer.clearance)).toEqual(Array.from(before));
-      expect(next.clearance.buffer).not.toBe(layer.clearance.buffer);
+      expect(Array.from(layer.clearanceCode)).toEqual(Array.from(before));
+      expect(next.clearanceCode.buffer).not.toBe(layer.clearanceCode.buffer);
       // Every differing tile lies in the reported window.
       for (let t = 0; t < width * height; t++) {
-        if (next.clearance[t] !== layer.clearance[t] || next.tileCost[t] !== layer.tileCost[t]) {
+        if (tileClearance(next, t) !== tileClearance(layer, t) || next.tileCost[t] !== layer.tileCost[t]) {
           const x = t % width, y = Math.floor(t / width);
           expect(x >= changed.x0 && x < changed.x1 && y >= changed.y0 && y < changed.y1).toBe(true);
         }
@@ -614,7 +617,7 @@ describe("clearanceClass", () => {
       const byClass: number[] = [], byRadius: number[] = [];
       for (let t = 0; t < exact.length; t++) {
         if (tiles[t]) continue;
-        if (layer.clearance[t] >= cls) byClass.push(t);
+        if (tileClearance(layer, t) >= cls) byClass.push(t);
         if (exact[t] >= radius) byRadius.push(t);
       }
       expect(byClass, `radius ${radius}`).toEqual(byRadius);

@@ -14,7 +14,7 @@ import { mayHoldCenter, reachLabels } from "../../src/geometry/footprintReach.ts
 import { arcSegment, lineSegment } from "../../src/geometry/segment.ts";
 import { boundingRadius, type Footprint, inscribedRadius } from "../../src/units/footprint.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
-import type { PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../../src/maps/grid.ts";
 import { rng } from "../helpers/rng.ts";
 
 /** A random map: blocked tiles with the given density, in blobs of random sizes. */
@@ -75,7 +75,7 @@ describe("reachClearanceClass", () => {
     const layer = buildPassLayer({ width: 6, height: 4, tiles }, movingAiTerrain());
     const fp = BUILTIN_PROFILES.tank.footprint;
     expect(footprintHitsBlocked(layer, 3, 2, 0, fp)).toBe(false);
-    expect(layer.clearance[1 * 6 + 3]).toBe(0.5);
+    expect(tileClearance(layer, 1 * 6 + 3)).toBe(0.5);
     expect(clearanceClass(boundingRadius(fp))).toBeGreaterThan(0.5);
   });
 
@@ -97,7 +97,7 @@ describe("reachClearanceClass", () => {
           if (tx < 0 || ty < 0 || tx >= layer.width || ty >= layer.height) continue;
           const t = ty * layer.width + tx;
           expect(layer.tileCost[t]).toBeGreaterThan(0);
-          expect(layer.clearance[t]).toBeGreaterThanOrEqual(cls);
+          expect(tileClearance(layer, t)).toBeGreaterThanOrEqual(cls);
         }
       }
     }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { regionIndex } from "../helpers/regionIndex.ts";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../../src/maps/grid.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { movingAiTerrain, rawTerrain } from "../../src/maps/terrain.ts";
 import { buildPassLayer, updatePassLayer } from "../../src/maps/layer.ts";
@@ -36,7 +36,7 @@ function referenceLabels(layer: PassLayer, cls: number): { labels: Int32Array; c
   const { width, height } = layer;
   const open = (x: number, y: number) =>
     x >= 0 && y >= 0 && x < width && y < height && layer.tileCost[y * width + x] > 0 &&
-    layer.clearance[y * width + x] >= cls;
+    tileClearance(layer, y * width + x) >= cls;
   const labels = new Int32Array(width * height).fill(-1);
   let count = 0;
   const queue: number[] = [];
@@ -319,7 +319,7 @@ describe("incremental updates", () => {
       for (let y = y0; y < y1; y++) tiles.fill(value, y * width + x0, y * width + x1);
       const update = updatePassLayer(layer, { width, height, tiles }, terrain, x0, y0, x1, y1);
       const full = buildPassLayer({ width, height, tiles }, terrain);
-      expect(Array.from(update.layer.clearance)).toEqual(Array.from(full.clearance));
+      expect(Array.from(update.layer.clearanceCode)).toEqual(Array.from(full.clearanceCode));
       const next = tables.map((old, i) => {
         const snapshot = old.regionLocal.slice();
         const oldComponents = old.componentCount;

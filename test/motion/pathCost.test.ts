@@ -13,7 +13,7 @@ function costLayer(width: number, height: number, cost: (x: number, y: number) =
     width,
     height,
     tileCost,
-    clearance: new Float32Array(width * height),
+    clearanceCode: new Uint8Array(width * height),
     minCost: 1,
     road: new Uint8Array(width * height),
   };

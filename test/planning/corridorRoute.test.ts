@@ -21,6 +21,7 @@ import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { checkPath, layerOf, taskOf } from "../helpers/pathCheck.ts";
 import { tiledRoomRows } from "../helpers/tiledMap.ts";
 import { fullDirectionalSearch } from "../helpers/directionalReference.ts";
+import { tileClearance } from "../../src/maps/grid.ts";
 
 const tank = { ...BUILTIN_PROFILES.tank };
 const layer = layerOf(tiledRoomRows(70, 1)); // 2240 x 32
@@ -57,7 +58,7 @@ describe("long corridors from the hierarchical route", () => {
     expect(path[path.length - 1]).toBe(t.goalTile);
     const w = layer.width;
     for (let i = 0; i < path.length; i++) {
-      expect(layer.clearance[path[i]]).toBeGreaterThanOrEqual(cls);
+      expect(tileClearance(layer, path[i])).toBeGreaterThanOrEqual(cls);
       if (i === 0) continue;
       const dx = Math.abs((path[i] % w) - (path[i - 1] % w));
       const dy = Math.abs(Math.floor(path[i] / w) - Math.floor(path[i - 1] / w));

@@ -8,6 +8,7 @@ import type { UnitSpec } from "../../src/units/unit.ts";
 import { planDirectional } from "../../src/planning/directional.ts";
 import { mapText } from "../helpers/movingai.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "../helpers/pathCheck.ts";
+import { tileClearance } from "../../src/maps/grid.ts";
 
 const U = (name: string, over: Partial<UnitSpec> = {}): UnitSpec => ({ ...BUILTIN_PROFILES[name], ...over });
 
@@ -132,7 +133,7 @@ describe("random queries on shared maps", () => {
       const pick = () => {
         for (;;) {
           const x = Math.floor(next() * layer.width), y = Math.floor(next() * layer.height);
-          if (layer.clearance[y * layer.width + x] >= 1.5) return { x: x + 0.5, y: y + 0.5 };
+          if (tileClearance(layer, y * layer.width + x) >= 1.5) return { x: x + 0.5, y: y + 0.5 };
         }
       };
       let found = 0;

@@ -23,7 +23,7 @@ function openLayer(width: number, height: number, blocked: [number, number][] = 
     width,
     height,
     tileCost,
-    clearance: new Float32Array(width * height),
+    clearanceCode: new Uint8Array(width * height),
     minCost: 1,
     road: new Uint8Array(1),
   };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { type PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../../src/maps/grid.ts";
 import { parseMovingAi } from "../../src/maps/movingai.ts";
 import { movingAiTerrain } from "../../src/maps/terrain.ts";
 import { buildPassLayer, clearanceClass } from "../../src/maps/layer.ts";
@@ -379,7 +379,7 @@ describe("hierarchical planner edge cases", () => {
       const out = planHierarchical(m.ctx, task(m, a, b, unit));
       expect(out.status).toBe("found");
       for (const t of out.waypoints!) {
-        expect(m.layer.clearance[t]).toBeGreaterThanOrEqual(m.table.clearanceClass);
+        expect(tileClearance(m.layer, t)).toBeGreaterThanOrEqual(m.table.clearanceClass);
       }
       expect(firstCollision(m.blocks, out.segments, 1)).toBeNull();
       if (++tested === 10) break;

@@ -11,7 +11,7 @@ import { arcThenLine } from "../../src/geometry/arcThenLine.ts";
 import { pathHitsBlocked } from "../../src/geometry/sweep.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { type UnitSpec } from "../../src/units/unit.ts";
-import { type PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../../src/maps/grid.ts";
 import { checkPath, contextOf, layerOf, layerOfMap, taskOf } from "../helpers/pathCheck.ts";
 import { mapText } from "../helpers/movingai.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
@@ -95,7 +95,7 @@ describe("hybrid", () => {
     const pick = () => {
       for (;;) {
         const x = Math.floor(next() * layer.width), y = Math.floor(next() * layer.height);
-        if (layer.clearance[y * layer.width + x] >= 1.5) return { x: x + 0.5, y: y + 0.5 };
+        if (tileClearance(layer, y * layer.width + x) >= 1.5) return { x: x + 0.5, y: y + 0.5 };
       }
     };
     let found = 0;
@@ -406,7 +406,7 @@ describe("hybrid", () => {
     const pick = () => {
       for (;;) {
         const x = Math.floor(rnd() * layer.width), y = Math.floor(rnd() * layer.height);
-        if (layer.clearance[y * layer.width + x] >= 1.5) return { x: x + 0.5, y: y + 0.5 };
+        if (tileClearance(layer, y * layer.width + x) >= 1.5) return { x: x + 0.5, y: y + 0.5 };
       }
     };
     let settled = 0, deferred = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../../src/maps/grid.ts";
 import {
   astar,
   COST_SCALE,
@@ -16,6 +16,7 @@ import { gridPathLength, GridSpace, type Neighborhood } from "../../src/search/g
 import { IndexedMinHeap } from "../../src/search/heap.ts";
 import { rng } from "../helpers/rng.ts";
 import { bruteClearance } from "../helpers/clearance.ts";
+import { clearanceCodes } from "../helpers/clearanceCodes.ts";
 
 // ---------- local helpers (the real map parser lives elsewhere; these are deliberately independent) ----------
 
@@ -48,7 +49,7 @@ function layerFromCosts(width: number, height: number, cost: Float32Array, clear
     width,
     height,
     tileCost: cost,
-    clearance: bruteClearance(width, height, cost, clearanceCap),
+    clearanceCode: clearanceCodes(bruteClearance(width, height, cost, clearanceCap)),
     minCost: minCost === Infinity ? 1 : minCost,
     road: new Uint8Array(width * height),
   };
@@ -70,7 +71,7 @@ function pathProblem(layer: PassLayer, p: Int32Array, r: number, neighborhood: N
   const w = layer.width;
   const open = (x: number, y: number) =>
     x >= 0 && y >= 0 && x < w && y < layer.height && layer.tileCost[y * w + x] > 0 &&
-    (r <= 0 || layer.clearance[y * w + x] >= r);
+    (r <= 0 || tileClearance(layer, y * w + x) >= r);
   for (let i = 0; i < p.length; i++) {
     const x = p[i] % w;
     const y = Math.floor(p[i] / w);
@@ -104,7 +105,7 @@ function dijkstraLength(
   const done = new Uint8Array(n);
   const open = (x: number, y: number) =>
     x >= 0 && y >= 0 && x < w && y < h && layer.tileCost[y * w + x] > 0 &&
-    (r <= 0 || layer.clearance[y * w + x] >= r);
+    (r <= 0 || tileClearance(layer, y * w + x) >= r);
   dist[start] = 0;
   for (;;) {
     let u = -1;
@@ -248,8 +249,8 @@ describe("optimality vs an independent Dijkstra on random maps with terrain cost
           space.configure(layer, r, neighborhood, goal);
           const res = astar(space, ws, [s], unlimited());
           const ref = dijkstraLength(layer, s, goal, r, neighborhood);
-          if (ref === Infinity || (r > 0 && layer.clearance[s] < r)) {
-            if (r <= 0 || layer.clearance[s] >= r) expect(res.status).toBe("exhausted");
+          if (ref === Infinity || (r > 0 && tileClearance(layer, s) < r)) {
+            if (r <= 0 || tileClearance(layer, s) >= r) expect(res.status).toBe("exhausted");
             unreachable++;
             continue;
           }

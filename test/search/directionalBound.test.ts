@@ -11,6 +11,7 @@ import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
 import { directionalSetupOf } from "../helpers/directionalSetup.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
 import { PlanBudget } from "../../src/planning/budget.ts";
+import { tileClearance } from "../../src/maps/grid.ts";
 
 let seed = 12345;
 function rand(): number {
@@ -28,7 +29,9 @@ describe("directional grid bound", () => {
     for (let i = 0; i < 30; i++) {
       const sx = 2 + Math.floor(rand() * 9), sy = 2 + Math.floor(rand() * 36);
       const gx = 29 + Math.floor(rand() * 9), gy = 2 + Math.floor(rand() * 36);
-      if (layer.clearance[sy * layer.width + sx] < 1.5 || layer.clearance[gy * layer.width + gx] < 1.5) {
+      if (
+        tileClearance(layer, sy * layer.width + sx) < 1.5 || tileClearance(layer, gy * layer.width + gx) < 1.5
+      ) {
         continue;
       }
       const start = { x: sx + 0.5, y: sy + 0.5, heading: Math.floor(rand() * 16) * Math.PI / 8 };

@@ -11,6 +11,7 @@ import { astar, newSearchResult, reconstructPath, SearchWorkspace } from "../../
 import { DirectionalSpace } from "../../src/search/directionalSpace.ts";
 import { directionalSetupOf } from "../helpers/directionalSetup.ts";
 import { contextOf, doorRows, layerOf } from "../helpers/pathCheck.ts";
+import { tileClearance } from "../../src/maps/grid.ts";
 
 let seed = 4242;
 function rand(): number {
@@ -144,7 +145,10 @@ describe("geodesic bound", () => {
       for (let i = 0; i < 12; i++) {
         const sx = 2 + Math.floor(rand() * 9), sy = 2 + Math.floor(rand() * 36);
         const gx = 29 + Math.floor(rand() * 9), gy = 2 + Math.floor(rand() * 36);
-        if (layer.clearance[sy * layer.width + sx] < 1.5 || layer.clearance[gy * layer.width + gx] < 1.5) {
+        if (
+          tileClearance(layer, sy * layer.width + sx) < 1.5 ||
+          tileClearance(layer, gy * layer.width + gx) < 1.5
+        ) {
           continue;
         }
         const window = windowAround(layer, sx, sy, gx, gy, 32);

@@ -21,13 +21,14 @@ import {
   setJumpCacheLimit,
   useJumpPoints,
 } from "../../src/search/jumpPointSpace.ts";
-import { uniformCost } from "../../src/maps/grid.ts";
+import { tileClearance, uniformCost } from "../../src/maps/grid.ts";
 import { gridSearch } from "../../src/planning/gridRoute.ts";
 import { PlanContext } from "../../src/planning/context.ts";
 import { type PlanTask } from "../../src/planning/task.ts";
 import { mapNames, mapText, queries, tolerance } from "../helpers/movingai.ts";
 import { rng } from "../helpers/rng.ts";
 import { bruteClearance } from "../helpers/clearance.ts";
+import { clearanceCodes } from "../helpers/clearanceCodes.ts";
 import { planBudget } from "../../src/planning/budget.ts";
 
 /** gridSearch within the task's own budget. */
@@ -44,7 +45,9 @@ function layerFromCosts(width: number, height: number, cost: Float32Array, withC
     width,
     height,
     tileCost: cost,
-    clearance: withClearance ? bruteClearance(width, height, cost, 4) : new Float32Array(width * height),
+    clearanceCode: withClearance
+      ? clearanceCodes(bruteClearance(width, height, cost, 4))
+      : new Uint8Array(width * height),
     minCost: minCost === Infinity ? 1 : minCost,
     road: new Uint8Array(width * height),
   };
@@ -67,7 +70,7 @@ function pathProblem(layer: PassLayer, p: Int32Array, r: number): string {
   const w = layer.width;
   const open = (x: number, y: number) =>
     x >= 0 && y >= 0 && x < w && y < layer.height && layer.tileCost[y * w + x] > 0 &&
-    (r <= 0 || layer.clearance[y * w + x] >= r);
+    (r <= 0 || tileClearance(layer, y * w + x) >= r);
   for (let i = 0; i < p.length; i++) {
     const x = p[i] % w;
     const y = Math.floor(p[i] / w);
@@ -117,7 +120,7 @@ function randomLayer(rand: () => number, w: number, h: number, blockedP: number,
 function pickOpen(rand: () => number, layer: PassLayer, r: number): number {
   for (let tries = 0; tries < 10_000; tries++) {
     const t = Math.floor(rand() * layer.width * layer.height);
-    if (layer.tileCost[t] > 0 && (r <= 0 || layer.clearance[t] >= r)) return t;
+    if (layer.tileCost[t] > 0 && (r <= 0 || tileClearance(layer, t) >= r)) return t;
   }
   return -1;
 }
@@ -243,7 +246,7 @@ describe("JPS from a blocked start (the east table's BLOCKED cells scan from the
           let start = -1;
           for (let k = 0; k < 1000 && start < 0; k++) {
             const t = Math.floor(rand() * w * h);
-            if (!(layer.tileCost[t] > 0 && (r <= 0 || layer.clearance[t] >= r))) start = t;
+            if (!(layer.tileCost[t] > 0 && (r <= 0 || tileClearance(layer, t) >= r))) start = t;
           }
           const goal = pickOpen(rand, layer, r);
           if (start < 0 || goal < 0) continue;

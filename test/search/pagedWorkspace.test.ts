@@ -26,6 +26,7 @@ import { LazyGridBound } from "../../src/search/directionalBound.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { mapNames, mapText, queries } from "../helpers/movingai.ts";
 import { bruteClearance } from "../helpers/clearance.ts";
+import { clearanceCodes } from "../helpers/clearanceCodes.ts";
 import { rng } from "../helpers/rng.ts";
 import { layerOf } from "../helpers/pathCheck.ts";
 import { tiledRoomRows } from "../helpers/tiledMap.ts";
@@ -43,7 +44,7 @@ function layerFromMapText(text: string): PassLayer {
     width,
     height,
     tileCost: cost,
-    clearance: bruteClearance(width, height, cost, 2),
+    clearanceCode: clearanceCodes(bruteClearance(width, height, cost, 2)),
     minCost: 1,
     road: new Uint8Array(width * height),
   };
@@ -109,7 +110,7 @@ describe("paged workspace = flat workspace", () => {
         width: w,
         height: h,
         tileCost: cost,
-        clearance: bruteClearance(w, h, cost, 2),
+        clearanceCode: clearanceCodes(bruteClearance(w, h, cost, 2)),
         minCost: 1,
         road: new Uint8Array(w * h),
       };
@@ -147,7 +148,7 @@ describe("paged workspace = flat workspace", () => {
       width: side,
       height: side,
       tileCost: cost,
-      clearance: new Float32Array(side * side).fill(8),
+      clearanceCode: clearanceCodes(new Float32Array(side * side).fill(8)),
       minCost: 1,
       road: new Uint8Array(side * side),
     };

@@ -9,6 +9,7 @@ import { describe, expect, test } from "vitest";
 import type { PassLayer } from "../../src/maps/grid.ts";
 import { SearchWorkspace, unlimited } from "../../src/search/astar.ts";
 import { type SippQuery, sippRoute, SippSpace } from "../../src/search/sippSpace.ts";
+import { clearanceCodes } from "../helpers/clearanceCodes.ts";
 
 /** A layer from rows of "." (open, clearance 1) and "@" (blocked). */
 function layerOf(rows: string[]): PassLayer {
@@ -19,7 +20,14 @@ function layerOf(rows: string[]): PassLayer {
       if (r[x] === ".") [tileCost[y * width + x], clearance[y * width + x]] = [1, 1];
     }
   });
-  return { width, height, tileCost, clearance, minCost: 1, road: new Uint8Array(1) };
+  return {
+    width,
+    height,
+    tileCost,
+    clearanceCode: clearanceCodes(clearance),
+    minCost: 1,
+    road: new Uint8Array(1),
+  };
 }
 
 function query(layer: PassLayer, over: Partial<SippQuery>): SippQuery {

@@ -40,7 +40,7 @@ describe("map builder", () => {
     expect(version).toBe(mapVersion(map.tiles, map.width, map.height, map.terrain));
     expect(built).not.toBeNull();
     const layer = buildPassLayer(map, map.terrain);
-    expect(built!.clearance).toEqual(layer.clearance);
+    expect(built!.clearanceCode).toEqual(layer.clearanceCode);
     expect(built!.tileCost).toEqual(layer.tileCost);
     expect(built!.minCost).toBe(layer.minCost);
     for (const [i, cls] of classes.entries()) {
@@ -64,7 +64,7 @@ describe("map builder", () => {
     const mv = await store.put("big", map, []);
     const entry = [...mv.layers.values()][0];
     const layer = buildPassLayer(map, map.terrain);
-    expect(entry.layer.clearance).toEqual(layer.clearance);
+    expect(entry.layer.clearanceCode).toEqual(layer.clearanceCode);
     const bytesBefore = mv.bytes;
     for (const cls of builtinClasses()) {
       const ready = await store.regionsReady(mv, entry, cls, Infinity);

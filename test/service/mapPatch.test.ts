@@ -72,7 +72,7 @@ describe("map patches", () => {
       expect(entry.key).toBe(`w@patched/${tkey}`);
       const fresh = buildPassLayer(map, entry.terrain);
       expect(entry.layer.tileCost).toEqual(fresh.tileCost);
-      expect(entry.layer.clearance).toEqual(fresh.clearance);
+      expect(entry.layer.clearanceCode).toEqual(fresh.clearanceCode);
       expect(entry.layer.road).toEqual(fresh.road);
       expect([...entry.regions.keys()]).toEqual([...from.layers.get(tkey)!.regions.keys()]);
       bytes += layerBytes(entry.layer);

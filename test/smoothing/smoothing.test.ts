@@ -1,11 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { type PassLayer } from "../../src/maps/grid.ts";
+import { type PassLayer, tileClearance } from "../../src/maps/grid.ts";
 import { astar, reconstructPath, SearchWorkspace, unlimited } from "../../src/search/astar.ts";
 import { GridSpace } from "../../src/search/gridSpace.ts";
 import { smoothPath } from "../../src/smoothing/simpleSmooth.ts";
 import { POINT_RADIUS, sweptMaxCost, walkable } from "../../src/smoothing/walkable.ts";
 import { rng } from "../helpers/rng.ts";
 import { bruteClearance } from "../helpers/clearance.ts";
+import { clearanceCodes } from "../helpers/clearanceCodes.ts";
 import { runPlanTask } from "../../src/planning/plan.ts";
 import { BUILTIN_PROFILES } from "../../src/units/profiles.ts";
 import { contextOf, layerOf, taskOf } from "../helpers/pathCheck.ts";
@@ -19,7 +20,7 @@ function layerFromCosts(width: number, height: number, cost: Float32Array): Pass
     width,
     height,
     tileCost: cost,
-    clearance: bruteClearance(width, height, cost),
+    clearanceCode: clearanceCodes(bruteClearance(width, height, cost)),
     minCost: minCost === Infinity ? 1 : minCost,
     road: new Uint8Array(width * height),
   };
@@ -146,7 +147,7 @@ describe("walkable (exact capsule)", () => {
       for (let i = 0; i < cost.length; i++) cost[i] = rand() < density ? 0 : 1;
       const layer = layerFromCosts(w, h, cost);
       // Same tiles, no clearance: nothing is certified, every stretch is scanned tile by tile.
-      const scanned = { ...layer, clearance: new Float32Array(w * h) };
+      const scanned = { ...layer, clearanceCode: new Uint8Array(w * h) };
       for (let q = 0; q < 60; q++) {
         const ax = rand() * w;
         const ay = rand() * h;
@@ -227,8 +228,8 @@ describe("smoothPath", () => {
         for (let tries = 0; tries < 200 && (s < 0 || goal < 0 || s === goal); tries++) {
           const a = Math.floor(rand() * w * h);
           const b = Math.floor(rand() * w * h);
-          if (cost[a] > 0 && layer.clearance[a] >= r) s = a;
-          if (cost[b] > 0 && layer.clearance[b] >= r) goal = b;
+          if (cost[a] > 0 && tileClearance(layer, a) >= r) s = a;
+          if (cost[b] > 0 && tileClearance(layer, b) >= r) goal = b;
         }
         if (s < 0 || goal < 0 || s === goal) continue;
         space.configure(layer, r, 8, goal);
