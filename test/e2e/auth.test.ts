@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { waitForOutput, waitUntil } from "../helpers/waitFor.ts";
 
 const TOKENS = {
   alice: "alice-token-0001",
@@ -283,7 +284,8 @@ describe("authentication and tenants", () => {
     expect((await outcome("ListMaps", {}, fresh)).code).toBe(UNAUTHENTICATED);
     writeFileSync(tokenFile, `${TOKENS.alice} alice\n${fresh} carol ro\n`);
     let code = -1;
-    for (let i = 0; i < 50 && code !== 0; i++) {
+    // The file is polled every second; a loaded machine may take a few polls.
+    for (let i = 0; i < 300 && code !== 0; i++) {
       code = (await outcome("ListMaps", {}, fresh)).code;
       if (code !== 0) await new Promise((r) => setTimeout(r, 100));
     }
@@ -291,20 +293,19 @@ describe("authentication and tenants", () => {
     expect((await outcome("ListMaps", {}, TOKENS.bob)).code).toBe(UNAUTHENTICATED);
     // A file that does not parse keeps the previous tokens.
     writeFileSync(tokenFile, `${fresh} carol admin\n`);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(srv.output()).toMatch(/role must be rw or ro/);
+    await waitForOutput(srv, /role must be rw or ro/);
     expect((await outcome("ListMaps", {}, TOKENS.alice)).code).toBe(0);
-  }, 30_000);
+  }, 90_000);
 
   test("randomized: random tokens, tenants and map ids never return another tenant's data", async () => {
     // Fresh tenants t0..t3 with random maps; every read of every id by every token shows only its own maps.
     const tenants = ["t0", "t1", "t2", "t3"];
     const toks = tenants.map((t, i) => `${t}-tok-${Math.random().toString(36).slice(2, 10)}${i}`);
     writeFileSync(tokenFile, tenants.map((t, i) => `${toks[i]} ${t}`).join("\n") + "\n");
-    for (let i = 0; i < 50; i++) {
-      if ((await outcome("ListMaps", {}, toks[3])).code === 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUntil(
+      "the new token file is in force",
+      async () => (await outcome("ListMaps", {}, toks[3])).code === 0,
+    );
     const owner = new Map<string, Set<number>>(); // id -> tenants holding it
     const versions = new Map<string, string>(); // `${tenant}/${id}` -> version
     // mulberry32: a seeded generator with every bit used (an LCG in doubles loses its low bits).

@@ -16,6 +16,7 @@ import { loadPathfinder } from "../../src/server/proto.ts";
 import { call, callError, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { ensureBinary, startNginx, startRedis, type TestNginx, type TestRedis } from "../helpers/redis.ts";
 import { field, openStream } from "../helpers/distributed.ts";
+import { waitUntil } from "../helpers/waitFor.ts";
 
 let redis: TestRedis;
 let a: TestServer, b: TestServer, c: TestServer;
@@ -257,7 +258,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
       }
       expect(onC.map_version).toBe(patched!.version);
     },
-    30_000,
+    90_000, // its waits add up to ~25 s at worst on a loaded machine
   );
   test("a version A told a client about: B serves it or says UNAVAILABLE, never an older one", async () => {
     const v1 = await call(a.client, "PutMap", { id: "told", movingai: field() });
@@ -320,7 +321,7 @@ describe("distributed mode (3 replicas on one Redis)", () => {
       }
       expect(ok, "writes did not resume within 10 s").toBe(true);
     }
-  }, 30_000);
+  }, 90_000); // its waits add up to ~45 s at worst on a loaded machine
 });
 
 const nginxBin = ensureBinary("nginx", "nginx");
@@ -346,7 +347,9 @@ describe.skipIf(!nginxBin)("through nginx (deploy/nginx/arcpath.conf, grpc_pass)
     try {
       const before = [a, b, c].map(count);
       for (let i = 0; i < 9; i++) await call(rr, "ListMaps", {});
-      await new Promise((r) => setTimeout(r, 100));
+      // Each call's access line is written by the replica that served it, asynchronously (pino): wait for all 9.
+      const total = () => [a, b, c].reduce((n, s, i) => n + count(s) - before[i], 0);
+      await waitUntil("the 9 round-robin calls' access lines", () => total() >= 9);
       const rrCounts = [a, b, c].map((s, i) => count(s) - before[i]);
       expect(rrCounts.every((n) => n > 0), `round-robin counts ${rrCounts}`).toBe(true);
 
@@ -360,7 +363,7 @@ describe.skipIf(!nginxBin)("through nginx (deploy/nginx/arcpath.conf, grpc_pass)
         }),
       );
       expect(plans.length).toBe(6);
-      await new Promise((r) => setTimeout(r, 100));
+      await waitUntil("the 6 map-affine calls' access lines", () => total() >= 15);
       const affineCounts = [a, b, c].map((s, i) => count(s) - before[i] - rrCounts[i]);
       expect(affineCounts.filter((n) => n > 0).length, `map-affine counts ${affineCounts}`).toBe(1);
       // A whole Plan through the balancer.

@@ -22,6 +22,7 @@ import { loadPathfinder } from "../../src/server/proto.ts";
 import { call, ROOT, type TestServer } from "../helpers/server.ts";
 import { startNginx, startRedis, type TestNginx, type TestRedis } from "../helpers/redis.ts";
 import { field } from "../helpers/distributed.ts";
+import { waitUntil } from "../helpers/waitFor.ts";
 import {
   composeNginxConf,
   composeRedisArgs,
@@ -100,7 +101,11 @@ describe("docker-compose.yml, profile distributed, its processes started directl
         await call(lb, "PutMap", { id: "deployed", movingai: field() });
         const before = set.replicas.map((s) => count(s, "Plan"));
         for (let i = 0; i < 9; i++) expect((await call(lb, "Plan", plan)).status).toBe("PLAN_STATUS_FOUND");
-        await new Promise((r) => setTimeout(r, 100));
+        // Each Plan's access line is written by its replica asynchronously (pino): wait for all 9.
+        await waitUntil(
+          "the 9 Plans' access lines",
+          () => set.replicas.reduce((n, s, i) => n + count(s, "Plan") - before[i], 0) >= 9,
+        );
         const plans = set.replicas.map((s, i) => count(s, "Plan") - before[i]);
         expect(plans.every((n) => n > 0), `Plans per replica ${plans}`).toBe(true);
       } finally {
@@ -146,7 +151,11 @@ describe("deploy/k8s, its processes started directly", () => {
         await call(rr, "PutMap", { id: "deployed", movingai: field() });
         const before = set.replicas.map((s) => count(s, "Plan"));
         for (let i = 0; i < 9; i++) expect((await call(rr, "Plan", plan)).status).toBe("PLAN_STATUS_FOUND");
-        await new Promise((r) => setTimeout(r, 100));
+        // Each Plan's access line is written by its replica asynchronously (pino): wait for all 9.
+        await waitUntil(
+          "the 9 Plans' access lines",
+          () => set.replicas.reduce((n, s, i) => n + count(s, "Plan") - before[i], 0) >= 9,
+        );
         const plans = set.replicas.map((s, i) => count(s, "Plan") - before[i]);
         expect(plans.every((n) => n > 0), `Plans per replica ${plans}`).toBe(true);
 

@@ -384,7 +384,7 @@ describe("Fleet and map patches", () => {
       map: { id: "patched" },
       edits: [{ x: 12, y: 0, width: 1, height: 19, tile: "@" }],
     });
-    for (let i = 0; i < 100 && !f.updates.slice(count).some((u: Any) => u.trajectories.length > 0); i++) {
+    for (let i = 0; i < 1500 && !f.updates.slice(count).some((u: Any) => u.trajectories.length > 0); i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     await f.sync(0);

@@ -82,7 +82,7 @@ async function patchedAhead(id: string, wallX: number) {
     map: { id },
     edits: [{ x: wallX, y: 10, width: 1, height: 11, tile: "@" }],
   });
-  for (let i = 0; i < 200 && !f.updates.slice(count).some((u: Any) => u.trajectories.length > 0); i++) {
+  for (let i = 0; i < 1500 && !f.updates.slice(count).some((u: Any) => u.trajectories.length > 0); i++) {
     await new Promise((r) => setTimeout(r, 20));
   }
   await f.sync(3);

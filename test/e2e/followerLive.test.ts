@@ -172,7 +172,7 @@ test(
     // deno-lint-ignore no-explicit-any
     const updates: any[] = [];
     const waitFor = async (n: number) => {
-      for (let i = 0; i < 400 && updates.length < n; i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 1200 && updates.length < n; i++) await new Promise((r) => setTimeout(r, 25));
       expect(updates.length).toBeGreaterThanOrEqual(n);
     };
     st.on("data", (u: unknown) => updates.push(u));

@@ -131,8 +131,17 @@ describe("/metrics", () => {
         )
       );
     }
-    await new Promise((r) => setTimeout(r, 200));
-    const after = await scrape();
+    // The stream's end reaches the server some time after st.end() on a loaded machine: scrape until it has
+    // (30 s at most; the assertions below say what was missing).
+    const streamsDone = (m: Map<string, number>) =>
+      value(m, "arcpath_streams_open") === 0 &&
+      value(m, "arcpath_rpc_duration_seconds_count", 'method="Stream"') >
+        value(before, "arcpath_rpc_duration_seconds_count", 'method="Stream"');
+    let after = await scrape();
+    for (let i = 0; i < 150 && !streamsDone(after); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = await scrape();
+    }
 
     const delta = (name: string, ...labels: string[]) =>
       value(after, name, ...labels) - value(before, name, ...labels);

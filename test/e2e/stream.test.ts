@@ -438,14 +438,28 @@ describe("Stream", () => {
       await new Promise((r) => setTimeout(r, 2000));
     }
     let replans = 0;
+    const lasts = [...firsts];
+    const drain = async () => {
+      for (const [i, s] of streams.entries()) {
+        for (let u = await s.next(1); u; u = await s.next(1)) {
+          lasts[i] = u;
+          replans++;
+          expect(u.kind).toBe("UPDATE_KIND_REPLANNED");
+        }
+      }
+    };
+    const legal = (u: Update) =>
+      u.plan.status === "PLAN_STATUS_FOUND" && firstCollision(grid, u.plan.segments, 0) === null;
+    await drain();
+    // A server starved for 2 s on a loaded machine may still owe a replan: look again, 60 s at most (the
+    // assertions below then name the stream left on an illegal path).
+    for (let t = 0; t < 120 && !lasts.every(legal); t++) {
+      await new Promise((r) => setTimeout(r, 500));
+      await drain();
+    }
     let onFinal = 0;
     for (const [i, s] of streams.entries()) {
-      let last = firsts[i];
-      for (let u = await s.next(1); u; u = await s.next(1)) {
-        last = u;
-        replans++;
-        expect(u.kind).toBe("UPDATE_KIND_REPLANNED");
-      }
+      const last = lasts[i];
       // Every stream's current path is legal on the final map: a patch that touched it caused a replan.
       expect(last.plan.status).toBe("PLAN_STATUS_FOUND");
       expect(firstCollision(grid, last.plan.segments, 0)).toBeNull();

@@ -117,7 +117,7 @@ describe("the timing identity on every answer", () => {
         st.on("data", (u: unknown) => updates.push(u));
         st.on("error", () => {});
         const waitFor = async (n: number) => {
-          for (let i = 0; i < 400 && updates.length < n; i++) await new Promise((r) => setTimeout(r, 25));
+          for (let i = 0; i < 1200 && updates.length < n; i++) await new Promise((r) => setTimeout(r, 25));
           expect(updates.length).toBeGreaterThanOrEqual(n);
         };
         st.write({

@@ -12,6 +12,7 @@ import { protoPath as healthProto } from "grpc-health-check";
 import { loadPathfinder } from "../../src/server/proto.ts";
 import { call, callError, startServer, type TestServer } from "../helpers/server.ts";
 import { type CertDir, certDir } from "../helpers/certs.ts";
+import { waitForOutput } from "../helpers/waitFor.ts";
 
 let certs: CertDir;
 const servers: TestServer[] = [];
@@ -122,7 +123,11 @@ describe("TLS", () => {
           if (!ok) await new Promise((r) => setTimeout(r, 100));
         }
         expect(ok, "a new client trusting the new CA connects").toBe(true);
-        expect(s.output()).toContain(`"reason":"${how === "SIGHUP" ? "SIGHUP" : "file changed"}"`);
+        // The reload's log line is written asynchronously (pino): wait for it.
+        await waitForOutput(
+          s,
+          (o) => o.includes(`"reason":"${how === "SIGHUP" ? "SIGHUP" : "file changed"}"`),
+        );
         // The old connection (whose client trusts only the old CA, so could not reconnect) still serves.
         await call(old, "ListMaps", {}, deadline());
         const fresh = await callError(client(s.port, ssl("ca")), "ListMaps", {}, deadline());
@@ -140,8 +145,7 @@ describe("TLS", () => {
     try {
       writeFileSync(certs.path("server.key"), certs.read("client.key"));
       s.proc.kill("SIGHUP");
-      await new Promise((r) => setTimeout(r, 300));
-      expect(s.output()).toMatch(/does not match the certificate/);
+      await waitForOutput(s, /does not match the certificate/);
       await call(client(s.port, ssl("ca")), "ListMaps", {}, deadline());
     } finally {
       writeFileSync(certs.path("server.key"), cur);

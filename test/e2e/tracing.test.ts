@@ -46,7 +46,8 @@ const attr = (s: Any, key: string) => {
   return v?.stringValue ?? (v?.intValue !== undefined ? Number(v.intValue) : undefined);
 };
 
-async function until(pred: () => boolean, ms = 8000): Promise<void> {
+/** Waits for `pred` (the assertions after it say what was missing); the exporter sends a batch every second. */
+async function until(pred: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
 }
@@ -74,7 +75,8 @@ describe("traces", () => {
       expect((await callError(srv.client, "GetMap", { map: { id: "nope" } })).code).toBe(5);
       await until(() =>
         spans.filter((s) => s.name === "arcpath.v1.Pathfinder/Plan").length >= 2 &&
-        spans.some((s) => s.name === "arcpath.v1.Pathfinder/GetMap")
+        spans.some((s) => s.name === "arcpath.v1.Pathfinder/GetMap") &&
+        spans.some((s) => s.name === "queue") && spans.some((s) => s.name === "worker")
       );
 
       const plans = spans.filter((s) => s.name === "arcpath.v1.Pathfinder/Plan");

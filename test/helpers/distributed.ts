@@ -63,11 +63,16 @@ export function openStream(client: any, first: object): OpenStream {
       if (queue.length > 0) return Promise.resolve(queue.shift()!);
       if (closed !== null) return Promise.resolve(null);
       return new Promise((res) => {
-        const timer = setTimeout(() => res(null), ms);
-        waiters.push((x) => {
+        const waiter = (x: { u: Update; at: number } | null) => {
           clearTimeout(timer);
           res(x);
-        });
+        };
+        // A wait that times out leaves the queue: otherwise the next update would go to it and be lost.
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          res(null);
+        }, ms);
+        waiters.push(waiter);
       });
     },
   };
