@@ -45,14 +45,19 @@ export interface LandmarkGraph {
  * Exhaustive Dijkstra over the abstract graph's nodes, distances only (all the landmarks keep): a binary heap of
  * (distance, node) entries with lazy deletion. Any exact order gives the same distances (integer sums below
  * 2^53), so they equal the A* core's; this loop skips its indexed heap, parents and megamorphic space calls
- * (17 searches over ~2.4 M nodes per clearance class at 8192^2), and reads the blocks and crossings in place.
+ * (17 searches over ~2.1 M nodes per clearance class at 8192^2), and reads the blocks and crossings in place.
+ * Two exact shortcuts of the graph's shape (a region's nodes all joined by in-region shortest distances):
  *
- * A node whose distance came over an in-region edge does not relax its region mates: were it v, reached from
- * mate u, then for every mate j, d(v) + block(v, j) >= d(u) + block(u, j) (blocks are in-region shortest
- * distances, so they keep the triangle inequality exactly), and u's relaxation (or, if u too came over an
- * in-region edge, that of the node its chain of mates started from) already gave j at most that. Only nodes
- * entered over a crossing (and the source) relax their mates: the same distances, a fraction of the
- * relaxations (most nodes of a region are reached from the first node entered).
+ * - A node whose distance came over an in-region edge does not relax its region mates: were it v, reached from
+ *   mate u, then for every mate j, d(v) + block(v, j) >= d(u) + block(u, j) (blocks are in-region shortest
+ *   distances, so they keep the triangle inequality exactly), and u's relaxation (or, if u too came over an
+ *   in-region edge, that of the node its chain of mates started from) already gave j at most that.
+ * - Such a node is not queued either: its crossings are relaxed at once with each distance it is given (a
+ *   label-correcting step: a later, shorter distance relaxes them again). A node is popped only when it came
+ *   over a crossing (or is the source); when it is, its distance is final, since the node before it on a shortest
+ *   path was popped earlier (distances are positive) or was given its final distance by a mate popped earlier,
+ *   and relaxed its crossings then. The heap holds a region's entries only, not every node: the same distances
+ *   for about half the heap operations (a heap's sifts are most of a search).
  */
 export class NodeDijkstra {
   /** Distances of the latest search (Infinity where it did not reach). */
@@ -61,30 +66,30 @@ export class NodeDijkstra {
   private readonly viaMate: Uint8Array;
   private keys = new Float64Array(1024);
   private ids = new Int32Array(1024);
+  private size = 0;
 
   constructor(private readonly graph: LandmarkGraph) {
     this.dist = new Float64Array(graph.nodeCount);
     this.viaMate = new Uint8Array(graph.nodeCount);
   }
 
-  /** Searches from `source`; returns the nodes settled (the A* core's expansions). */
+  /** Searches from `source`; returns the nodes reached (the A* core's expansions: each is settled once). */
   run(source: number): number {
     const dist = this.dist.fill(Infinity);
     const viaMate = this.viaMate;
     const graph = this.graph;
-    const { nodeRegion, regionNodeStart, crossStart, crossTarget, crossCost } = graph;
+    const { nodeRegion, regionNodeStart } = graph;
     const { distance, distanceOffset } = graph.blockTables();
-    let keys = this.keys, ids = this.ids;
-    let size = 1;
-    keys[0] = 0;
-    ids[0] = source;
+    this.size = 0;
     dist[source] = 0;
     viaMate[source] = 0;
-    let settled = 0;
-    while (size > 0) {
+    this.#push(0, source);
+    let reached = 1;
+    while (this.size > 0) {
+      const keys = this.keys, ids = this.ids;
       const d = keys[0], v = ids[0];
       // Pop: the last entry sifts down from the root.
-      size--;
+      const size = --this.size;
       if (size > 0) {
         const k = keys[size], x = ids[size];
         let i = 0;
@@ -100,58 +105,62 @@ export class NodeDijkstra {
         keys[i] = k;
         ids[i] = x;
       }
-      if (d > dist[v]) continue; // a stale entry: v was pushed again nearer
-      settled++;
+      // A stale entry: v was given a shorter distance since (over a crossing: queued again; or by a mate).
+      if (d > dist[v] || viaMate[v] !== 0) continue;
       const r = nodeRegion[v], i0 = regionNodeStart[r], i1 = regionNodeStart[r + 1];
-      const c0 = crossStart[v], c1 = crossStart[v + 1];
-      // Room for every push of this node: its mates and crossings.
-      if (size + (i1 - i0) + (c1 - c0) > keys.length) {
-        const grown = Math.max(keys.length * 2, size + (i1 - i0) + (c1 - c0));
-        const k2 = new Float64Array(grown), i2 = new Int32Array(grown);
-        k2.set(keys);
-        i2.set(ids);
-        keys = this.keys = k2;
-        ids = this.ids = i2;
-      }
-      if (viaMate[v] === 0) {
-        const row = distanceOffset[r] + (v - i0) * (i1 - i0) - i0;
-        for (let t = i0; t < i1; t++) {
-          if (t === v) continue;
-          const nd = d + distance[row + t];
-          if (nd >= dist[t]) continue;
-          dist[t] = nd;
-          viaMate[t] = 1;
-          let i = size++;
-          while (i > 0) {
-            const p = (i - 1) >> 1;
-            if (keys[p] <= nd) break;
-            keys[i] = keys[p];
-            ids[i] = ids[p];
-            i = p;
-          }
-          keys[i] = nd;
-          ids[i] = t;
-        }
-      }
-      for (let e = c0; e < c1; e++) {
-        const t = crossTarget[e];
-        const nd = d + crossCost[e];
-        if (nd >= dist[t]) continue;
+      const row = distanceOffset[r] + (v - i0) * (i1 - i0) - i0;
+      for (let t = i0; t < i1; t++) {
+        if (t === v) continue;
+        const nd = d + distance[row + t];
+        const old = dist[t];
+        if (nd >= old) continue;
+        if (old === Infinity) reached++;
         dist[t] = nd;
-        viaMate[t] = 0;
-        let i = size++;
-        while (i > 0) {
-          const p = (i - 1) >> 1;
-          if (keys[p] <= nd) break;
-          keys[i] = keys[p];
-          ids[i] = ids[p];
-          i = p;
-        }
-        keys[i] = nd;
-        ids[i] = t;
+        viaMate[t] = 1;
+        reached += this.#crossings(t, nd);
       }
+      reached += this.#crossings(v, d);
     }
-    return settled;
+    return reached;
+  }
+
+  /** Relaxes node v's crossings from distance d, queueing the nodes they shorten; returns the nodes newly reached. */
+  #crossings(v: number, d: number): number {
+    const { crossStart, crossTarget, crossCost } = this.graph;
+    const dist = this.dist;
+    let reached = 0;
+    for (let e = crossStart[v], c1 = crossStart[v + 1]; e < c1; e++) {
+      const t = crossTarget[e];
+      const nd = d + crossCost[e];
+      const old = dist[t];
+      if (nd >= old) continue;
+      if (old === Infinity) reached++;
+      dist[t] = nd;
+      this.viaMate[t] = 0;
+      this.#push(nd, t);
+    }
+    return reached;
+  }
+
+  #push(key: number, id: number): void {
+    let keys = this.keys, ids = this.ids;
+    let i = this.size++;
+    if (i === keys.length) {
+      const k2 = new Float64Array(i * 2), i2 = new Int32Array(i * 2);
+      k2.set(keys);
+      i2.set(ids);
+      keys = this.keys = k2;
+      ids = this.ids = i2;
+    }
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (keys[p] <= key) break;
+      keys[i] = keys[p];
+      ids[i] = ids[p];
+      i = p;
+    }
+    keys[i] = key;
+    ids[i] = id;
   }
 }
 
