@@ -21,6 +21,7 @@ import { DEFAULT_LIMITS, MapStore } from "./service/mapStore.ts";
 import { denoFs, jitteredFs } from "./service/mapPersistence.ts";
 import { RedisBackend } from "./service/redisBackend.ts";
 import { WorkerPool } from "./service/pool.ts";
+import { mapLargeBlocksAlone } from "./service/mallocTrim.ts";
 import { PlanService } from "./service/planService.ts";
 import { BACKGROUND_JUMP_TILES, setBackgroundJumpTiles, setJumpBuildDelay } from "./service/mapJumps.ts";
 import { BACKGROUND_GRAPH_TILES, setBackgroundGraphTiles } from "./service/mapGraphs.ts";
@@ -51,6 +52,9 @@ if (missingV8.length > 0) {
     `launched without ${SERVER_V8_OPTION}: ended map builders' heaps stay resident (README, Running the server)`,
   );
 }
+// Before the workers and map builders start: big blocks mapped alone (service/mallocTrim.ts, issue 13's bytes per
+// tile).
+if (!mapLargeBlocksAlone()) log.info("malloc's mmap threshold left as it is (not glibc, or no FFI)");
 const listen = args.listen ?? Deno.env.get("ARCPATH_LISTEN") ?? "0.0.0.0:50051";
 const dataDir = args.data ?? Deno.env.get("ARCPATH_DATA") ?? "./data";
 const workers = intArg("workers", args.workers, navigator.hardwareConcurrency || 2, 1);
