@@ -9,7 +9,9 @@
  * shared memory by the pool's thread and adopted by the workers (service/pool.ts): the same for any map, so they
  * are stated in MB above the table and left out of the per-tile totals. A worker lets
  * go of its query scratch after 1 s idle (planning/scratch.ts): the last rows show what it holds then. The
- * planners are warmed up first, as a worker does before its first job.
+ * planners are warmed up first, as a worker does before its first job. The per-worker totals are one worker's,
+ * in process: a whole server's bytes per tile with N workers are not extrapolated from them but measured on real
+ * servers (bench/mapGrowth.ts) at the end (SCALEMEMORY_WORKERS=2,4 by default; "none" leaves them out).
  *
  * @module
  */
@@ -28,7 +30,7 @@ import { straightJumps } from "../src/search/jumpPointSpace.ts";
 import { tableStore } from "../src/service/directionalTables.ts";
 import { SHARED_NEIGHBORHOODS, warmTableProfiles, warmUpPlanners } from "../src/service/warmUp.ts";
 import { releaseScratch } from "../src/planning/scratch.ts";
-import { trimMalloc } from "../src/service/mallocTrim.ts";
+import { mapLargeBlocksAlone, trimMalloc } from "../src/service/mallocTrim.ts";
 import { BUILTIN_PROFILES } from "../src/units/profiles.ts";
 import { longestPair, movingAiText, tiledCity } from "./scaleMaps.ts";
 
@@ -60,6 +62,8 @@ function resident(): number {
 
 /** The breakdown for a side x side tiled city map, as markdown. */
 export function memoryBreakdown(side: number): string {
+  // As the server does at start (src/main.ts), so that freed scratch goes back to the system the same way.
+  mapLargeBlocksAlone();
   const tiles = tiledCity(side);
   const n = side * side;
   const grid = parseMovingAi(movingAiText(tiles, side), { maxWidth: side, maxHeight: side, maxTiles: n });
@@ -181,19 +185,13 @@ export function memoryBreakdown(side: number): string {
   rows.push([
     `idle release: scratch let go (${(released / 1048576).toFixed(1)} MB of arrays)`,
     -fall,
-    "per worker",
+    "resident fall, not added",
   ]);
-  const idleBytes = Math.max(0, workerBytes - fall);
   // Array buffers are external memory: what the worker still holds in them after the release (the shared jump
-  // tables and graphs built meanwhile left out), without the resident set's noise (V8 heap, code, malloc).
+  // tables and graphs built meanwhile left out), without the resident set's noise (V8 heap, code, malloc). This,
+  // not the resident growth minus its fall (malloc keeps some freed pages for reuse), is what an idle worker keeps.
   const arraysHeld = Deno.memoryUsage().external - external0 - jumps - graphs;
-  rows.push([
-    "per-worker array buffers still held after the release (external memory)",
-    arraysHeld,
-    "detail",
-  ]);
-  const total = (label: string, b: number) =>
-    `| **${label}** | ${(b / 1048576).toFixed(1)} | ${(b / n).toFixed(2)} | |`;
+  const idleBytes = Math.max(0, arraysHeld);
   const lines = [
     `Memory by part, ${side}x${side} tiled city map (${n} tiles), one worker's planning state after GRID and ` +
     "HIERARCHICAL queries (agent and tank, longest pair) and DIRECTIONAL and HYBRID (tank, ~1000 steps).",
@@ -208,16 +206,46 @@ export function memoryBreakdown(side: number): string {
     "| --- | ---: | ---: | --- |",
     ...rows.map(([p, b, h]) => `| ${p} | ${(b / 1048576).toFixed(1)} | ${(b / n).toFixed(2)} | ${h} |`),
     `| **shared total** | ${(sharedBytes / 1048576).toFixed(1)} | ${(sharedBytes / n).toFixed(2)} | once |`,
-    `| **per-worker total, right after the queries** | ${(workerBytes / 1048576).toFixed(1)} | ${
-      (workerBytes / n).toFixed(2)
-    } | x workers |`,
-    ...[2, 4].map((w) => total(`with ${w} workers, right after`, sharedBytes + w * workerBytes)),
-    `| **per-worker total, idle (after the release)** | ${(idleBytes / 1048576).toFixed(1)} | ${
-      (idleBytes / n).toFixed(2)
-    } | x workers |`,
-    ...[2, 4].map((w) => total(`with ${w} workers, idle`, sharedBytes + w * idleBytes)),
+    `| **per-worker peak, right after the queries (until its idle release)** | ${
+      (workerBytes / 1048576).toFixed(1)
+    } | ${(workerBytes / n).toFixed(2)} | each worker that planned, for ~1 s |`,
+    `| **per-worker arrays held when idle (after the release; external memory ${
+      (arraysHeld / 1048576).toFixed(1)
+    } MB)** | ${(idleBytes / 1048576).toFixed(1)} | ${(idleBytes / n).toFixed(2)} | each worker |`,
+    "",
+    "In-process figures of one worker; what a whole server keeps with N workers (runtime, V8 heaps, malloc, the " +
+    "workers' heaps) is not their sum: it is measured below.",
   ];
   return lines.join("\n");
 }
 
-if (import.meta.main) console.log(memoryBreakdown(Number(Deno.args[0] ?? 1024)));
+/**
+ * The whole server's figure, measured (bench/mapGrowth.ts): a real server per worker count, its settled growth
+ * per tile over its fixed part, as markdown.
+ */
+export async function realServers(side: number, workerCounts: number[]): Promise<string> {
+  const { mapGrowth } = await import("./mapGrowth.ts");
+  const lines = [
+    `Real servers (bench/mapGrowth.ts, one process per row, ${side}x${side} city, the same queries on every ` +
+    "worker): bytes per tile = (resident set - the server's fixed part) / tiles, the figure issue 13's 40 is about.",
+    "",
+    "| workers | fixed part MB | after load B/tile | right after planning B/tile | settled B/tile |",
+    "| ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const w of workerCounts) {
+    const g = await mapGrowth(side, w);
+    const per = (b: number) => ((b - g.fixed) / side / side).toFixed(1);
+    lines.push(
+      `| ${w} | ${(g.fixed / 1048576).toFixed(1)} | ${per(g.loaded)} | ${per(g.after)} | ${per(g.settled)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const side = Number(Deno.args[0] ?? 1024);
+  console.log(memoryBreakdown(side));
+  // SCALEMEMORY_WORKERS=none leaves the real servers out.
+  const counts = (Deno.env.get("SCALEMEMORY_WORKERS") ?? "2,4").split(",").map(Number).filter((w) => w >= 1);
+  if (counts.length > 0) console.log("\n" + await realServers(side, counts));
+}
