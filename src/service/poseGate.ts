@@ -5,6 +5,7 @@
  * @module
  */
 import { reachLabels } from "../geometry/footprintReach.ts";
+import { ByteLru } from "../search/byteLru.ts";
 import { footprintHitsBlocked } from "../geometry/sweep.ts";
 import type { PassLayer } from "../maps/grid.ts";
 import { type Footprint, isRectangle } from "../units/footprint.ts";
@@ -137,12 +138,42 @@ export function poseError(
 /** Largest map (tiles) whose footprint-reach labels are computed (4 bytes a tile, cached per layer version). */
 export const REACH_LABEL_MAX_TILES = 1 << 22;
 
+/**
+ * Bytes of footprint-reach labels kept (this thread, every layer), least recently used out first. Labels are made
+ * per inscribed radius, which a client chooses freely with its footprint, 4 bytes a tile each (16 MB at
+ * {@link REACH_LABEL_MAX_TILES}): without a bound a client sending many footprints grew this thread by that much
+ * per footprint until the map version was evicted.
+ */
+export const REACH_LABEL_CACHE_BYTES = 64 << 20;
+
 const reachCache = new WeakMap<PassLayer, Map<number, Int32Array>>();
+/** Each labels array's entry in {@link reachLru} (a token: the bound holds no layer's labels alive). */
+const reachTokens = new WeakMap<Int32Array, object>();
+/**
+ * The (layer, radius) entries, by token; an evicted one leaves its layer's map. A layer dropped meanwhile takes
+ * its labels with it (its entries here count until they age out, which only evicts others sooner).
+ */
+const reachLru = new ByteLru<object, { byRadius: WeakRef<Map<number, Int32Array>>; inscribed: number }>(
+  REACH_LABEL_CACHE_BYTES,
+  (_token, entry) => void entry.byRadius.deref()?.delete(entry.inscribed),
+);
+
+/** Bytes of footprint-reach labels counted now (tests). */
+export function reachLabelBytes(): number {
+  return reachLru.bytes;
+}
+
+/** Sets the labels' byte bound (tests); returns the previous one. */
+export function setReachLabelLimit(bytes: number): number {
+  const previous = reachLru.limit;
+  reachLru.limit = bytes;
+  return previous;
+}
 
 /**
  * The footprint-reach labels of a layer version for an inscribed radius (src/geometry/footprintReach.ts),
- * computed once per layer (a layer never changes; a patch makes a new one, and the labels go with the old one),
- * or null for maps above {@link REACH_LABEL_MAX_TILES}.
+ * computed once per layer (a layer never changes; a patch makes a new one, and the labels go with the old one)
+ * and kept within {@link REACH_LABEL_CACHE_BYTES}, or null for maps above {@link REACH_LABEL_MAX_TILES}.
  */
 export function footprintReachLabels(
   layer: PassLayer,
@@ -156,6 +187,12 @@ export function footprintReachLabels(
   if (labels === undefined) {
     labels = reachLabels(layer, inscribed, minClearance);
     byRadius.set(inscribed, labels);
+    const token = {};
+    reachTokens.set(labels, token);
+    reachLru.set(token, { byRadius: new WeakRef(byRadius), inscribed }, labels.byteLength);
+  } else {
+    const token = reachTokens.get(labels);
+    if (token !== undefined) reachLru.get(token);
   }
   return labels;
 }
