@@ -6,7 +6,8 @@
  * sqrt(f(|di|)^2 + f(|dj|)^2) with f(k) = max(0, k - 0.5), so the transform is separable: a row pass finds,
  * per tile, the column distance k to the nearest blocked tile in its row; a column pass then minimises
  * f(k)^2 + f(|dy|)^2 over the rows within the cap. All values are exact sums of squared half-integers, so
- * the result is exactly sqrt of that sum rounded to float32.
+ * the result is exactly sqrt of that sum rounded to float32, stored as its one-byte code (the index into
+ * CLEARANCE_VALUES, maps/grid.ts).
  *
  * @module
  */
@@ -200,8 +201,8 @@ function fillClearance(layer: PassLayer, out: TileRect): void {
 }
 
 /**
- * Builds the layer a terrain table gives a map: tileCost (0 = blocked), clearance (see module doc; capped at
- * MAX_CLEARANCE, 0 for blocked tiles, 0.5 for an open tile on the border), road flags and minCost.
+ * Builds the layer a terrain table gives a map: tileCost (0 = blocked), clearance codes (see module doc; capped
+ * at MAX_CLEARANCE, 0 for blocked tiles, 0.5 for an open tile on the border), road flags and minCost.
  */
 export function buildPassLayer(map: TileGrid, terrain: TerrainTable): PassLayer {
   const { width, height } = map;
