@@ -44,7 +44,14 @@ import { ViewerHttp } from "./server/http.ts";
 
 const { args, opt } = readServerFlags();
 
-const log = pino({ level: Deno.env.get("ARCPATH_LOG_LEVEL") ?? "info", base: { svc: "arcpath" } });
+// Written synchronously: a line is out before the next statement runs, so the start-up lines (listening, TLS,
+// tracing, auth) precede ARCPATH_READY (console.log, synchronous too) and the last lines before a crash are not
+// lost. pino's default destination writes asynchronously, and its flush() calls back at once (sonic-boom with
+// minLength 0) even while a write is under way: a test read the log after ARCPATH_READY without the listening line.
+const log = pino(
+  { level: Deno.env.get("ARCPATH_LOG_LEVEL") ?? "info", base: { svc: "arcpath" } },
+  pino.destination({ dest: 1, sync: true }),
+);
 const missingV8 = missingServerV8Flags();
 if (missingV8.length > 0) {
   log.warn(
@@ -366,9 +373,7 @@ if (!authOn) {
     "authentication is off: every client that reaches the port reads and writes every map (--auth-tokens)",
   );
 }
-// A line tests and scripts can wait for. pino writes asynchronously; flush first so that the start-up lines
-// (listening, TLS, tracing, auth) are out before anyone who waits for this line reads the log.
-await new Promise<void>((resolve) => log.flush(() => resolve()));
+// A line tests and scripts can wait for: the log above is already out (synchronous destination).
 console.log(`ARCPATH_READY port=${port}`);
 // Fleets run on this thread: their repair code is compiled on a private fleet now, not in a client's first repair.
 if (!args["no-fleet-warm-up"]) {
