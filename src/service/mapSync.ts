@@ -181,16 +181,31 @@ export class SharedSync {
   #resync(all: RemotePointer[]): void {
     const known = new Set(all.map((p) => p.id));
     const changes: RemoteChange[] = all.filter((p) => p.seq > (this.#toldSeq.get(p.id) ?? 0));
-    // Maps this process lists that the store no longer has (deleted while news was missed).
-    for (const id of this.#host.cache.ids()) {
-      if (!known.has(id) && !this.#host.isLocal(id)) {
-        changes.push({ id, version: null, seq: (this.#toldSeq.get(id) ?? 0) + 1 });
-      }
-    }
     for (const c of changes) {
       void this.#host.serial(c.id, () => this.#applyRemote(c)).catch((e) => this.#remoteFailed(c, e));
     }
-    if (changes.length > 0) this.#host.log?.({ maps: changes.length }, "caught up with the map store");
+    // Maps this process lists that the store did not hold when it was read: deleted while news was missed, or
+    // stored since (their news may have come before this snapshot's answer). Asked again in the map's queue.
+    const missing = this.#host.cache.ids().filter((id) => !known.has(id) && !this.#host.isLocal(id));
+    for (const id of missing) {
+      void this.#host.serial(id, () => this.#forgetIfGone(id)).catch((e) =>
+        this.#remoteFailed({ id, version: null, seq: 0 }, e)
+      );
+    }
+    if (changes.length + missing.length > 0) {
+      this.#host.log?.({ maps: changes.length + missing.length }, "caught up with the map store");
+    }
+  }
+
+  /**
+   * A map the store's snapshot did not hold: applied as the store holds it now; forgotten only if the store has
+   * no record of it at all (a deletion keeps its counter), kept if the store does not answer.
+   */
+  async #forgetIfGone(id: string): Promise<void> {
+    const p = await this.#host.backend.pointer(id).catch(() => null);
+    if (p === null) return;
+    if (p.version !== null || p.seq > 0) return await this.#applyRemote(p);
+    await this.#applyRemote({ id, version: null, seq: (this.#toldSeq.get(id) ?? 0) + 1 });
   }
 
   #remoteFailed(c: RemoteChange, e: unknown): void {

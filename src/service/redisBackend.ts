@@ -278,9 +278,16 @@ export class RedisBackend implements MapBackend {
     });
   }
 
-  /** Every map's latest state. */
+  /**
+   * Every map's latest state, read in one transaction: a write between two separate reads gave a map's new
+   * counter beside its old version (or no version: "deleted"), and the news of that write was then skipped as
+   * already seen, leaving the replica on the old version or without the map (NOT_FOUND) for good.
+   */
   async #all(): Promise<RemotePointer[]> {
-    const [latest, seqs] = await Promise.all([this.#cmd.hgetall(LATEST), this.#cmd.hgetall(SEQ)]);
+    const replies = await this.#cmd.multi().hgetall(LATEST).hgetall(SEQ).exec();
+    const failed = replies?.find(([e]) => e)?.[0];
+    if (!replies || failed) throw failed ?? new Error("map store transaction aborted");
+    const [latest, seqs] = replies.map(([, r]) => r as Record<string, string>);
     const ids = new Set([...Object.keys(latest), ...Object.keys(seqs)]);
     return [...ids].map((id) => ({ id, version: latest[id] ?? null, seq: Number(seqs[id] ?? 0) }));
   }

@@ -1,7 +1,8 @@
 /**
  * The Redis backend's subscriber across reconnections, against a scripted Redis on loopback (a few RESP2
- * replies: HELLO refused, INFO, SUBSCRIBE, HGETALL, +OK to the rest) that can drop a connection the moment it is asked to SUBSCRIBE: the race a real
- * Redis killed right after a replica reconnected produces, which no real server can be made to hit on demand.
+ * replies: HELLO refused, INFO, SUBSCRIBE, HGETALL (also inside MULTI/EXEC), +OK to the rest) that can drop a
+ * connection the moment it is asked to SUBSCRIBE: the race a real Redis killed right after a replica reconnected
+ * produces, which no real server can be made to hit on demand.
  * ioredis's own resubscribe left that promise unhandled and the replica process died of it; the backend now
  * subscribes itself, retries, and catches up once subscribed.
  */
@@ -37,9 +38,26 @@ function fakeRedis() {
     sockets.add(sock);
     sock.on("close", () => sockets.delete(sock));
     sock.on("error", () => {});
+    // A transaction's replies (MULTI ... EXEC), null outside one.
+    let queued: string[] | null = null;
     sock.on("data", (d) => {
       for (const [cmd, ...args] of commands(d.toString())) {
         const c = cmd.toUpperCase();
+        if (c === "MULTI") {
+          queued = [];
+          sock.write("+OK\r\n");
+          continue;
+        }
+        if (c === "EXEC") {
+          sock.write(`*${queued?.length ?? 0}\r\n${(queued ?? []).join("")}`);
+          queued = null;
+          continue;
+        }
+        if (queued && c === "HGETALL") {
+          queued.push("*0\r\n");
+          sock.write("+QUEUED\r\n");
+          continue;
+        }
         // No RESP3: ioredis then speaks RESP2, as to Redis 5.
         if (c === "HELLO") sock.write("-ERR unknown command 'HELLO'\r\n");
         else if (c === "INFO") sock.write(bulk("# Server\r\nredis_version:7.0.0\r\nloading:0\r\n"));
@@ -80,7 +98,8 @@ afterEach(async () => {
 });
 
 async function until(cond: () => boolean, what: string) {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
+  // 15 s at most: reconnecting (its back-off) and catching up are slower on a loaded machine.
+  for (let i = 0; i < 600 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
   expect(cond(), what).toBe(true);
 }
 
