@@ -84,7 +84,10 @@ describe("live viewer", () => {
     expect(open.slice(0, 3).every((c: number) => c > 200)).toBe(true);
     const p = await screen(30.5, 4.5);
     await page.mouse.move(p.x, p.y);
-    await expect.poll(() => page.locator("#coords").textContent()).toContain("tile (30, 4)");
+    // expect.poll gives up after 1 s unless told: a loaded machine's browser may take longer to repaint.
+    await expect.poll(() => page.locator("#coords").textContent(), { timeout: 30_000 }).toContain(
+      "tile (30, 4)",
+    );
   });
 
   test("two clicks plan a path for the chosen unit and planner; what is drawn matches the answer", async () => {
@@ -150,7 +153,8 @@ describe("live viewer", () => {
       { timeout: 30_000, message: `page shows no stream; the stream saw: ${seen.join("; ")}` },
     ).toBe(1);
     const li = page.locator("#streams li").first();
-    await expect.poll(async () => Number(await li.getAttribute("data-segments"))).toBeGreaterThan(0);
+    await expect.poll(async () => Number(await li.getAttribute("data-segments")), { timeout: 30_000 })
+      .toBeGreaterThan(0);
     expect(await li.getAttribute("data-map")).toBe("yard");
     await page.screenshot({ path: join(SHOTS, "viewer-stream.png") });
     s.end();

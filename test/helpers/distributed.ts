@@ -25,7 +25,7 @@ export interface OpenStream {
   readonly closed: string | null;
   /** The error it ended with, if any. */
   readonly error: grpc.ServiceError | null;
-  /** The next update and when it came; null after `ms` or once the stream ended. */
+  /** The next update and when it came; null after `ms` (30 s unless told) or once the stream ended. */
   next(ms?: number): Promise<{ u: Update; at: number } | null>;
 }
 
@@ -59,7 +59,7 @@ export function openStream(client: any, first: object): OpenStream {
     get error() {
       return error;
     },
-    next(ms = 10_000) {
+    next(ms = 30_000) {
       if (queue.length > 0) return Promise.resolve(queue.shift()!);
       if (closed !== null) return Promise.resolve(null);
       return new Promise((res) => {

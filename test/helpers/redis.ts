@@ -96,7 +96,8 @@ export async function startRedis(
     proc = p;
     let out = "";
     await new Promise<void>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`redis-server did not start in 10 s:\n${out}`)), 10_000);
+      // 30 s: a start (or the restart after a kill, replaying the append-only file) on a loaded machine.
+      const timer = setTimeout(() => rej(new Error(`redis-server did not start in 30 s:\n${out}`)), 30_000);
       p.stdout!.on("data", (d) => {
         out += d.toString();
         if (out.includes("Ready to accept connections")) {
@@ -173,7 +174,7 @@ export async function startNginx(
   const t0 = Date.now();
   for (const port of [rrPort, affinePort]) {
     while (!(await accepts(port))) {
-      if (Date.now() - t0 > 10_000 || proc.exitCode !== null) {
+      if (Date.now() - t0 > 30_000 || proc.exitCode !== null) {
         proc.kill("SIGKILL");
         throw new Error(`nginx did not start: ${readFileSync(join(dir, "error.log"), "utf8").slice(-2000)}`);
       }

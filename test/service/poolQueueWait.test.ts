@@ -25,7 +25,9 @@ describe("queue wait bound", () => {
     expect(e.code).toBe("RESOURCE_EXHAUSTED");
     expect(e.message).toMatch(/^queue: no worker became free within the queue-wait limit of 400 ms/);
     expect(waited).toBeGreaterThanOrEqual(390);
-    expect(waited).toBeLessThan(1500);
+    // Answered by the limit's timer, not when the running search frees the worker (its budget is 60 s); a
+    // loaded machine may fire the timer late, so no tighter bound.
+    expect(waited).toBeLessThan(10_000);
     expect(pool.queued).toBe(1);
     abort.abort();
     await rejection(running);
