@@ -35,6 +35,9 @@ export class SectorSpace implements SearchSpace {
   private boxWidth = 0;
   /** Per local cell during {@link configure}: bit 0 open, bit 1 a tile of the region. */
   private open = new Uint8Array(256);
+  /** Per local cell during {@link configure}: the fixed-point cost of a straight and of a diagonal step onto it. */
+  private straight = new Float64Array(256);
+  private diagonalCost = new Float64Array(256);
   /** Per local cell: bit d set when the move in direction d (GridSpace's numbering) is allowed. */
   private moves = new Uint8Array(256);
   /** Per local cell and direction: the move's fixed-point cost. */
@@ -61,6 +64,8 @@ export class SectorSpace implements SearchSpace {
       this.moves = new Uint8Array(n);
       this.stepCost = new Float64Array(n * 8);
       this.open = new Uint8Array(n);
+      this.straight = new Float64Array(n);
+      this.diagonalCost = new Float64Array(n);
     }
     for (let d = 0; d < 8; d++) this.offset[d] = DY[d] * bw + DX[d];
     // The moves computed directly, as GridSpace.expand then RegionSpace.expand make them (a probe through both per
@@ -70,10 +75,15 @@ export class SectorSpace implements SearchSpace {
     // its target is. Per tile: bit 0 open, bit 1 of the region (test/search/sectorSpace.test.ts compares every
     // cell with the probe).
     const grid = inner.gridSpace;
-    const open = this.open;
+    const open = this.open, straight = this.straight, diagonalCost = this.diagonalCost;
     for (let y = 0, l = 0; y < bh; y++) {
       for (let x = 0, t = (y0 + y) * width + x0; x < bw; x++, l++, t++) {
         open[l] = (grid.isOpen(t) ? 1 : 0) | (inner.holds(t) ? 2 : 0);
+        // A move's cost is its target's (a tile of the region), once per tile rather than per move onto it.
+        if (open[l] === 3) {
+          straight[l] = grid.straightCost(t);
+          diagonalCost[l] = grid.diagonalCost(t);
+        }
       }
     }
     const diagonal = inner.diagonal;
@@ -98,11 +108,10 @@ export class SectorSpace implements SearchSpace {
           if ((e & nn & 1) !== 0 && open[l - bw + 1] === 3) mask |= 1 << 7;
         }
         moves[l] = mask;
-        const tile = (y0 + y) * width + x0 + x;
         for (let m = mask; m !== 0; m &= m - 1) {
           const d = 31 - Math.clz32(m & -m);
-          const t = tile + DY[d] * width + DX[d];
-          stepCost[l * 8 + d] = (d & 1) === 0 ? grid.straightCost(t) : grid.diagonalCost(t);
+          const t = l + this.offset[d];
+          stepCost[l * 8 + d] = (d & 1) === 0 ? straight[t] : diagonalCost[t];
         }
       }
     }
