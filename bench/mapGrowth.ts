@@ -9,7 +9,8 @@
  * uploaded (PutMapChunks) and planned on the same way; per tile = (resident set - fixed part) / tiles, after
  * load, right after the queries (workers still hold their query scratch) and settled (once the map builders'
  * threads have ended, they stop 2 s after the background preparation a query started, then 2.5 s more: a worker
- * lets go of its scratch after 1 s idle, planning/scratch.ts). Everything a worker keeps that grows with the map
+ * lets go of its scratch after 1 s idle, planning/scratch.ts; then until the resident set holds still for 1 s,
+ * as for the fixed part). Everything a worker keeps that grows with the map
  * counts. Beside them: the upload's time until its background tables are ready (the map builders' work), and
  * the settled figure read again MAPGROWTH_LATE_MS later: on a loaded machine the idle releases (a worker's at
  * 1 s, the pool thread's collection at 1.5 s, their malloc trims) may run after the settled reading, and a gap
@@ -37,6 +38,32 @@ const SETTLE_MS = Number(Deno.env.get("MAPGROWTH_SETTLE_MS") ?? 2500);
 const LATE_MS = Number(Deno.env.get("MAPGROWTH_LATE_MS") ?? 5000);
 /** Longest wait for the map builders' threads to end (they stop 2 s after their last job: service/mapBuild.ts). */
 const BUILDERS_END_MS = 60_000;
+
+/** A settled reading's resident set must hold within this many bytes over {@link STEADY_MS}. */
+const STEADY_BYTES = 256 << 10;
+/** How long a settled reading's resident set must hold. */
+const STEADY_MS = 1000;
+/** Longest extra wait for it to hold (a busy machine delays the idle collections). */
+const STEADY_MAX_MS = 10_000;
+
+/**
+ * The resident set of process `pid` once it holds within {@link STEADY_BYTES} for {@link STEADY_MS} (read every
+ * 250 ms, at most {@link STEADY_MAX_MS}): the fixed part and the settled figure are both read after the idle
+ * collections (a worker's at 1 s, the pool thread's at 1.5 s, tens of MB of young generation on the pool thread),
+ * not while one is under way, which on a loaded machine moved either reading by up to ~20 MB.
+ */
+async function steadyRss(pid: number): Promise<number> {
+  const until = Date.now() + STEADY_MAX_MS;
+  const readings = [rssBytes(pid)];
+  const span = STEADY_MS / 250;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 250));
+    readings.push(rssBytes(pid));
+    const last = readings.slice(-span - 1);
+    if (last.length > span && Math.max(...last) - Math.min(...last) <= STEADY_BYTES) break;
+  }
+  return readings.at(-1)!;
+}
 
 /** Threads of process `pid` (Linux /proc). */
 export function threadCount(pid: number): number {
@@ -164,7 +191,7 @@ export async function mapGrowth(
       await planAll(srv, "tiny", workers, { start: [2, 2], goal: [13, 13], near: [12, 3] });
     }
     await settle();
-    const fixed = rssBytes(pid);
+    const fixed = await steadyRss(pid);
     const fixedThreads = threadCount(pid);
     onStage?.("fixed", pid, srv);
     const t0 = performance.now();
@@ -177,7 +204,7 @@ export async function mapGrowth(
     onStage?.("after", pid, srv);
     const threads = await buildersEnded(pid, fixedThreads);
     await settle();
-    const settled = rssBytes(pid);
+    const settled = await steadyRss(pid);
     onStage?.("settled", pid, srv);
     let late = NaN;
     if (LATE_MS > 0) {
