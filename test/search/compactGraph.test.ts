@@ -79,6 +79,11 @@ describe("compact abstract graph arrays", () => {
       maxRegionNodes: 2,
       maxCrossings: 0,
       writeNeighbours: () => 0,
+      // Not read by the columns (LandmarkGraph's search fields).
+      blockTables: () => ({ distance: new Uint32Array(0), distanceOffset: new Float64Array(0) }),
+      crossStart: new Int32Array(6),
+      crossTarget: new Int32Array(0),
+      crossCost: new Float64Array(0),
       nodeTile: Int32Array.of(0, 1, 2, 3, 4),
       nodeRegion: Int32Array.of(0, 0, 1, 1, 2),
       regionNodeStart: Int32Array.of(0, 2, 4, 5),
