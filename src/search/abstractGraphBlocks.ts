@@ -110,8 +110,8 @@ export class BlockSearch {
     const dearest = Math.max(dearStraight, dearDiagonal);
     this.cheapStraight = straight;
     this.cheapDiagonal = diagonal;
-    this.twoCosts = (straight === Infinity || straight === dearStraight) &&
-      (diagonal === Infinity || diagonal === dearDiagonal);
+    this.twoCosts = (straight === Infinity || (straight === dearStraight && straight > 0)) &&
+      (diagonal === Infinity || (diagonal === dearDiagonal && diagonal > 0));
     // Octile steps at the cheapest costs are a metric (so a consistent heuristic) when a diagonal costs between one
     // and two straight steps; without diagonal moves, Manhattan steps are.
     this.heuristic = straight === Infinity
@@ -293,7 +293,7 @@ export class BlockSearch {
    * integer sums. Returns the states closed.
    */
   #runTwoCosts(start: number, gen: number, remaining: number): number {
-    const { moves, offset, dist, seen, closed, mark } = this;
+    const { moves, offset, dist, seen, mark } = this;
     const n = this.stateCount;
     // Queue 0 (straight steps) at [0, n * 4), queue 1 (diagonal) at [n * 4, n * 8): each state is pushed at most
     // once per improving relaxation, at most four times per kind.
@@ -305,8 +305,9 @@ export class BlockSearch {
     dist[start] = 0;
     let s = start;
     let expansions = 0;
+    // No closed marks: steps cost more than 0 (configure), so a closed state's distance is below any new path's to
+    // it, and each state has one live queue entry (its last push, at its distance), popped once.
     for (;;) {
-      closed[s] = gen;
       expansions++;
       if (mark[s] === gen && --remaining === 0) break;
       const gs = dist[s];
@@ -316,7 +317,6 @@ export class BlockSearch {
         mask ^= bit;
         const d = 31 - Math.clz32(bit);
         const t = s + offset[d];
-        if (closed[t] === gen) continue;
         const diagonal = d & 1;
         const ng = gs + (diagonal === 0 ? costS : costD);
         if (seen[t] === gen && ng >= dist[t]) continue;
@@ -330,9 +330,9 @@ export class BlockSearch {
           qk[tail1++] = ng;
         }
       }
-      // The next state: the lesser live head (closed or pushed again nearer: skipped).
-      while (head0 < tail0 && (closed[qs[head0]] === gen || qk[head0] > dist[qs[head0]])) head0++;
-      while (head1 < tail1 && (closed[qs[head1]] === gen || qk[head1] > dist[qs[head1]])) head1++;
+      // The next state: the lesser live head (an entry above its state's distance is stale: skipped).
+      while (head0 < tail0 && qk[head0] > dist[qs[head0]]) head0++;
+      while (head1 < tail1 && qk[head1] > dist[qs[head1]]) head1++;
       if (head0 < tail0) {
         if (head1 < tail1 && qk[head1] < qk[head0]) s = qs[head1++];
         else s = qs[head0++];
