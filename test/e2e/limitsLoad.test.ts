@@ -149,6 +149,10 @@ describe("load and faults", () => {
       if (i % 200 === 199) await sleep(50);
     }
     await sleep(2000);
+    // A loaded server accepts them later (a full accept queue makes the kernel retry a handshake after 1 s, 3 s,
+    // ...): wait until every socket is open or failed, 30 s at most; the count below then says how many opened.
+    const settled = (s: net.Socket) => s.destroyed || s.readyState === "open";
+    for (let i = 0; i < 280 && !socks.every(settled); i++) await sleep(100);
     const open = socks.filter((s) => !s.destroyed && s.readyState === "open").length;
     const during = await timed(50);
     const rss1 = rssMb(srv.proc.pid!);
