@@ -24,10 +24,11 @@ const M_MMAP_THRESHOLD = -3;
 /**
  * Sets glibc's mmap threshold to {@link MMAP_THRESHOLD_BYTES} for the whole process (every thread's arena; a fixed
  * value also turns off glibc's raising of it). Call once at start, before the workers. Measured with
- * bench/mapGrowth.ts (1024^2 map, 4 workers, same sitting): the settled resident set 10 MB lower, and the map's
- * bytes per tile 36.4-37.2 over 4 runs instead of 30.3-40.4, since the shared tables no longer land in other
- * threads' free space. Left alone when MALLOC_MMAP_THRESHOLD_ is set (glibc read it at start: the operator's
- * choice). Returns whether the threshold is set (by this call or the environment).
+ * bench/mapGrowth.ts (1024^2 map, same sittings, 11 runs each, alternating with a copy without it): with 4 workers
+ * the map's settled bytes per tile 33.0-39.9 (median 36.3) against 34.2-43.3 (36.8, 5 runs over 40), with 2
+ * workers 32.3-37.3 (34.5) against 32.0-41.3 (35.2), and the settled resident set 4-9 MB lower: the shared tables
+ * no longer land in other threads' free space, and freed blocks do not stay in arenas. Left alone when
+ * MALLOC_MMAP_THRESHOLD_ is set (glibc read it at start: the operator's choice). Returns whether the threshold is set (by this call or the environment).
  */
 export function mapLargeBlocksAlone(): boolean {
   if (Deno.build.os !== "linux") return false;
