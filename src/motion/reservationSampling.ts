@@ -43,8 +43,14 @@ export function envelopeSpec(r: number, deceleration?: number): EnvelopeSpec | n
 /** A path's poses at the sample times of one phase (see PathSampler.sampled). */
 export interface SampledPath {
   phase: number;
-  /** Poses of samples 0..filled - 1 are in xs, ys (all of them with envelopes; see PathSampler.fill). */
+  /**
+   * Poses of samples from..filled - 1 are in xs, ys (all of them with envelopes; see PathSampler.fill: a check
+   * from a time well into the path, as a wait at a stop on the way, reads on from there only).
+   */
+  from: number;
   filled: number;
+  /** The trajectory the samples are walked along (its segments, at this phase). */
+  traj: Trajectory;
   xs: Float64Array;
   ys: Float64Array;
   /** Deceleration and spacing the envelopes were sampled for (0: none). */
@@ -166,7 +172,8 @@ export class PathSampler {
     const b = env?.b ?? 0, spacing = env?.spacing ?? 0;
     const hit = this.#paths.get(traj.segments);
     if (hit && Math.abs(hit.phase - phase) < 1e-9 && hit.b === b && hit.spacing === spacing) {
-      if (upTo >= hit.filled) this.fill(hit, upTo);
+      if (upTo === Infinity) this.#fillAll(hit);
+      else if (upTo >= 0) this.fill(hit, upTo);
       return hit;
     }
     const n = Math.max(0, Math.ceil((duration - phase) / dt));
@@ -176,10 +183,26 @@ export class PathSampler {
     const pts: number[] = [];
     const k1 = Math.round((traj.startTime + phase) / dt);
     const walk = new SampleWalk(traj);
-    const out: SampledPath = { phase, filled: 0, xs, ys, b, spacing, ex: es, ey: es, eo, es, walk, k1 };
+    const out: SampledPath = {
+      phase,
+      from: 0,
+      filled: 0,
+      traj,
+      xs,
+      ys,
+      b,
+      spacing,
+      ex: es,
+      ey: es,
+      eo,
+      es,
+      walk,
+      k1,
+    };
     if (!env) {
       this.#paths.set(traj.segments, out);
-      if (upTo >= 0) this.fill(out, upTo);
+      if (upTo === Infinity) this.#fillAll(out);
+      else if (upTo >= 0) this.fill(out, upTo);
       return out;
     }
     // Path distance at each segment's start: the stop point's place along the path is before[i] + u + d.
@@ -212,10 +235,21 @@ export class PathSampler {
     return out;
   }
 
-  /** Fills `path`'s poses through sample `j` (and FILL_AHEAD more, or to its end). */
+  /**
+   * Fills `path`'s pose at sample `j` and FILL_AHEAD more (or to its end). Read further ahead than that past the
+   * filled ones, the walk skips to `j` (those filled before are dropped: a stop's wait on the way is checked from
+   * its arrival on, and walking its path from the start for every wait tried cost 12% of circle 100's detour pass);
+   * read before the filled ones, it walks again from `j`. The poses are the same to the bit either way (the walk
+   * steps through the segments by their durations, whatever samples it is asked for).
+   */
   fill(path: SampledPath, j: number): void {
-    const n = path.xs.length, walk = path.walk;
-    if (!walk || path.filled >= n) return;
+    const n = path.xs.length;
+    if (j < 0 || j >= n || (j >= path.from && j < path.filled)) return;
+    if (j < path.from || j > path.filled + FILL_AHEAD || !path.walk) {
+      if (j < path.from || !path.walk) path.walk = new SampleWalk(path.traj);
+      path.from = path.filled = j;
+    }
+    const walk = path.walk!;
     const to = Math.min(n - 1, j + FILL_AHEAD), k1 = path.k1, xs = path.xs, ys = path.ys;
     walk.walk(k1 + path.filled, k1 + to, this.dt, (k, x, y) => {
       xs[k - k1] = x;
@@ -223,5 +257,13 @@ export class PathSampler {
     });
     path.filled = to + 1;
     if (path.filled >= n) path.walk = undefined;
+  }
+
+  /** Fills all of `path`'s poses. */
+  #fillAll(path: SampledPath): void {
+    const n = path.xs.length;
+    if (n === 0 || (path.from === 0 && path.filled >= n)) return;
+    if (path.from > 0) this.fill(path, 0);
+    while (path.filled < n) this.fill(path, path.filled);
   }
 }

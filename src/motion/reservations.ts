@@ -439,7 +439,7 @@ export class ReservationTable {
       const at = (k: number): Conflict | null => {
         work.samples++;
         const j = k - k1;
-        if (j >= path.filled && j <= last) sampler.fill(path, j);
+        if ((j >= path.filled || j < path.from) && j >= 0 && j <= last) sampler.fill(path, j);
         const px = j < 0 ? start.x : j > last ? end.x : path.xs[j];
         const py = j < 0 ? start.y : j > last ? end.y : path.ys[j];
         const c = this.#movingConflict(cand, k, px, py, cand.radius, cs, reach, ignore);

@@ -24,12 +24,23 @@ export interface MovingUnit {
   speed: number;
 }
 
-/** What a tile holds: per unit, runs of sample indices (parallel arrays; -Infinity / Infinity for standing). */
+/**
+ * What a tile holds: per unit, runs of sample indices (parallel arrays; -Infinity / Infinity for standing), kept
+ * sorted by `from` (so occupied merges them in one pass, with no sort per query), and the run the unit being
+ * sampled last put here (its next sample there may join it).
+ */
 interface TileRuns {
   ids: string[];
   from: number[];
   to: number[];
+  lastId: string;
+  lastRun: number;
+  /** When the tile is taken by any unit (occupied's answer for a unit with nothing here), null until asked. */
+  all: number[] | null;
 }
+
+/** The answer for a tile nobody comes near. */
+const NONE: readonly number[] = Object.freeze([]);
 
 /** Side of the square blocks of tiles that units are filed under until they are sampled (tiles). */
 const BLOCK = 16;
@@ -110,14 +121,25 @@ export class TileOccupancy {
     this.#held.set(u.id, held);
     const put = (t: number, a: number, b: number) => {
       let e = this.#tiles.get(t);
-      if (!e) this.#tiles.set(t, e = { ids: [], from: [], to: [] });
-      const n = e.ids.length;
-      // Samples come in time order: a tile's consecutive samples join the unit's last run there.
-      if (n > 0 && e.ids[n - 1] === u.id && e.to[n - 1] >= a - 1) e.to[n - 1] = Math.max(e.to[n - 1], b);
-      else {
-        held.add(t);
-        e.ids.push(u.id), e.from.push(a), e.to.push(b);
+      if (!e) this.#tiles.set(t, e = { ids: [], from: [], to: [], lastId: "", lastRun: -1, all: null });
+      e.all = null;
+      // Samples come in time order: a tile's consecutive samples join the unit's last run there (a run the unit put
+      // after it would start later, so its index stays put while the unit is sampled).
+      const r = e.lastId === u.id ? e.lastRun : -1;
+      if (r >= 0 && e.to[r] >= a - 1) {
+        e.to[r] = Math.max(e.to[r], b);
+        return;
       }
+      held.add(t);
+      // Into its place by `from` (after the runs that start no later).
+      let i = e.ids.length;
+      e.ids.push(u.id), e.from.push(a), e.to.push(b);
+      for (; i > 0 && e.from[i - 1] > a; i--) {
+        e.ids[i] = e.ids[i - 1], e.from[i] = e.from[i - 1], e.to[i] = e.to[i - 1];
+      }
+      e.ids[i] = u.id, e.from[i] = a, e.to[i] = b;
+      e.lastId = u.id;
+      e.lastRun = i;
     };
     const standGap = this.#reach + u.radius;
     if (traj.segments.length === 0) {
@@ -152,6 +174,7 @@ export class TileOccupancy {
         w++;
       }
       e.ids.length = e.from.length = e.to.length = w;
+      e.lastId = "", e.lastRun = -1, e.all = null;
     }
     this.#held.delete(id);
   }
@@ -170,20 +193,24 @@ export class TileOccupancy {
 
   /**
    * When tile `t` is taken by anyone but `except`: sorted disjoint closed ranges in seconds as pairs
-   * (see SippQuery.occupied).
+   * (see SippQuery.occupied). Read-only: for a unit with nothing in the tile, the answer is kept for the tile until
+   * a unit's samples there change (the searches of a detour pass, one per unit, ask for the same tiles again
+   * while few units change between them).
    */
-  occupied(t: number, except: string): number[] {
+  occupied(t: number, except: string): readonly number[] {
     const x = t % this.width,
       block = Math.floor(Math.floor(t / this.width) / BLOCK) * this.#blockCols +
         Math.floor(x / BLOCK);
     const waiting = this.#pendingIn.get(block);
     if (waiting && waiting.size > 0) { for (const id of [...waiting]) this.#sample(id); }
-    const e = this.#tiles.get(t), out: number[] = [];
-    if (!e) return out;
-    const order: number[] = [];
-    for (let i = 0; i < e.ids.length; i++) if (e.ids[i] !== except) order.push(i);
-    order.sort((a, b) => e.from[a] - e.from[b]);
-    for (const i of order) {
+    const e = this.#tiles.get(t);
+    if (!e) return NONE;
+    const mine = this.#held.get(except)?.has(t) === true;
+    if (!mine && e.all !== null) return e.all;
+    const out: number[] = [];
+    // The runs are sorted by `from`: merged in one pass.
+    for (let i = 0; i < e.ids.length; i++) {
+      if (e.ids[i] === except) continue;
       const a = e.from[i], b = e.to[i], n = out.length;
       if (n > 0 && a <= out[n - 1] + 1) out[n - 1] = Math.max(out[n - 1], b);
       else out.push(a, b);
@@ -193,6 +220,7 @@ export class TileOccupancy {
       out[i] = out[i] * dt - dt / 2;
       out[i + 1] = out[i + 1] * dt + dt / 2;
     }
+    if (!mine) e.all = out;
     return out;
   }
 }

@@ -49,7 +49,8 @@ export interface SippQuery {
   speed: number;
   /**
    * When tile `t` is taken by others: sorted disjoint closed time ranges as pairs [from0, to0, from1, to1, ...]
-   * in seconds (to may be Infinity, from -Infinity). Called once per tile a search reaches.
+   * in seconds (to may be Infinity, from -Infinity). Called once per tile a search reaches. An answer must not
+   * change once given (the safe intervals made from it are kept by its identity).
    */
   occupied: (t: number) => ArrayLike<number>;
   /** Most states (tile, interval) a search may create. */
@@ -124,23 +125,24 @@ export class SippSpace implements SearchSpace {
     return this;
   }
 
+  /**
+   * Safe intervals by the `occupied` answer they complement (no leaveStart): a caller that keeps its answer for a
+   * tile across queries (fleetSipp.ts: the detour pass's searches, one per unit, reach the same tiles while few
+   * units change between them) has them computed once.
+   */
+  readonly #safeOf = new WeakMap<ArrayLike<number>, Float64Array>();
+
   /** The safe intervals of tile t (pairs [lo, hi], sorted), computed once per query. */
   safeIntervals(t: number): Float64Array {
     let s = this.#safe[t];
     if (s) return s;
-    const occ = this.#q.occupied(t), out: number[] = [];
+    const occ = this.#q.occupied(t);
     const start = t === this.#q.start && this.#q.leaveStart ? this.#q.startTime : NaN;
-    let lo = -Infinity;
-    for (let i = 0; i < occ.length; i += 2) {
-      // leaveStart: the unit stands on its start tile now, legally: a range that holds the tile at the start time
-      // is someone near it now, closer than the padded tile-centre model allows (two units halted side by side in
-      // the open take each other's tiles for good). It may stand on and leave.
-      if (occ[i] <= start && start <= occ[i + 1]) continue;
-      if (occ[i] > lo) out.push(lo, occ[i]);
-      lo = Math.max(lo, occ[i + 1]);
+    s = start !== start ? this.#safeOf.get(occ) : undefined;
+    if (!s) {
+      s = complement(occ, start);
+      if (start !== start) this.#safeOf.set(occ, s);
     }
-    if (lo < Infinity) out.push(lo, Infinity);
-    s = Float64Array.from(out);
     this.#safe[t] = s;
     this.#touched.push(t);
     return s;
@@ -234,6 +236,25 @@ export class SippSpace implements SearchSpace {
     const iv = this.safeIntervals(this.#q.goal);
     return this.#interval[state] === iv.length / 2 - 1 && iv[iv.length - 1] === Infinity;
   }
+}
+
+/**
+ * The complement of taken ranges `occ` (sorted pairs): the safe intervals. With `start` (not NaN: leaveStart), a
+ * range that holds the tile at that time is left out.
+ */
+function complement(occ: ArrayLike<number>, start: number): Float64Array {
+  const out: number[] = [];
+  let lo = -Infinity;
+  for (let i = 0; i < occ.length; i += 2) {
+    // leaveStart: the unit stands on its start tile now, legally: a range that holds the tile at the start time
+    // is someone near it now, closer than the padded tile-centre model allows (two units halted side by side in
+    // the open take each other's tiles for good). It may stand on and leave.
+    if (occ[i] <= start && start <= occ[i + 1]) continue;
+    if (occ[i] > lo) out.push(lo, occ[i]);
+    lo = Math.max(lo, occ[i + 1]);
+  }
+  if (lo < Infinity) out.push(lo, Infinity);
+  return Float64Array.from(out);
 }
 
 /**

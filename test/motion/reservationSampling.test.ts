@@ -76,4 +76,35 @@ describe("PathSampler", () => {
       }
     },
   );
+
+  test.each([1, 2, 3])(
+    "path %i: a read far ahead skips the walk there, a read before walks again, the same poses to the bit",
+    (seed) => {
+      const segments = path(seed);
+      const traj: Trajectory = { startTime: 0.013, startPose: segments[0].start, segments };
+      const duration = trajectoryEnd(traj) - traj.startTime;
+      const whole = new PathSampler(0.05).sampled(traj, duration, null);
+      const n = whole.xs.length;
+      const sampler = new PathSampler(0.05);
+      const lazy = sampler.sampled(traj, duration, null, -1);
+      // A check from well into the path (a wait at a stop on the way): nothing before it is walked.
+      const far = Math.floor(n * 0.6);
+      sampler.fill(lazy, far);
+      expect(lazy.from).toBe(far);
+      expect(lazy.filled).toBeGreaterThan(far);
+      expect(lazy.xs[far]).toBe(whole.xs[far]);
+      // Then one from earlier: walked again from there.
+      const near = Math.floor(n * 0.2);
+      sampler.fill(lazy, near);
+      expect(lazy.from).toBe(near);
+      for (let j = near; j < lazy.filled; j++) {
+        expect([lazy.xs[j], lazy.ys[j]]).toEqual([whole.xs[j], whole.ys[j]]);
+      }
+      // Asked for all of it (a reservation): every pose, from the start.
+      expect(sampler.sampled(traj, duration, null)).toBe(lazy);
+      expect([lazy.from, lazy.filled]).toEqual([0, n]);
+      expect([...lazy.xs]).toEqual([...whole.xs]);
+      expect([...lazy.ys]).toEqual([...whole.ys]);
+    },
+  );
 });

@@ -58,4 +58,55 @@ describe("TileOccupancy", () => {
     expect(r.length).toBe(2);
     expect(r[1] - r[0]).toBeGreaterThan(1.0);
   });
+
+  test("kept answers follow every change: the same as a fresh occupancy after random sets and removes", () => {
+    let seed = 3;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    /** A unit driving a row (or standing) somewhere on the map, at a random time. */
+    const random = (): Trajectory => {
+      const y = 0.5 + Math.floor(rnd() * H), x = 0.5 + Math.floor(rnd() * 4), len = 1 + Math.floor(rnd() * 6);
+      const at = { x, y, heading: 0 };
+      if (rnd() < 0.2) return { startTime: rnd() * 3, startPose: at, segments: [] };
+      const seg = { ...lineSegment(at, len), startSpeed: 2, endSpeed: 2, duration: len / 2 };
+      return { startTime: rnd() * 6, startPose: at, segments: [seg] };
+    };
+    const ids = ["a", "b", "c", "d", "e", "f"];
+    const occ = new TileOccupancy(W, H, DT, 0.3, 0.35);
+    const now = new Map<string, Trajectory>();
+    for (let step = 0; step < 60; step++) {
+      const id = ids[Math.floor(rnd() * ids.length)];
+      if (rnd() < 0.25) {
+        occ.remove(id);
+        now.delete(id);
+      } else {
+        const traj = random();
+        occ.set({ id, traj, radius: 0.3, speed: 2 });
+        now.set(id, traj);
+      }
+      // A fresh occupancy of the same units, set in another order.
+      const fresh = new TileOccupancy(W, H, DT, 0.3, 0.35);
+      for (const k of [...now.keys()].reverse()) {
+        fresh.set({ id: k, traj: now.get(k)!, radius: 0.3, speed: 2 });
+      }
+      for (let t = 0; t < W * H; t += 1 + Math.floor(rnd() * 3)) {
+        for (const asker of ["me", id, ids[Math.floor(rnd() * ids.length)]]) {
+          expect([...occ.occupied(t, asker)]).toEqual([...fresh.occupied(t, asker)]);
+        }
+      }
+    }
+  });
+
+  test("a tile's answer is kept for units with nothing there until a unit's samples there change", () => {
+    const occ = new TileOccupancy(W, H, DT, 0.3, 0.35);
+    occ.set({ id: "a", traj: drive(1), radius: 0.3, speed: 2 });
+    const first = occ.occupied(tile(5, 2), "me");
+    // Another unit asking, with nothing in the tile, gets the same answer (not worked out again).
+    expect(occ.occupied(tile(5, 2), "you")).toBe(first);
+    // A unit with samples there gets its own; a change there makes a new one.
+    expect(occ.occupied(tile(5, 2), "a")).toEqual([]);
+    occ.set({ id: "b", traj: drive(4), radius: 0.3, speed: 2 });
+    const after = occ.occupied(tile(5, 2), "me");
+    expect(after).not.toBe(first);
+    expect(after.length).toBe(4);
+  });
 });
