@@ -81,6 +81,10 @@ export async function startServer(
     },
   );
   let out = "";
+  // Deno's child_process sets signalCode on any kill() (a SIGHUP for a reload too), so the process's real end is
+  // tracked here: stop() must not take a reloaded server for a dead one and leave it running.
+  let exited = false;
+  proc.once("exit", () => (exited = true));
   proc.stdout!.on("data", (d) => (out += d.toString()));
   proc.stderr!.on("data", (d) => (out += d.toString()));
   const port = await new Promise<number>((res, rej) => {
@@ -106,15 +110,27 @@ export async function startServer(
   const stop = () =>
     new Promise<void>((res) => {
       client.close();
-      if (proc.exitCode !== null || proc.signalCode !== null) return res();
-      const kill = setTimeout(() => proc.kill("SIGKILL"), 5000);
+      if (exited) return res();
+      const kill = setTimeout(() => signal(proc, "SIGKILL"), 5000);
       proc.once("exit", () => {
         clearTimeout(kill);
         res();
       });
-      proc.kill("SIGTERM");
+      signal(proc, "SIGTERM");
     });
   return { proc, port, dataDir: dir, client, output: () => out, stop };
+}
+
+/**
+ * Sends a signal by pid: once a child has been sent any signal (a SIGHUP for a reload), Deno's ChildProcess.kill()
+ * takes it for killed and sends nothing more, so a later SIGTERM through it would leave the server running.
+ */
+export function signal(proc: ChildProcess, sig: NodeJS.Signals): void {
+  try {
+    if (proc.pid !== undefined) process.kill(proc.pid, sig);
+  } catch {
+    // Already gone.
+  }
 }
 
 /** Calls a unary method and returns a promise (rejects with the gRPC error). */
