@@ -34,35 +34,37 @@ export function mapLargeBlocksAlone(): boolean {
   if (Deno.build.os !== "linux") return false;
   try {
     if (Deno.env.get("MALLOC_MMAP_THRESHOLD_") !== undefined) return true;
-    const lib = Deno.dlopen("libc.so.6", { mallopt: { parameters: ["i32", "i32"], result: "i32" } });
-    const ok = lib.symbols.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) === 1;
-    lib.close();
-    return ok;
+    const lib = glibc();
+    return lib !== null && lib.symbols.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) === 1;
   } catch {
-    // Not glibc, or --allow-ffi / --allow-env not given: malloc keeps its dynamic threshold.
+    // --allow-env not given: malloc keeps its dynamic threshold.
     return false;
   }
 }
 
-let trim: (() => void) | null | undefined;
+const GLIBC_SYMBOLS = {
+  mallopt: { parameters: ["i32", "i32"], result: "i32" },
+  malloc_trim: { parameters: ["usize"], result: "i32" },
+} as const;
 
-/** glibc's `malloc_trim(0)`, or null when it cannot be had (not glibc, or FFI not allowed). */
-function mallocTrimFn(): (() => void) | null {
-  if (trim !== undefined) return trim;
-  trim = null;
-  if (Deno.build.os !== "linux") return trim;
+let libc: Deno.DynamicLibrary<typeof GLIBC_SYMBOLS> | null | undefined;
+
+/** glibc's malloc tuning calls, opened once, or null when they cannot be had (not glibc, or FFI not allowed). */
+function glibc(): Deno.DynamicLibrary<typeof GLIBC_SYMBOLS> | null {
+  if (libc !== undefined) return libc;
+  libc = null;
+  if (Deno.build.os !== "linux") return libc;
   try {
-    const lib = Deno.dlopen("libc.so.6", { malloc_trim: { parameters: ["usize"], result: "i32" } });
-    trim = () => void lib.symbols.malloc_trim(0n);
+    libc = Deno.dlopen("libc.so.6", GLIBC_SYMBOLS);
   } catch {
-    // Not glibc, or --allow-ffi not given: freed memory stays with malloc for reuse.
+    // Not glibc, or --allow-ffi not given: malloc stays as it is.
   }
-  return trim;
+  return libc;
 }
 
 /** Returns malloc's free pages to the system now (a few ms); true when it could. */
 export function trimMalloc(): boolean {
-  const f = mallocTrimFn();
-  f?.();
-  return f !== null;
+  const lib = glibc();
+  lib?.symbols.malloc_trim(0n);
+  return lib !== null;
 }
